@@ -1,0 +1,91 @@
+//! The one error type of the library.
+//!
+//! Every fallible operation in bloomkit returns [`Error`]. Library code never panics on bad
+//! parameters or bad input: it says what was wrong in a variant that a caller can match on.
+
+use std::fmt;
+
+/// A convenient alias for `Result<T, bloomkit::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in bloomkit.
+///
+/// The enum is `#[non_exhaustive]`: new kinds of failure (for example from new file formats)
+/// may be added without a breaking change.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The target false-positive probability is not a number in the open interval (0, 1).
+    #[error("false-positive probability must be in the open interval (0, 1), got {0}")]
+    InvalidFpp(f64),
+
+    /// A filter must have at least one bit.
+    #[error("a filter must have at least one bit (m = 0)")]
+    ZeroBits,
+
+    /// A filter must use at least one hash function.
+    #[error("a filter must use at least one hash function (k = 0)")]
+    ZeroHashes,
+
+    /// The number of hash functions is beyond what any useful filter needs.
+    #[error("{hashes} hash functions is more than the maximum of {max}")]
+    TooManyHashes {
+        /// The requested number of hash functions.
+        hashes: u64,
+        /// The largest number bloomkit accepts ([`crate::MAX_HASHES`]).
+        max: u32,
+    },
+
+    /// The requested size does not fit this platform or the chosen format's limits.
+    #[error("a filter of {bits} bits is too large: {limit}")]
+    TooLarge {
+        /// The number of bits that was asked for (saturated at `u64::MAX`).
+        bits: u64,
+        /// Which limit it exceeds.
+        limit: &'static str,
+    },
+
+    /// The parameters are valid numbers but describe no usable filter
+    /// (for example Guava's sizing rounding down to zero bits).
+    #[error("invalid parameters: {0}")]
+    InvalidParameters(String),
+
+    /// Memory for the filter could not be allocated.
+    #[error("could not allocate {bytes} bytes for the filter")]
+    Alloc {
+        /// The size of the failed allocation.
+        bytes: u64,
+    },
+
+    /// Two filters cannot be combined or compared because they map elements differently.
+    #[error("incompatible filters: {0}")]
+    Incompatible(Incompatibility),
+}
+
+/// Why two filters are incompatible (see [`Error::Incompatible`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Incompatibility {
+    /// They have a different number of bits.
+    Bits(u64, u64),
+    /// They use a different number of hash functions.
+    Hashes(u32, u32),
+    /// They use a different probing scheme.
+    Scheme(String, String),
+    /// They use a different hash function or a different key for a keyed hash.
+    Hashing(String, String),
+    /// They are different kinds of filter.
+    Kind(String, String),
+}
+
+impl fmt::Display for Incompatibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Incompatibility::Bits(a, b) => write!(f, "{a} bits vs {b} bits"),
+            Incompatibility::Hashes(a, b) => write!(f, "{a} hash functions vs {b}"),
+            Incompatibility::Scheme(a, b) => write!(f, "probing scheme {a} vs {b}"),
+            Incompatibility::Hashing(a, b) => write!(f, "hashing {a} vs {b}"),
+            Incompatibility::Kind(a, b) => write!(f, "filter kind {a} vs {b}"),
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! A filter's spec: everything that decides which bits an element maps to.
+//!
+//! A [`Spec`] joins the pipeline's stages, key encoding ([`crate::key`]) → hashing
+//! ([`Hashing`]) → probing ([`Scheme`]), with the size ([`Params`]: `m` bits, `k` hashes).
+//! Storage is not part of it: the same spec drives a plain, an atomic or a memory-mapped
+//! filter, a counting filter's counters, or bits kept in Redis. Two filters can be merged or
+//! compared exactly when their specs are equal.
+//!
+//! ```
+//! use bloomkit::{Spec, Preset, Scheme, Hashing};
+//! // bloomkit's own choice for a million elements at 1%.
+//! let spec = Spec::for_capacity(1_000_000, 0.01).unwrap();
+//! assert_eq!(spec.scheme(), Scheme::EnhancedDouble);
+//! // Exactly what Guava 31.1 builds for BloomFilter.create(funnel, 1000, 0.01).
+//! let guava = Spec::preset(Preset::Guava, 1000, 0.01).unwrap();
+//! assert_eq!((guava.bits(), guava.hashes()), (9600, 7));
+//! assert_eq!(guava.hashing(), &Hashing::Murmur3);
+//! ```
+
+use crate::error::{Error, Incompatibility, Result};
+use crate::hash::Hashing;
+use crate::key::Key;
+use crate::math::{self, GuavaHashes, Params};
+use crate::probe::{Digest, Scheme};
+use std::fmt;
+
+/// The families of filters bloomkit can build exactly: sizing, hashing and probing together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Preset {
+    /// bloomkit's own: [`math::params_for`] sizing, XXH3, enhanced double hashing.
+    #[default]
+    Bloomkit,
+    /// Guava 31.1 `BloomFilter.create` with `MURMUR128_MITZ_64` (strategy ordinal 1).
+    Guava,
+    /// Guava sizing with `MURMUR128_MITZ_32` (strategy ordinal 0).
+    Guava32,
+    /// Go bits-and-blooms `NewWithEstimates`.
+    Go,
+    /// Redisson `RBloomFilter.tryInit`.
+    Redisson,
+}
+
+impl Preset {
+    /// Every preset, in a fixed order.
+    pub const ALL: [Preset; 5] = [
+        Preset::Bloomkit,
+        Preset::Guava,
+        Preset::Guava32,
+        Preset::Go,
+        Preset::Redisson,
+    ];
+
+    /// The preset's sizing for (`n`, `p`).
+    pub fn params(self, n: u64, p: f64) -> Result<Params> {
+        match self {
+            Preset::Bloomkit => math::params_for(n, p),
+            Preset::Guava | Preset::Guava32 => math::guava_params(n, p, GuavaHashes::V31),
+            Preset::Go => math::go_params(n, p),
+            Preset::Redisson => math::redisson_params(n, p),
+        }
+    }
+
+    /// The preset's probing scheme.
+    pub fn scheme(self) -> Scheme {
+        match self {
+            Preset::Bloomkit => Scheme::EnhancedDouble,
+            Preset::Guava => Scheme::GuavaMitz64,
+            Preset::Guava32 => Scheme::GuavaMitz32,
+            Preset::Go => Scheme::Go,
+            Preset::Redisson => Scheme::Redisson,
+        }
+    }
+
+    /// The preset's hash function.
+    pub fn hashing(self) -> Hashing {
+        match self {
+            Preset::Bloomkit => Hashing::Xxh3,
+            Preset::Guava | Preset::Guava32 | Preset::Go => Hashing::Murmur3,
+            Preset::Redisson => Hashing::Highway,
+        }
+    }
+}
+
+/// Size, hashing and probing of a filter: the complete rule from element to bit positions.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Spec {
+    params: Params,
+    scheme: Scheme,
+    hashing: Hashing,
+}
+
+impl Spec {
+    /// A spec from its parts, after checking the parameters.
+    pub fn new(params: Params, scheme: Scheme, hashing: Hashing) -> Result<Self> {
+        Ok(Spec {
+            params: params.validate()?,
+            scheme,
+            hashing,
+        })
+    }
+
+    /// bloomkit's default spec for `n` elements at FPR `p` (see [`math::params_for`]).
+    pub fn for_capacity(n: u64, p: f64) -> Result<Self> {
+        Self::preset(Preset::Bloomkit, n, p)
+    }
+
+    /// bloomkit's default hashing and probing with an explicit `m` and `k`.
+    pub fn with_bits(bits: u64, hashes: u32) -> Result<Self> {
+        Self::new(
+            Params { bits, hashes },
+            Scheme::default(),
+            Hashing::default(),
+        )
+    }
+
+    /// What `preset`'s library builds for `n` elements at FPR `p`.
+    pub fn preset(preset: Preset, n: u64, p: f64) -> Result<Self> {
+        Self::new(preset.params(n, p)?, preset.scheme(), preset.hashing())
+    }
+
+    /// The same spec with another probing scheme.
+    pub fn with_scheme(mut self, scheme: Scheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// The same spec with another hash function (for example [`Hashing::siphash`] for
+    /// untrusted input).
+    pub fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.hashing = hashing;
+        self
+    }
+
+    /// Number of bits, `m`.
+    #[inline]
+    pub fn bits(&self) -> u64 {
+        self.params.bits
+    }
+
+    /// Number of hash functions, `k`.
+    #[inline]
+    pub fn hashes(&self) -> u32 {
+        self.params.hashes
+    }
+
+    /// `m` and `k` together.
+    #[inline]
+    pub fn params(&self) -> Params {
+        self.params
+    }
+
+    /// The probing scheme.
+    #[inline]
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The hash function.
+    #[inline]
+    pub fn hashing(&self) -> &Hashing {
+        &self.hashing
+    }
+
+    /// Hashes already-encoded key bytes to a [`Digest`].
+    #[inline]
+    pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
+        let [h1, h2] = self.hashing.hash128(bytes);
+        let [h3, h4] = if self.scheme.needs_wide_digest() {
+            self.hashing.hash128_suffixed(bytes, 1)
+        } else {
+            [0, 0]
+        };
+        Digest { h1, h2, h3, h4 }
+    }
+
+    /// Encodes and hashes an element.
+    #[inline]
+    pub fn digest<K: Key + ?Sized>(&self, key: &K) -> Digest {
+        key.with_bytes(|b| self.digest_bytes(b))
+    }
+
+    /// Walks the element's positions (see [`Scheme::for_each_position`]).
+    #[inline]
+    pub fn for_each_position(&self, d: &Digest, f: impl FnMut(u64) -> bool) -> bool {
+        self.scheme
+            .for_each_position(d, self.params.hashes, self.params.bits, f)
+    }
+
+    /// The `k` bit positions of an element, in probe order.
+    ///
+    /// ```
+    /// let spec = bloomkit::Spec::with_bits(1000, 3).unwrap();
+    /// let p = spec.positions("x");
+    /// assert_eq!(p.len(), 3);
+    /// assert!(p.iter().all(|&i| i < 1000));
+    /// ```
+    pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Vec<u64> {
+        self.scheme
+            .positions(&self.digest(key), self.params.hashes, self.params.bits)
+    }
+
+    /// `Ok` if filters of `self` and `other` map every element to the same bits.
+    pub fn check_compatible(&self, other: &Spec) -> Result<()> {
+        let fail = |i| Err(Error::Incompatible(i));
+        if self.params.bits != other.params.bits {
+            return fail(Incompatibility::Bits(self.params.bits, other.params.bits));
+        }
+        if self.params.hashes != other.params.hashes {
+            return fail(Incompatibility::Hashes(
+                self.params.hashes,
+                other.params.hashes,
+            ));
+        }
+        if self.scheme != other.scheme {
+            return fail(Incompatibility::Scheme(
+                self.scheme.name().into(),
+                other.scheme.name().into(),
+            ));
+        }
+        if self.hashing != other.hashing {
+            return fail(Incompatibility::Hashing(
+                self.hashing.id(),
+                other.hashing.id(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Spec")
+            .field("bits", &self.params.bits)
+            .field("hashes", &self.params.hashes)
+            .field("scheme", &self.scheme)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
