@@ -49,3 +49,8 @@ pub use key::Key;
 pub use math::{Params, MAX_HASHES};
 pub use probe::{Digest, Scheme};
 pub use spec::{Preset, Spec};
+
+// Compile README's examples as doctests so they cannot go stale.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -11,10 +11,16 @@
 //! | [`Scheme::Go`] | `h = [h1, h2, h3, h4]` where `h3, h4` hash the key followed by byte 1; `(h[i%2] + i·h[2 + ((i + i%2) % 4)/2]) % m` |
 //! | [`Scheme::Redisson`] | `c = h1`; for each `i`: `(c & i64::MAX) % m`, then `c += h2` if `i` is even, else `c += h1` |
 //!
-//! bloomkit's default is enhanced double hashing (Dillinger & Manolios, 2004), which avoids the
-//! clustering of plain double hashing, with Lemire's multiply-shift range reduction in place of
-//! a division: the position is the high half of the 128-bit product `x·m`, which is uniform for
-//! uniform `x` and costs one multiplication instead of a 20–90 cycle `%`.
+//! bloomkit's default is enhanced double hashing (Dillinger & Manolios, 2004) with Lemire's
+//! multiply-shift range reduction in place of a division: the position is the high half of the
+//! 128-bit product `x·m`, which is uniform for uniform `x` and costs one multiplication instead
+//! of a 20–90 cycle `%`. A note on what the "enhanced" term does here: modulo `m`, the `y += i`
+//! step breaks the short cycles plain double hashing falls into when `h2` shares a factor with
+//! `m`. Under multiply-shift reduction there are no such cycles (positions are points
+//! `frac(h1/2⁶⁴ + i·h2/2⁶⁴)` on the unit circle scaled by `m`), and the cubic term moves a
+//! position by far less than one bit, so the scheme behaves as double hashing on the circle.
+//! Its measured false-positive rate matches the theory of `k` independent probes over the whole
+//! FPR test grid (`tests/fpr.rs`).
 
 use std::fmt;
 

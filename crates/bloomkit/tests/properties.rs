@@ -1,0 +1,175 @@
+//! Properties that hold for every element, size, scheme and hash: no false negatives, ever;
+//! union and intersection keep what they must; the key encoding does not drift.
+
+use bloomkit::{BloomFilter, Error, Hashing, Params, Preset, Scheme, Spec};
+use proptest::prelude::*;
+
+fn any_scheme() -> impl Strategy<Value = Scheme> {
+    prop::sample::select(Scheme::ALL.to_vec())
+}
+
+fn any_hashing() -> impl Strategy<Value = Hashing> {
+    prop_oneof![
+        Just(Hashing::Xxh3),
+        Just(Hashing::Murmur3),
+        Just(Hashing::Highway),
+        any::<[u8; 16]>().prop_map(Hashing::siphash),
+    ]
+}
+
+fn any_spec() -> impl Strategy<Value = Spec> {
+    (1u64..20_000, 1u32..24, any_scheme(), any_hashing())
+        .prop_map(|(bits, hashes, s, h)| Spec::new(Params { bits, hashes }, s, h).unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn no_false_negatives(spec in any_spec(), keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..300)) {
+        let mut f = BloomFilter::from_spec(spec).unwrap();
+        for k in &keys {
+            f.insert(k.as_slice());
+        }
+        for k in &keys {
+            prop_assert!(f.contains(k.as_slice()));
+        }
+    }
+
+    #[test]
+    fn no_false_negatives_with_presets(
+        preset in prop::sample::select(Preset::ALL.to_vec()),
+        n in 1u64..5000,
+        p in 0.0001f64..0.5,
+        keys in prop::collection::vec(any::<u64>(), 0..500),
+    ) {
+        let mut f = BloomFilter::from_spec(Spec::preset(preset, n, p).unwrap()).unwrap();
+        f.extend(keys.iter());
+        prop_assert!(keys.iter().all(|k| f.contains(k)));
+    }
+
+    #[test]
+    fn union_holds_both_and_intersection_holds_common(
+        spec in any_spec(),
+        a in prop::collection::vec(any::<u32>(), 0..200),
+        b in prop::collection::vec(any::<u32>(), 0..200),
+    ) {
+        let mut fa = BloomFilter::from_spec(spec.clone()).unwrap();
+        let mut fb = BloomFilter::from_spec(spec).unwrap();
+        fa.extend(a.iter());
+        fb.extend(b.iter());
+        let mut u = fa.clone();
+        u.union(&fb).unwrap();
+        prop_assert!(a.iter().chain(&b).all(|k| u.contains(k)));
+        let mut i = fa.clone();
+        i.intersect(&fb).unwrap();
+        prop_assert!(a.iter().filter(|k| b.contains(k)).all(|k| i.contains(k)));
+        // Intersection never has more bits than either side.
+        prop_assert!(i.count_ones() <= fa.count_ones().min(fb.count_ones()));
+    }
+
+    #[test]
+    fn insert_reports_novelty_truthfully(spec in any_spec(), keys in prop::collection::vec(any::<u16>(), 1..100)) {
+        let mut f = BloomFilter::from_spec(spec).unwrap();
+        for k in &keys {
+            let before = f.clone();
+            let new = f.insert(k);
+            // "new" exactly when some bit changed.
+            prop_assert_eq!(new, before != f);
+            prop_assert!(!f.insert(k));
+        }
+    }
+}
+
+/// Pins the positions of fixed keys under bloomkit's default pipeline (key encoding, XXH3,
+/// enhanced double hashing) and under keyed SipHash. If this test fails, saved filters would
+/// stop answering correctly: a change of encoding, hash or probing is a format break.
+#[test]
+fn default_positions_are_stable() {
+    let spec = Spec::with_bits(1_000_003, 7).unwrap();
+    let mut got = vec![
+        spec.positions(""),
+        spec.positions("hello"),
+        spec.positions(&42u64),
+        spec.positions(&-7i32),
+        spec.positions(&("user", 7u64)),
+    ];
+    let keyed = spec
+        .clone()
+        .with_hashing(Hashing::siphash(*b"0123456789abcdef"));
+    got.push(keyed.positions("hello"));
+    assert_eq!(got.len(), PINNED.len());
+    for (g, w) in got.iter().zip(PINNED.iter()) {
+        assert_eq!(g.as_slice(), w.as_slice());
+    }
+}
+
+const PINNED: [[u64; 7]; 6] = [
+    [375028, 975280, 575529, 175779, 776031, 376281, 976533],
+    [779204, 489802, 200399, 910999, 621596, 332193, 42791],
+    [381868, 989952, 598032, 206113, 814197, 422277, 30358],
+    [868496, 976227, 83956, 191688, 299420, 407152, 514883],
+    [131005, 45616, 960231, 874842, 789454, 704065, 618676],
+    [881534, 612841, 344149, 75457, 806768, 538075, 269383],
+];
+
+#[test]
+fn bad_parameters_are_typed_errors() {
+    assert!(matches!(
+        BloomFilter::new(100, 0.0),
+        Err(Error::InvalidFpp(_))
+    ));
+    assert!(matches!(
+        BloomFilter::new(100, 1.0),
+        Err(Error::InvalidFpp(_))
+    ));
+    assert!(matches!(
+        BloomFilter::new(100, f64::NAN),
+        Err(Error::InvalidFpp(_))
+    ));
+    assert!(matches!(
+        BloomFilter::new(100, -0.1),
+        Err(Error::InvalidFpp(_))
+    ));
+    assert!(matches!(
+        BloomFilter::with_params(0, 3),
+        Err(Error::ZeroBits)
+    ));
+    assert!(matches!(
+        BloomFilter::with_params(64, 0),
+        Err(Error::ZeroHashes)
+    ));
+    assert!(matches!(
+        BloomFilter::with_params(64, 100_000),
+        Err(Error::TooManyHashes {
+            hashes: 100_000,
+            ..
+        })
+    ));
+    assert!(matches!(
+        BloomFilter::with_params(u64::MAX, 3),
+        Err(Error::TooLarge { .. })
+    ));
+    assert!(matches!(
+        BloomFilter::new(u64::MAX, 1e-12),
+        Err(Error::TooLarge { .. })
+    ));
+    // A valid size that this machine cannot allocate (2^59 bytes) is an error, not an abort.
+    assert!(matches!(
+        BloomFilter::with_params(1u64 << 62, 3).map(|_| ()),
+        Err(Error::Alloc { .. } | Error::TooLarge { .. })
+    ));
+    assert!(matches!(
+        Spec::preset(Preset::Guava, 1, 0.99),
+        Err(Error::InvalidParameters(_))
+    ));
+    assert!(matches!(
+        Spec::preset(Preset::Redisson, 10_000_000_000, 0.001),
+        Err(Error::TooLarge { .. })
+    ));
+    // n = 0 is documented to mean n = 1.
+    assert_eq!(
+        BloomFilter::new(0, 0.01).unwrap().bits(),
+        BloomFilter::new(1, 0.01).unwrap().bits()
+    );
+}
