@@ -57,6 +57,24 @@ pub enum Error {
         bytes: u64,
     },
 
+    /// A counting filter refused to remove an element that cannot be in it (one of its
+    /// counters is zero). Nothing was changed.
+    #[error("cannot remove an element that is not in the filter (one of its counters is zero)")]
+    NotPresent,
+
+    /// A filter with limits (a scalable filter's maximum layers or capacity) is full.
+    #[error("filter is full: {0}")]
+    Full(String),
+
+    /// The operation does not exist for this kind of filter (removing from a classic filter).
+    #[error("a {kind} filter cannot {operation} elements")]
+    Unsupported {
+        /// What was asked.
+        operation: &'static str,
+        /// The kind of filter asked.
+        kind: &'static str,
+    },
+
     /// Two filters cannot be combined or compared because they map elements differently.
     #[error("incompatible filters: {0}")]
     Incompatible(Incompatibility),

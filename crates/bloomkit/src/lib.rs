@@ -32,22 +32,26 @@
 #![warn(missing_docs)]
 
 pub mod classic;
+pub mod counting;
 pub mod error;
 pub mod filter;
 pub mod hash;
 pub mod key;
 pub mod math;
 pub mod probe;
+pub mod scalable;
 pub mod spec;
 pub mod storage;
 
 pub use classic::BloomFilter;
+pub use counting::CountingBloomFilter;
 pub use error::{Error, Incompatibility, Result};
 pub use filter::Filter;
 pub use hash::Hashing;
 pub use key::Key;
 pub use math::{Params, MAX_HASHES};
 pub use probe::{Digest, Scheme};
+pub use scalable::{ScalableBloomFilter, ScalableConfig};
 pub use spec::{Preset, Spec};
 
 // Compile README's examples as doctests so they cannot go stale.

@@ -5,6 +5,11 @@
 //! is what lets the native format, memory maps and foreign formats share the same words.
 //!
 //! - [`BitVec`]: plain words in a `Vec<u64>`, for filters owned by one thread at a time.
+//! - [`Counters`]: packed saturating 4- or 8-bit counters, for counting filters.
+
+mod counters;
+
+pub use counters::{CounterWidth, Counters};
 
 use crate::error::{Error, Result};
 use crate::math::MAX_BITS;
