@@ -75,6 +75,74 @@ pub enum Error {
         kind: &'static str,
     },
 
+    /// Reading or writing a file failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, and to which file.
+        context: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// Encoded input ended before the data its header announces.
+    #[error("{format}: truncated input: {what} needs {needed} bytes, {available} available")]
+    Truncated {
+        /// Which format was being read (`bloomkit`, `guava`, `go`, `go-json`).
+        format: &'static str,
+        /// Which part was being read.
+        what: &'static str,
+        /// Bytes the part needs.
+        needed: u64,
+        /// Bytes that were left.
+        available: u64,
+    },
+
+    /// Encoded input is malformed or inconsistent.
+    #[error("{format}: corrupt input: {reason}")]
+    Corrupt {
+        /// Which format was being read.
+        format: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The input's format version (or Guava strategy ordinal) is not one this version of
+    /// bloomkit knows. It is refused rather than misread.
+    #[error("{format}: unsupported version {version} (this bloomkit reads {supported})")]
+    UnsupportedVersion {
+        /// Which format was being read.
+        format: &'static str,
+        /// The version found.
+        version: u64,
+        /// The versions this build reads.
+        supported: &'static str,
+    },
+
+    /// The stored checksum does not match the data: the file is damaged.
+    #[error("{format}: checksum mismatch (stored {stored:016x}, computed {computed:016x}): the data is damaged")]
+    Checksum {
+        /// Which format was being read.
+        format: &'static str,
+        /// The checksum in the file.
+        stored: u64,
+        /// The checksum of the data read.
+        computed: u64,
+    },
+
+    /// A filter uses a keyed or custom hash and the matching key or hasher was not supplied.
+    #[error("the filter was built with hashing {0}; supply the matching key or hasher to open it")]
+    MissingKey(String),
+
+    /// A filter cannot be written in the requested foreign format.
+    #[error("cannot write a {format} filter: {reason}")]
+    NotRepresentable {
+        /// The target format.
+        format: &'static str,
+        /// What about the filter does not fit.
+        reason: String,
+    },
+
     /// Two filters cannot be combined or compared because they map elements differently.
     #[error("incompatible filters: {0}")]
     Incompatible(Incompatibility),

@@ -32,12 +32,15 @@
 #![warn(missing_docs)]
 
 pub mod classic;
+pub mod codec;
 pub mod counting;
 pub mod error;
+pub mod file;
 pub mod filter;
 pub mod hash;
 pub mod key;
 pub mod math;
+pub mod mmap;
 pub mod probe;
 pub mod scalable;
 pub mod spec;
@@ -46,7 +49,7 @@ pub mod storage;
 pub use classic::BloomFilter;
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Incompatibility, Result};
-pub use filter::Filter;
+pub use filter::{AnyFilter, Filter};
 pub use hash::Hashing;
 pub use key::Key;
 pub use math::{Params, MAX_HASHES};

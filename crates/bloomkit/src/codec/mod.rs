@@ -1,0 +1,124 @@
+//! Codecs: filters to bytes and back, in bloomkit's native format and in Guava's and Go's.
+//!
+//! | module | format |
+//! |---|---|
+//! | [`native`] | bloomkit's own: versioned, checksummed, every kind, 64-byte aligned payload for memory mapping (`docs/FORMAT.md`) |
+//! | [`guava`] | Guava's `BloomFilter.writeTo` / `readFrom` |
+//! | [`go`] | Go bits-and-blooms' `WriteTo` / `ReadFrom` and its JSON encoding |
+//!
+//! Every decoder checks each length against the input before allocating, so a hostile header
+//! cannot make it allocate more than the input's own size justifies, and reports what is wrong
+//! with a typed [`Error`](crate::Error).
+
+pub mod go;
+pub mod guava;
+pub mod native;
+#[cfg(feature = "serde")]
+mod serde_support;
+
+use crate::error::{Error, Result};
+
+/// A bounds-checked cursor over encoded input.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    format: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8], format: &'static str) -> Self {
+        Reader {
+            bytes,
+            pos: 0,
+            format,
+        }
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    pub(crate) fn take(&mut self, n: u64, what: &'static str) -> Result<&'a [u8]> {
+        let available = self.remaining() as u64;
+        if n > available {
+            return Err(Error::Truncated {
+                format: self.format,
+                what,
+                needed: n,
+                available,
+            });
+        }
+        let n = n as usize;
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N]> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N as u64, what)?);
+        Ok(a)
+    }
+
+    pub(crate) fn u8(&mut self, what: &'static str) -> Result<u8> {
+        Ok(self.array::<1>(what)?[0])
+    }
+    pub(crate) fn u16_le(&mut self, what: &'static str) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn u32_le(&mut self, what: &'static str) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn u64_le(&mut self, what: &'static str) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn f64_le(&mut self, what: &'static str) -> Result<f64> {
+        Ok(f64::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn i32_be(&mut self, what: &'static str) -> Result<i32> {
+        Ok(i32::from_be_bytes(self.array(what)?))
+    }
+    pub(crate) fn u64_be(&mut self, what: &'static str) -> Result<u64> {
+        Ok(u64::from_be_bytes(self.array(what)?))
+    }
+
+    /// Reads `count` 64-bit words, big- or little-endian. The length is checked against the
+    /// input before anything is allocated.
+    pub(crate) fn words(
+        &mut self,
+        count: u64,
+        big_endian: bool,
+        what: &'static str,
+    ) -> Result<Vec<u64>> {
+        let bytes = self.take(count.saturating_mul(8), what)?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| {
+                let a: [u8; 8] = c.try_into().expect("8-byte chunk");
+                if big_endian {
+                    u64::from_be_bytes(a)
+                } else {
+                    u64::from_le_bytes(a)
+                }
+            })
+            .collect())
+    }
+
+    pub(crate) fn corrupt(&self, reason: impl Into<String>) -> Error {
+        Error::Corrupt {
+            format: self.format,
+            reason: reason.into(),
+        }
+    }
+
+    /// Fails unless the input was read to its end.
+    pub(crate) fn finish(&self) -> Result<()> {
+        if self.remaining() != 0 {
+            return Err(self.corrupt(format!(
+                "{} unexpected bytes after the filter",
+                self.remaining()
+            )));
+        }
+        Ok(())
+    }
+}
