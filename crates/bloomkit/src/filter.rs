@@ -75,7 +75,7 @@ pub trait Filter: Send + Sync + fmt::Debug {
     }
 }
 
-use crate::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use crate::{BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 
 /// Any in-memory filter kind, as read from a file whose kind is known only at run time.
 ///
@@ -90,6 +90,8 @@ use crate::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub enum AnyFilter {
     /// A classic filter.
     Classic(BloomFilter),
+    /// A cache-blocked filter.
+    Blocked(BlockedBloomFilter),
     /// A counting filter.
     Counting(CountingBloomFilter),
     /// A scalable filter.
@@ -99,6 +101,12 @@ pub enum AnyFilter {
 impl From<BloomFilter> for AnyFilter {
     fn from(f: BloomFilter) -> Self {
         AnyFilter::Classic(f)
+    }
+}
+
+impl From<BlockedBloomFilter> for AnyFilter {
+    fn from(f: BlockedBloomFilter) -> Self {
+        AnyFilter::Blocked(f)
     }
 }
 
@@ -119,6 +127,7 @@ impl AnyFilter {
     pub fn as_filter(&self) -> &dyn Filter {
         match self {
             AnyFilter::Classic(f) => f,
+            AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
         }
@@ -128,6 +137,7 @@ impl AnyFilter {
     pub fn as_filter_mut(&mut self) -> &mut dyn Filter {
         match self {
             AnyFilter::Classic(f) => f,
+            AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
         }

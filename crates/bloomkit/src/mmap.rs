@@ -67,7 +67,8 @@ fn check_layout(bytes: &[u8], keys: &[Hashing]) -> Result<(Header, usize, usize)
         });
     }
     // Bits past m must be clear, as in a BitVec.
-    let tail = header.spec.bits() % 64;
+    let spec = header.spec.as_ref().expect("classic filters have a spec");
+    let tail = spec.bits() % 64;
     let last = &bytes[layer.offset + (layer.words - 1) * 8..][..8];
     if tail != 0 && u64::from_le_bytes(last.try_into().expect("8 bytes")) >> tail != 0 {
         return Err(Error::Corrupt {
@@ -120,7 +121,7 @@ impl MmapBloomFilter {
         let map = unsafe { Mmap::map(&file) }.map_err(io(path, "mapping"))?;
         let (header, offset, len) = check_layout(&map, keys)?;
         Ok(MmapBloomFilter {
-            spec: header.spec,
+            spec: header.spec.expect("checked: classic"),
             map,
             offset,
             len,
@@ -190,7 +191,7 @@ impl MmapBloomFilterMut {
         native::verify_checksum(&map)?;
         let (header, offset, len) = check_layout(&map, keys)?;
         Ok(MmapBloomFilterMut {
-            spec: header.spec,
+            spec: header.spec.expect("checked: classic"),
             map,
             offset,
             len,

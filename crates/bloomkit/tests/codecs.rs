@@ -5,8 +5,8 @@ use bloomkit::codec::{go, guava};
 use bloomkit::key::Utf16;
 use bloomkit::storage::CounterWidth;
 use bloomkit::{
-    AnyFilter, BloomFilter, CountingBloomFilter, Error, Hashing, Preset, ScalableBloomFilter,
-    Scheme, Spec,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Error, Hashing, Preset,
+    ScalableBloomFilter, Scheme, Spec,
 };
 use proptest::prelude::*;
 
@@ -39,6 +39,18 @@ fn counting() -> CountingBloomFilter {
     f
 }
 
+fn blocked(split: bool) -> BlockedBloomFilter {
+    let mut f = if split {
+        BlockedBloomFilter::new_split_block(500, 0.01).unwrap()
+    } else {
+        BlockedBloomFilter::new(500, 0.001).unwrap()
+    };
+    for i in 0..300u32 {
+        f.insert(&i);
+    }
+    f
+}
+
 fn scalable() -> ScalableBloomFilter {
     let mut f = ScalableBloomFilter::new(50, 0.01).unwrap();
     for i in 0..1000u32 {
@@ -56,6 +68,8 @@ fn native_round_trips_every_kind() {
     for (filter, design) in [
         (AnyFilter::from(classic()), design),
         (AnyFilter::from(counting()), None),
+        (AnyFilter::from(blocked(false)), design),
+        (AnyFilter::from(blocked(true)), None),
         (AnyFilter::from(scalable()), None),
     ] {
         let bytes = native::to_bytes(&filter, design).unwrap();
@@ -374,6 +388,10 @@ fn valid_inputs() -> Vec<(&'static str, Vec<u8>)> {
             "native-scalable",
             native::to_bytes(&scalable().into(), None).unwrap(),
         ),
+        (
+            "native-blocked",
+            native::to_bytes(&blocked(false).into(), None).unwrap(),
+        ),
         ("guava", guava::to_bytes(&g).unwrap()),
         ("go", go::to_bytes(&gf).unwrap()),
         ("go-json", go::to_json(&gf).unwrap().into_bytes()),
@@ -394,7 +412,7 @@ proptest! {
 
     /// Any truncation is an error (never a panic, never a silently shorter filter).
     #[test]
-    fn truncations_are_errors(which in 0usize..6, cut in any::<prop::sample::Index>()) {
+    fn truncations_are_errors(which in 0usize..7, cut in any::<prop::sample::Index>()) {
         let (kind, bytes) = &valid_inputs()[which];
         let cut = cut.index(bytes.len());
         prop_assert!(decode(kind, &bytes[..cut]).is_err(), "{kind} cut at {cut}");
@@ -404,7 +422,7 @@ proptest! {
     /// Guava's and Go's formats, which carry no checksum, a flip in the bit array yields a
     /// valid filter and a flip in the header a typed error or a valid filter.
     #[test]
-    fn bit_flips_never_panic(which in 0usize..6, flips in prop::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..4)) {
+    fn bit_flips_never_panic(which in 0usize..7, flips in prop::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..4)) {
         let (kind, bytes) = &valid_inputs()[which];
         let mut bytes = bytes.clone();
         for (at, bit) in flips {

@@ -13,12 +13,14 @@
 //! ```
 
 use super::Reader;
+use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
 use crate::error::{Error, Result};
 use crate::filter::AnyFilter;
 use crate::hash::Hashing;
 use crate::math::Params;
+use crate::probe::blocked::{BlockLayout, BLOCK_BITS};
 use crate::probe::Scheme;
 use crate::scalable::{Layer, ScalableBloomFilter, ScalableConfig};
 use crate::spec::Spec;
@@ -44,6 +46,11 @@ pub const MAX_LAYERS: u32 = 4096;
 const KIND_CLASSIC: u16 = 1;
 const KIND_COUNTING: u16 = 2;
 const KIND_SCALABLE: u16 = 3;
+const KIND_BLOCKED: u16 = 4;
+
+/// Scheme codes of the blocked layouts (the scheme byte of a blocked filter).
+const SCHEME_BLOCKED_BITS: u8 = 6;
+const SCHEME_BLOCKED_SPLIT: u8 = 7;
 
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
@@ -125,19 +132,46 @@ fn align_up(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
 }
 
+type SchemeAndHash<'a> = (u8, &'a Hashing);
+
+fn of(spec: &Spec) -> SchemeAndHash<'_> {
+    (scheme_code(spec.scheme()), spec.hashing())
+}
+
 /// Encodes a filter. `design` records the capacity and FPR it was sized for (scalable filters
 /// record their own configuration and ignore it).
 pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
+    let blocked_words: Vec<u64>;
     let (kind, spec, counter_bits, layers, config): (
         u16,
-        &Spec,
+        SchemeAndHash,
         u8,
         Vec<LayerOut>,
         Option<&ScalableConfig>,
     ) = match filter {
+        AnyFilter::Blocked(f) => {
+            blocked_words = f.words().collect();
+            let code = match f.layout() {
+                BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
+                BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
+            };
+            (
+                KIND_BLOCKED,
+                (code, f.hashing()),
+                0,
+                vec![LayerOut {
+                    positions: f.bits(),
+                    hashes: f.layout().hashes(),
+                    capacity: design.map_or(0, |d| d.capacity),
+                    inserted: u64::MAX,
+                    words: &blocked_words,
+                }],
+                None,
+            )
+        }
         AnyFilter::Classic(f) => (
             KIND_CLASSIC,
-            f.spec(),
+            of(f.spec()),
             0,
             vec![LayerOut {
                 positions: f.bits(),
@@ -150,7 +184,7 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
         ),
         AnyFilter::Counting(f) => (
             KIND_COUNTING,
-            f.spec(),
+            of(f.spec()),
             f.width().bits() as u8,
             vec![LayerOut {
                 positions: f.spec().bits(),
@@ -163,7 +197,7 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
         ),
         AnyFilter::Scalable(f) => (
             KIND_SCALABLE,
-            f.layers()[0].filter().spec(),
+            of(f.layers()[0].filter().spec()),
             0,
             f.layers()
                 .iter()
@@ -178,7 +212,8 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
             Some(f.config()),
         ),
     };
-    let (hash_code, fingerprint) = hashing_code(spec.hashing());
+    let (scheme_byte, hashing) = spec;
+    let (hash_code, fingerprint) = hashing_code(hashing);
     let table_end = HEADER_LEN + LAYER_ENTRY_LEN * layers.len();
     let payload_offset = align_up(table_end);
     let payload_len: usize = layers.iter().map(|l| align_up(l.words.len() * 8)).sum();
@@ -191,7 +226,7 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&kind.to_le_bytes());
-    out.push(scheme_code(spec.scheme()));
+    out.push(scheme_byte);
     out.push(hash_code);
     out.push(KEY_ENCODING_V1);
     out.push(counter_bits);
@@ -240,10 +275,15 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 /// The parsed header and layer table of a native file, before any payload is read.
 #[derive(Debug, Clone)]
 pub struct Header {
-    /// Kind code (1 classic, 2 counting, 3 scalable).
+    /// Kind code (1 classic, 2 counting, 3 scalable, 4 blocked).
     pub kind: u16,
-    /// The spec shared by all layers, with the first layer's size.
-    pub spec: Spec,
+    /// The spec shared by all layers, with the first layer's size (not for blocked filters,
+    /// whose probing is not a [`Scheme`]).
+    pub spec: Option<Spec>,
+    /// The in-block layout of a blocked filter.
+    pub block_layout: Option<BlockLayout>,
+    /// The hash function.
+    pub hashing: Hashing,
     /// 0 for bit arrays, else 4 or 8.
     pub counter_bits: u8,
     /// Design FPR (0 if unknown).
@@ -291,7 +331,7 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
         });
     }
     let kind = r.u16_le("kind")?;
-    if !(KIND_CLASSIC..=KIND_SCALABLE).contains(&kind) {
+    if !(KIND_CLASSIC..=KIND_BLOCKED).contains(&kind) {
         return Err(r.corrupt(format!("unknown filter kind {kind}")));
     }
     let scheme_c = r.u8("scheme")?;
@@ -311,14 +351,22 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
     let total = r.u64_le("file length")?;
     r.take((HEADER_LEN - 88) as u64, "header padding")?;
 
-    let scheme = scheme_from_code(scheme_c)
-        .ok_or_else(|| r.corrupt(format!("unknown probing scheme code {scheme_c}")))?;
+    let scheme = match kind {
+        KIND_BLOCKED => None,
+        _ => Some(
+            scheme_from_code(scheme_c)
+                .ok_or_else(|| r.corrupt(format!("unknown probing scheme code {scheme_c}")))?,
+        ),
+    };
+    if kind == KIND_BLOCKED && !matches!(scheme_c, SCHEME_BLOCKED_BITS | SCHEME_BLOCKED_SPLIT) {
+        return Err(r.corrupt(format!("unknown blocked layout code {scheme_c}")));
+    }
     if key_enc != KEY_ENCODING_V1 {
         return Err(r.corrupt(format!("unknown key encoding {key_enc}")));
     }
     let width = match (kind, counter_bits) {
         (KIND_COUNTING, 4 | 8) => u64::from(counter_bits),
-        (KIND_CLASSIC | KIND_SCALABLE, 0) => 1,
+        (KIND_CLASSIC | KIND_SCALABLE | KIND_BLOCKED, 0) => 1,
         _ => {
             return Err(r.corrupt(format!(
                 "counter width {counter_bits} does not fit filter kind {kind}"
@@ -396,10 +444,34 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
     if offset + 8 != file_len {
         return Err(r.corrupt("payload does not end where the checksum starts"));
     }
-    let spec = Spec::new(layers[0].params, scheme, hashing)?;
+    let block_layout = if kind == KIND_BLOCKED {
+        let first = layers[0].params;
+        if first.bits % BLOCK_BITS != 0 {
+            return Err(r.corrupt(format!(
+                "{} bits is not a whole number of blocks",
+                first.bits
+            )));
+        }
+        Some(if scheme_c == SCHEME_BLOCKED_SPLIT {
+            if first.hashes != 8 {
+                return Err(r.corrupt("a split-block filter sets 8 bits per element"));
+            }
+            BlockLayout::SplitBlock
+        } else {
+            BlockLayout::Bits(first.hashes)
+        })
+    } else {
+        None
+    };
+    let spec = match scheme {
+        Some(scheme) => Some(Spec::new(layers[0].params, scheme, hashing.clone())?),
+        None => None,
+    };
     Ok(Header {
         kind,
         spec,
+        block_layout,
+        hashing,
         counter_bits,
         fpp,
         capacity,
@@ -467,12 +539,19 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         format: FORMAT,
         reason: e.to_string(),
     };
+    let spec = || header.spec.clone().expect("bit-array kinds have a spec");
     let filter = match header.kind {
+        KIND_BLOCKED => {
+            let e = &header.layers[0];
+            let layout = header.block_layout.expect("blocked kinds have a layout");
+            AnyFilter::Blocked(
+                BlockedBloomFilter::from_words(&words_of(e), layout, header.hashing.clone())
+                    .map_err(corrupt)?,
+            )
+        }
         KIND_CLASSIC => {
             let e = &header.layers[0];
-            AnyFilter::Classic(
-                BloomFilter::from_words(header.spec.clone(), words_of(e)).map_err(corrupt)?,
-            )
+            AnyFilter::Classic(BloomFilter::from_words(spec(), words_of(e)).map_err(corrupt)?)
         }
         KIND_COUNTING => {
             let e = &header.layers[0];
@@ -483,9 +562,7 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
             };
             let counters =
                 Counters::from_words(words_of(e), e.params.bits, width).map_err(corrupt)?;
-            AnyFilter::Counting(
-                CountingBloomFilter::from_parts(header.spec.clone(), counters).map_err(corrupt)?,
-            )
+            AnyFilter::Counting(CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?)
         }
         _ => {
             let config = ScalableConfig {
@@ -495,15 +572,11 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
                 tightening: header.tightening,
                 max_layers: (header.max_layers != 0).then_some(header.max_layers),
                 max_capacity: (header.max_capacity != 0).then_some(header.max_capacity),
-                hashing: header.spec.hashing().clone(),
+                hashing: header.hashing.clone(),
             };
             let mut layers = Vec::with_capacity(header.layers.len());
             for e in &header.layers {
-                let spec = Spec::new(
-                    e.params,
-                    header.spec.scheme(),
-                    header.spec.hashing().clone(),
-                )?;
+                let spec = Spec::new(e.params, spec().scheme(), header.hashing.clone())?;
                 let filter = BloomFilter::from_words(spec, words_of(e)).map_err(corrupt)?;
                 layers.push(Layer::from_parts(filter, e.capacity, e.inserted));
             }

@@ -6,7 +6,7 @@
 //! [`native::from_bytes`](super::native::from_bytes) with the key instead.
 
 use super::native;
-use crate::{AnyFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use crate::{AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -58,5 +58,6 @@ macro_rules! via_any {
 }
 
 via_any!(BloomFilter, Classic, "classic");
+via_any!(BlockedBloomFilter, Blocked, "blocked");
 via_any!(CountingBloomFilter, Counting, "counting");
 via_any!(ScalableBloomFilter, Scalable, "scalable");
