@@ -1,0 +1,34 @@
+//! `bloomkit`: the command-line tool. See `docs/CLI.md` and `bloomkit --help`.
+
+mod cli;
+mod commands;
+mod items;
+mod plot;
+mod progress;
+mod target;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // Errors are one line and exit status 2; an unexpected panic must look the same, not like
+    // a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        eprintln!("bloomkit: internal error: {msg} (please report this)");
+        std::process::exit(2);
+    }));
+    let cli = cli::Cli::parse();
+    match commands::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("bloomkit: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
