@@ -29,7 +29,14 @@ EXAMPLES:
 
 /// Create, fill, query, merge, size and convert Bloom filters, in files and in Redis.
 #[derive(Debug, Parser)]
-#[command(name = "bloomkit", version, about, long_about = None, after_help = AFTER_HELP)]
+#[command(
+    name = "bloomkit",
+    version,
+    about,
+    long_about = None,
+    after_help = AFTER_HELP,
+    args_override_self = true
+)]
 pub struct Cli {
     /// No progress bar and no summary on standard error.
     #[arg(short, long, global = true)]
@@ -169,6 +176,7 @@ EXAMPLES:
         #[arg(help = TARGET_HELP)]
         target: String,
         /// Items to add; when none are given, one per line from standard input.
+        #[arg(allow_negative_numbers = true)]
         items: Vec<String>,
         #[command(flatten)]
         item_args: ItemArgs,
@@ -186,6 +194,7 @@ EXAMPLES:
         #[arg(help = TARGET_HELP)]
         target: String,
         /// Items to test; when none are given, one per line from standard input.
+        #[arg(allow_negative_numbers = true)]
         items: Vec<String>,
         /// Print the items that are definitely absent instead.
         #[arg(short = 'v', long)]
@@ -232,6 +241,7 @@ EXAMPLES:
         #[arg(help = TARGET_HELP)]
         target: String,
         /// Items to remove; when none are given, one per line from standard input.
+        #[arg(allow_negative_numbers = true)]
         items: Vec<String>,
         #[command(flatten)]
         item_args: ItemArgs,

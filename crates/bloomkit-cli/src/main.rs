@@ -23,7 +23,18 @@ fn main() -> ExitCode {
         eprintln!("bloomkit: internal error: {msg} (please report this)");
         std::process::exit(2);
     }));
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // clap's message is several lines; keep the first, without its "error: ".
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("bloomkit: {first} (see: bloomkit --help)");
+            return ExitCode::from(2);
+        }
+    };
     match commands::run(cli) {
         Ok(code) => code,
         Err(e) => {
