@@ -88,7 +88,7 @@ fn guava_written_filters_answer_the_same_in_bloomkit_and_export_byte_identical()
         let extra: Vec<&str> = extra.iter().map(|s| s.as_str()).collect();
         inserted.extend(extra.iter().copied());
         let stream = d.path().join(format!("{funnel}.guava"));
-        let mut args = vec!["write", &*stream.to_str().unwrap(), funnel, "10", "0.3"];
+        let mut args = vec!["write", stream.to_str().unwrap(), funnel, "10", "0.3"];
         args.extend(inserted.iter().copied());
         java(&args);
 
@@ -97,7 +97,7 @@ fn guava_written_filters_answer_the_same_in_bloomkit_and_export_byte_identical()
         bk(&["import", &s(&stream), "--format", "guava", &filter]);
         let probes = probes(funnel, &inserted);
         let probe_refs: Vec<&str> = probes.iter().map(|s| s.as_str()).collect();
-        let mut read_args = vec!["read", &*stream.to_str().unwrap(), funnel];
+        let mut read_args = vec!["read", stream.to_str().unwrap(), funnel];
         read_args.extend(probe_refs.iter().copied());
         let guava_says = java(&read_args);
         let mut check = vec!["check", &*filter, "--items", funnel];
