@@ -31,8 +31,10 @@
 
 #![warn(missing_docs)]
 
+pub mod blocked;
 pub mod classic;
 pub mod codec;
+pub mod concurrent;
 pub mod counting;
 pub mod error;
 pub mod file;
@@ -46,6 +48,7 @@ pub mod scalable;
 pub mod spec;
 pub mod storage;
 
+pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Incompatibility, Result};

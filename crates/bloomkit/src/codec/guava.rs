@@ -112,7 +112,8 @@ pub fn from_bytes(bytes: &[u8]) -> Result<BloomFilter> {
 
 /// Guava's `expectedFpp()`: `(bitCount / bitSize)^k`.
 pub fn expected_fpp(f: &BloomFilter) -> f64 {
-    (f.count_ones() as f64 / f.bits() as f64).powi(f.hashes() as i32)
+    // powf, like Java's Math.pow (powi may differ in the last bit).
+    (f.count_ones() as f64 / f.bits() as f64).powf(f64::from(f.hashes()))
 }
 
 /// Guava's `approximateElementCount()`: `-ln(1 - X/m) · m / k`, rounded half up.

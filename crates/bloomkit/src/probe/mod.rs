@@ -22,6 +22,8 @@
 //! Its measured false-positive rate matches the theory of `k` independent probes over the whole
 //! FPR test grid (`tests/fpr.rs`).
 
+pub mod blocked;
+
 use std::fmt;
 
 /// The hash words of one element, as the probing schemes consume them.

@@ -6,9 +6,17 @@
 //!
 //! - [`BitVec`]: plain words in a `Vec<u64>`, for filters owned by one thread at a time.
 //! - [`Counters`]: packed saturating 4- or 8-bit counters, for counting filters.
+//! - [`AtomicBitVec`]: atomic words, for lock-free concurrent filters.
+//! - [`Block`] and [`AtomicBlock`]: 64-byte-aligned 512-bit blocks, for blocked filters.
+//! - Memory-mapped words: see [`crate::mmap`].
 
+mod atomic;
+mod blocks;
 mod counters;
 
+pub use atomic::AtomicBitVec;
+pub(crate) use blocks::{blocks_from_words, zeroed_blocks};
+pub use blocks::{AtomicBlock, Block};
 pub use counters::{CounterWidth, Counters};
 
 use crate::error::{Error, Result};

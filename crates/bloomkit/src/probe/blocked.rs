@@ -1,0 +1,239 @@
+//! Cache-blocked probing: every probe of an element lands in one 512-bit block (a cache line).
+//!
+//! From an element's 128-bit hash `[h1, h2]`:
+//! - the block is `⌊h1 · B / 2⁶⁴⌋` (multiply-shift range reduction over `B` blocks, any `B`);
+//! - the positions inside the block come from `h2`, as an 8-word mask:
+//!   - [`BlockLayout::Bits`]: `k` positions of 9 bits each, taken from `h2` (7 per 64-bit word
+//!     of hash; further words come from a SplitMix64 step), positions may coincide;
+//!   - [`BlockLayout::SplitBlock`]: exactly one bit in each of the 8 words (`k = 8`), bit
+//!     `(h32 · SALTᵢ) >> 26` of word `i` with `h32` the low half of `h2` and the eight odd
+//!     salts below (the layout of Parquet's split-block Bloom filter, widened to 64-bit words).
+//!
+//! A query then loads one cache line and compares it with the mask; an insert ORs the mask in.
+//!
+//! Blocking costs accuracy: blocks receive a Poisson-distributed number of elements, and an
+//! overloaded block has a much higher FPR than the average. [`expected_fpp`] computes the exact
+//! expectation, `Σⱼ Poisson(j; n/B) · fpp_in_block(j)`, and [`params_for`] searches for the
+//! smallest filter whose expectation meets the target: the measured FPR then meets it too
+//! (`tests/blocked.rs`), at the price of extra bits per element (`docs/BENCHMARKS.md`).
+
+use crate::error::{Error, Result};
+use crate::math::{check_fpp, MAX_BITS};
+use crate::probe::reduce;
+use std::f64::consts::LN_2;
+
+/// Bits in one block.
+pub const BLOCK_BITS: u64 = 512;
+
+/// Odd multipliers of the split-block layout.
+const SALT: [u32; 8] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
+/// How the bits of an element are placed inside its block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockLayout {
+    /// `k` bits anywhere in the block.
+    Bits(u32),
+    /// One bit in each of the block's eight 64-bit words (`k = 8`).
+    SplitBlock,
+}
+
+impl BlockLayout {
+    /// Number of bits set per element.
+    pub fn hashes(self) -> u32 {
+        match self {
+            BlockLayout::Bits(k) => k,
+            BlockLayout::SplitBlock => 8,
+        }
+    }
+
+    /// The block (in `0..blocks`) and the 8-word mask of an element with hash `[h1, h2]`.
+    #[inline(always)]
+    pub fn locate(self, h1: u64, h2: u64, blocks: u64) -> (usize, [u64; 8]) {
+        (reduce(h1, blocks) as usize, self.mask(h2))
+    }
+
+    /// The 8-word in-block mask for hash word `h2`.
+    #[inline(always)]
+    pub fn mask(self, h2: u64) -> [u64; 8] {
+        let mut mask = [0u64; 8];
+        match self {
+            BlockLayout::SplitBlock => {
+                let h = h2 as u32;
+                for (m, salt) in mask.iter_mut().zip(SALT) {
+                    *m = 1u64 << (h.wrapping_mul(salt) >> 26);
+                }
+            }
+            BlockLayout::Bits(k) => {
+                // 7 positions of 9 bits per 64-bit word: h2 first, then SplitMix64 steps
+                // from h2 (never from the shifted-out remainder, which would be the same for
+                // every element).
+                let mut seed = h2;
+                let mut x = h2;
+                let mut left = 7;
+                for _ in 0..k {
+                    if left == 0 {
+                        seed = splitmix64(seed);
+                        x = seed;
+                        left = 7;
+                    }
+                    let pos = (x & 511) as usize;
+                    mask[pos >> 6] |= 1u64 << (pos & 63);
+                    x >>= 9;
+                    left -= 1;
+                }
+            }
+        }
+        mask
+    }
+
+    /// Probability that a query element not in the set tests positive in a block holding `j`
+    /// elements.
+    pub fn fpp_in_block(self, j: u64) -> f64 {
+        match self {
+            BlockLayout::Bits(k) => {
+                let kf = f64::from(k);
+                // Each of the j·k sets hits a given bit with probability 1/512.
+                let fill = -((kf * j as f64) * (-1.0 / BLOCK_BITS as f64).ln_1p()).exp_m1();
+                fill.powf(kf)
+            }
+            BlockLayout::SplitBlock => {
+                let fill = -((j as f64) * (-1.0 / 64.0f64).ln_1p()).exp_m1();
+                fill.powi(8)
+            }
+        }
+    }
+}
+
+/// SplitMix64's output function, used to stretch hash bits.
+#[inline(always)]
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Expected FPR of a blocked filter of `blocks` blocks after `n` insertions: the in-block FPR
+/// averaged over the Poisson distribution of block loads.
+pub fn expected_fpp(layout: BlockLayout, blocks: u64, n: u64) -> f64 {
+    if blocks == 0 {
+        return 1.0;
+    }
+    let lambda = n as f64 / blocks as f64;
+    if lambda == 0.0 {
+        return 0.0;
+    }
+    // Sum the Poisson terms around the mean until they are negligible.
+    let hi = (lambda + 12.0 * lambda.sqrt() + 30.0).ceil() as u64;
+    let mut total = 0.0;
+    // log P(j) = j ln λ - λ - ln j!
+    let mut log_p = -lambda;
+    for j in 0..=hi {
+        if j > 0 {
+            log_p += lambda.ln() - (j as f64).ln();
+        }
+        total += log_p.exp() * layout.fpp_in_block(j);
+    }
+    total.min(1.0)
+}
+
+/// The smallest blocked filter (number of blocks, layout) whose expected FPR after `n`
+/// insertions is at most `p`, trying the `k` values around the classic optimum and the
+/// split-block layout when `split_block` is true. `n = 0` is treated as 1.
+pub fn params_for(n: u64, p: f64, split_block: bool) -> Result<(u64, BlockLayout)> {
+    let p = check_fpp(p)?;
+    let n = n.max(1);
+    let k_opt = (-p.log2()).round().max(1.0) as u32;
+    let mut candidates: Vec<BlockLayout> = (k_opt.saturating_sub(2).max(1)..=k_opt + 3)
+        .map(BlockLayout::Bits)
+        .collect();
+    if split_block {
+        candidates = vec![BlockLayout::SplitBlock];
+    }
+    let max_blocks = MAX_BITS / BLOCK_BITS;
+    let mut best: Option<(u64, BlockLayout)> = None;
+    for layout in candidates {
+        // A blocked filter never beats the classic optimum, so start there (`lo` fails or is
+        // 0), grow `hi` until it meets p, then binary-search between them.
+        let classic = (-(n as f64) * p.ln() / (LN_2 * LN_2) / BLOCK_BITS as f64).floor() as u64;
+        let mut lo = classic.saturating_sub(1).min(max_blocks);
+        while lo > 0 && expected_fpp(layout, lo, n) <= p {
+            lo /= 2;
+        }
+        let mut hi = (lo + 1).max(lo + lo / 8);
+        while expected_fpp(layout, hi, n) > p {
+            if hi >= max_blocks {
+                break;
+            }
+            lo = hi;
+            hi = hi.saturating_mul(2).min(max_blocks);
+        }
+        if expected_fpp(layout, hi, n) > p {
+            continue;
+        }
+        while lo + 1 < hi {
+            let mid = lo + (hi - lo) / 2;
+            if expected_fpp(layout, mid, n) <= p {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        if best.is_none_or(|(b, _)| hi < b) {
+            best = Some((hi, layout));
+        }
+    }
+    best.ok_or(Error::TooLarge {
+        bits: u64::MAX,
+        limit: "no blocked filter this platform can address meets that FPR",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_have_the_right_bits() {
+        for h in [0u64, 1, u64::MAX, 0x0123_4567_89ab_cdef] {
+            let m = BlockLayout::SplitBlock.mask(h);
+            assert!(m.iter().all(|w| w.count_ones() == 1));
+            for k in [1, 7, 8, 20] {
+                let m = BlockLayout::Bits(k).mask(h);
+                let ones: u32 = m.iter().map(|w| w.count_ones()).sum();
+                assert!(ones >= 1 && ones <= k);
+            }
+        }
+        // Different hashes spread over all words.
+        let mut seen = [false; 8];
+        for h in 0..1000u64 {
+            for (i, w) in BlockLayout::Bits(3).mask(splitmix64(h)).iter().enumerate() {
+                seen[i] |= *w != 0;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn sizing_meets_target() {
+        for p in [0.1, 0.01, 0.001] {
+            for n in [1000u64, 1_000_000] {
+                let (blocks, layout) = params_for(n, p, false).unwrap();
+                assert!(expected_fpp(layout, blocks, n) <= p);
+                assert!(expected_fpp(layout, blocks - 1, n) > p || blocks == 1);
+                let (b2, l2) = params_for(n, p, true).unwrap();
+                assert!(expected_fpp(l2, b2, n) <= p);
+            }
+        }
+        assert!(params_for(10, 2.0, false).is_err());
+    }
+}
