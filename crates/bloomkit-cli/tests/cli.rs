@@ -340,7 +340,9 @@ fn merge_and_intersect() {
 fn calc_from_each_sufficient_subset() {
     let (code, out, _) = run(&["calc", "--capacity", "1e6", "--fpp", "0.01"], "");
     assert_eq!(code, 0);
-    for kind in ["classic", "counting", "scalable", "guava", "go", "redisson"] {
+    for kind in [
+        "classic", "blocked", "counting", "scalable", "guava", "go", "redisson",
+    ] {
         assert!(out.contains(kind), "{out}");
     }
     // Guava's sizing for (1e6, 1%) is 9585059 bits rounded up to words, k = 7.

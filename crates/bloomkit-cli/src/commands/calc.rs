@@ -43,6 +43,17 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
             Err(_) => continue,
         }
     }
+    // Blocking crowds some blocks, so a blocked filter needs more bits for the same FPR.
+    let (blocks, layout) = bloomkit::probe::blocked::params_for(n, p, false)?;
+    rows.push(Row {
+        kind: "blocked",
+        scheme: "default",
+        bits: blocks * bloomkit::probe::blocked::BLOCK_BITS,
+        bytes: blocks * 64,
+        hashes: layout.hashes(),
+        fpp: bloomkit::probe::blocked::expected_fpp(layout, blocks, n),
+        note: "one cache line per element",
+    });
     let d = math::params_for(n, p)?;
     rows.push(Row {
         kind: "counting",
