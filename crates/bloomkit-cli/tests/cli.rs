@@ -579,3 +579,80 @@ fn check_stops_quietly_when_the_reader_goes_away() {
     assert!(err.is_empty(), "{err}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_bad_line_in_a_later_batch_still_changes_nothing() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &["-n", "20000", "--force"]);
+    let before = std::fs::read(&f).unwrap();
+    // Batches hold 4096 lines: the bad line is in the third.
+    let mut input: String = (0..10_000).map(|i| format!("{i}\n")).collect();
+    input.insert_str(input.find("9000\n").unwrap(), "nine thousand\n");
+    let (code, _, err) = run(&["add", &f, "--items", "i32"], &input);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 9001") && err.contains("unchanged"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+}
+
+#[test]
+fn piped_runs_print_no_progress_bar_and_quiet_prints_nothing() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    let (_, _, err) = run(&["add", &f], "a\nb\n");
+    assert_eq!(err.lines().count(), 1, "only the summary: {err:?}");
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
+    let (_, _, err) = run(&["add", "-q", &f], "c\n");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn a_killed_add_leaves_the_previous_file_intact() {
+    use std::io::Write;
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    bk().args(["add", &f, "kept"]).assert().success();
+    let before = std::fs::read(&f).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomkit"))
+        .args(["add", &f])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..5000 {
+        writeln!(stdin, "item-{i}").unwrap();
+    }
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child.kill().unwrap(); // SIGKILL while it waits for more input
+    child.wait().unwrap();
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    assert_eq!(run(&["check", &f, "kept"], "").0, 0);
+}
+
+#[test]
+fn dedup_can_grow_a_scalable_filter() {
+    let d = dir();
+    let f = p(&d, "s.bloom");
+    let input: String = (0..3000).map(|i| format!("{}\n", i % 2000)).collect();
+    let (code, out, err) = run(
+        &[
+            "dedup", &f, "-n", "100", "-p", "0.001", "--kind", "scalable",
+        ],
+        &input,
+    );
+    assert_eq!(code, 0, "{err}");
+    // 2000 distinct lines; a scalable filter keeps its 0.1% compound bound while growing 20x,
+    // so at most a few of them can be dropped as false positives (expected <= 2).
+    let kept = out.lines().count();
+    assert!((1985..=2000).contains(&kept), "{kept}");
+    let (_, info, _) = run(&["info", &f, "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+    assert!(v["layers"].as_array().unwrap().len() >= 5, "{v}");
+}
