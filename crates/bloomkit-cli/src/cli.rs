@@ -152,9 +152,9 @@ EXAMPLES:
         target: String,
         #[command(flatten)]
         sizing: Sizing,
-        /// The kind of filter.
-        #[arg(long, value_enum, default_value_t = Kind::Classic)]
-        kind: Kind,
+        /// The kind of filter [default: classic for files, blocked for Redis].
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
         /// How elements map to bits: bloomkit's own or exactly another library's.
         #[arg(long, value_enum, default_value_t = SchemeName::Default)]
         scheme: SchemeName,
@@ -220,9 +220,10 @@ EXAMPLES:
         target: String,
         #[command(flatten)]
         sizing: Sizing,
-        /// Kind used when the filter is created.
-        #[arg(long, value_enum, default_value_t = Kind::Classic)]
-        kind: Kind,
+        /// Kind used when the filter is created [default: classic for files, blocked for
+        /// Redis].
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
         #[command(flatten)]
         item_args: ItemArgs,
     },

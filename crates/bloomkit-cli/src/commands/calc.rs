@@ -105,7 +105,7 @@ pub(crate) fn run(
         math::Params { bits: 1, hashes: k }.validate()?;
     }
     let filter_desc = match filter {
-        Some(f) => Some((f, open(f, ctx)?.describe())),
+        Some(f) => Some((f, open(f, ctx)?.describe()?)),
         None => None,
     };
     let (n, p) = (sizing.capacity, sizing.fpp);

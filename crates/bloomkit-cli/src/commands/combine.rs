@@ -60,7 +60,7 @@ pub(crate) fn run(
     let mut t = Target::replace(&out_location, filter, design, force || out_is_input)?;
     t.save()?;
     if !quiet {
-        let d = t.describe();
+        let d = t.describe()?;
         eprintln!(
             "wrote the {} of {} filters to {}: about {:.0} items",
             if op == Op::Union {

@@ -108,7 +108,7 @@ pub(crate) fn import(
     let mut t = Target::replace(&location, filter.into(), None, force)?;
     t.save()?;
     if !quiet {
-        let d = t.describe();
+        let d = t.describe()?;
         eprintln!(
             "imported {} ({}) into {}: {} bits, {} hashes, about {:.0} items",
             file.display(),

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 pub(crate) fn run(
     target: &str,
     sizing: &Sizing,
-    kind: Kind,
+    kind: Option<Kind>,
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
@@ -28,7 +28,7 @@ pub(crate) fn run(
     let mut t = Target::create(&location, new, force, ctx)?;
     t.save()?;
     if !quiet {
-        let d = t.describe();
+        let d = t.describe()?;
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

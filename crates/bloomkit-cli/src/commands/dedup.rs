@@ -11,7 +11,7 @@ use std::process::ExitCode;
 pub(crate) fn run(
     target: &str,
     sizing: &Sizing,
-    kind: Kind,
+    kind: Option<Kind>,
     format: ItemFormat,
     ctx: &Context,
     quiet: bool,
@@ -38,7 +38,7 @@ pub(crate) fn run(
     let mut new = Vec::new();
     let mut kept = 0u64;
     let total = for_each_batch(&[], format, quiet, |batch, _| {
-        t.insert_batch(batch.elements(), &mut new)?;
+        t.insert_batch(batch.elements(), &mut new, false)?;
         for ((line, _), &n) in batch.iter().zip(&new) {
             if n {
                 kept += 1;

@@ -41,7 +41,7 @@ pub(crate) fn to_json(d: &Description) -> Value {
 
 pub(crate) fn run(target: &str, json: bool, ctx: &Context) -> Result<ExitCode> {
     let t = open(target, ctx)?;
-    let d = t.describe();
+    let d = t.describe()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&to_json(&d))?);
         return Ok(ExitCode::SUCCESS);

@@ -120,8 +120,8 @@ pub struct NewFilter {
     pub capacity: u64,
     /// Design FPR.
     pub fpp: f64,
-    /// Kind.
-    pub kind: Kind,
+    /// Kind (None: the target's default).
+    pub kind: Option<Kind>,
     /// Scheme.
     pub scheme: SchemeName,
 }
@@ -139,7 +139,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         }
         spec = spec.with_hashing(key.clone());
     }
-    Ok(match new.kind {
+    Ok(match new.kind.unwrap_or(Kind::Classic) {
         Kind::Classic => BloomFilter::from_spec(spec)?.into(),
         Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
         Kind::Scalable => {
@@ -294,13 +294,26 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
     }
 }
 
+/// A filter in memory, loaded from (and saved back to) a file.
+#[derive(Debug)]
+struct Loaded {
+    filter: AnyFilter,
+    design: Option<Design>,
+    dirty: bool,
+}
+
+/// Where an open filter's state is.
+#[derive(Debug)]
+enum Backend {
+    /// In memory, from a file.
+    Memory(Loaded),
+}
+
 /// An opened filter and where it goes back to.
 #[derive(Debug)]
 pub struct Target {
     location: Location,
-    filter: AnyFilter,
-    design: Option<Design>,
-    dirty: bool,
+    backend: Backend,
 }
 
 fn redis_unavailable(loc: &Location) -> anyhow::Error {
@@ -321,7 +334,7 @@ impl Target {
 
     /// Opens an existing filter.
     pub fn open(location: &Location, ctx: &Context) -> Result<Target> {
-        match location {
+        let backend = match location {
             Location::File(path) => {
                 if !path.exists() {
                     bail!(
@@ -336,40 +349,27 @@ impl Target {
                     }
                     e => anyhow!("{}: {e}", path.display()),
                 })?;
-                Ok(Target {
-                    location: location.clone(),
+                Backend::Memory(Loaded {
                     filter: decoded.filter,
                     design: decoded.design,
                     dirty: false,
                 })
             }
-            Location::Redis { .. } => Err(redis_unavailable(location)),
-        }
+            Location::Redis { .. } => return Err(redis_unavailable(location)),
+        };
+        Ok(Target {
+            location: location.clone(),
+            backend,
+        })
     }
 
-    /// A new filter at `location` (saved by [`Target::save`]). Refuses to replace an existing
-    /// one unless `force`.
+    /// A new filter at `location` (files are written by [`Target::save`]). Refuses to replace
+    /// an existing one unless `force`.
     pub fn create(
         location: &Location,
         new: NewFilter,
         force: bool,
         ctx: &Context,
-    ) -> Result<Target> {
-        let filter = build(new, ctx)?;
-        let design = Some(Design {
-            capacity: new.capacity,
-            fpp: new.fpp,
-        });
-        Self::replace(location, filter, design, force)
-    }
-
-    /// A target that will hold `filter` (saved by [`Target::save`]). Refuses to replace an
-    /// existing filter unless `force`.
-    pub fn replace(
-        location: &Location,
-        filter: AnyFilter,
-        design: Option<Design>,
-        force: bool,
     ) -> Result<Target> {
         if !force && Self::exists(location)? {
             bail!(
@@ -378,13 +378,47 @@ impl Target {
             );
         }
         match location {
-            Location::File(_) => Ok(Target {
-                location: location.clone(),
-                filter,
-                design,
-                dirty: true,
-            }),
+            Location::File(_) => {
+                let filter = build(new, ctx)?;
+                let design = Some(Design {
+                    capacity: new.capacity,
+                    fpp: new.fpp,
+                });
+                Self::replace(location, filter, design, true)
+            }
             Location::Redis { .. } => Err(redis_unavailable(location)),
+        }
+    }
+
+    /// A target that will hold `filter` (saved by [`Target::save`]). Refuses to replace an
+    /// existing filter unless `force`. Only files can take a whole filter.
+    pub fn replace(
+        location: &Location,
+        filter: AnyFilter,
+        design: Option<Design>,
+        force: bool,
+    ) -> Result<Target> {
+        match location {
+            Location::File(_) => {
+                if !force && Self::exists(location)? {
+                    bail!(
+                        "{}: a filter already exists (use --force to replace it)",
+                        location.display()
+                    );
+                }
+                Ok(Target {
+                    location: location.clone(),
+                    backend: Backend::Memory(Loaded {
+                        filter,
+                        design,
+                        dirty: true,
+                    }),
+                })
+            }
+            Location::Redis { .. } => bail!(
+                "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
+                location.display()
+            ),
         }
     }
 
@@ -395,80 +429,118 @@ impl Target {
 
     /// The filter's kind.
     pub fn kind(&self) -> &'static str {
-        self.filter.kind()
+        match &self.backend {
+            Backend::Memory(m) => m.filter.kind(),
+        }
     }
 
-    /// Inserts every element of a batch; `new[i]` says whether element `i` was new.
-    pub fn insert_batch(&mut self, elements: &[Vec<u8>], new: &mut Vec<bool>) -> Result<()> {
-        new.clear();
-        for e in elements {
-            let was_new = self
-                .filter
-                .insert_encoded(e)
-                .map_err(|err| anyhow!("{}: {err}", self.location.display()))?;
-            new.push(was_new);
+    /// Whether large adds can take a bulk path (which does not report new elements one by
+    /// one; see [`Target::insert_batch`]).
+    pub fn has_bulk(&self) -> bool {
+        match &self.backend {
+            Backend::Memory(_) => false,
         }
-        self.dirty = true;
+    }
+
+    /// Estimated number of distinct elements in the filter.
+    pub fn estimated_items(&self) -> Result<f64> {
+        Ok(self.describe()?.estimated_items)
+    }
+
+    /// Inserts every element of a batch; `new[i]` says whether element `i` was new. With
+    /// `bulk` on a target that [has a bulk path](Target::has_bulk), `new` is left empty.
+    pub fn insert_batch(
+        &mut self,
+        elements: &[Vec<u8>],
+        new: &mut Vec<bool>,
+        bulk: bool,
+    ) -> Result<()> {
+        let _ = bulk;
+        new.clear();
+        match &mut self.backend {
+            Backend::Memory(m) => {
+                for e in elements {
+                    let was_new = m
+                        .filter
+                        .insert_encoded(e)
+                        .map_err(|err| anyhow!("{}: {err}", self.location.display()))?;
+                    new.push(was_new);
+                }
+                m.dirty = true;
+            }
+        }
         Ok(())
     }
 
     /// Tests every element of a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         present.clear();
-        present.extend(elements.iter().map(|e| self.filter.contains_encoded(e)));
+        match &self.backend {
+            Backend::Memory(m) => {
+                present.extend(elements.iter().map(|e| m.filter.contains_encoded(e)));
+            }
+        }
         Ok(())
     }
 
     /// Removes every element of a batch (counting filters only). Fails naming the first
-    /// element (by index) that cannot be removed; nothing of a failed batch reaches the
-    /// target.
+    /// element (by index) that cannot be removed; a file target is then not saved.
     pub fn remove_batch(
         &mut self,
         elements: &[Vec<u8>],
     ) -> std::result::Result<(), (usize, anyhow::Error)> {
-        if !matches!(self.filter, AnyFilter::Counting(_)) {
-            return Err((
-                0,
-                anyhow!(
-                    "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
-                    self.location.display(),
-                    self.filter.kind()
-                ),
-            ));
+        match &mut self.backend {
+            Backend::Memory(m) => {
+                if !matches!(m.filter, AnyFilter::Counting(_)) {
+                    return Err((
+                        0,
+                        anyhow!(
+                            "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                            self.location.display(),
+                            m.filter.kind()
+                        ),
+                    ));
+                }
+                for (i, e) in elements.iter().enumerate() {
+                    m.filter
+                        .remove_encoded(e)
+                        .map_err(|err| (i, anyhow!("{err}")))?;
+                }
+                m.dirty = true;
+                Ok(())
+            }
         }
-        for (i, e) in elements.iter().enumerate() {
-            self.filter
-                .remove_encoded(e)
-                .map_err(|err| (i, anyhow!("{err}")))?;
-        }
-        self.dirty = true;
-        Ok(())
     }
 
     /// Describes the filter.
-    pub fn describe(&self) -> Description {
-        describe(&self.filter, self.design)
+    pub fn describe(&self) -> Result<Description> {
+        match &self.backend {
+            Backend::Memory(m) => Ok(describe(&m.filter, m.design)),
+        }
     }
 
-    /// The filter as it is now, with its design.
+    /// The filter as it is now, with its design (file targets only).
     pub fn snapshot(&self) -> Result<(AnyFilter, Option<Design>)> {
-        Ok((self.filter.clone(), self.design))
+        match &self.backend {
+            Backend::Memory(m) => Ok((m.filter.clone(), m.design)),
+        }
     }
 
     /// Writes changes back: an atomic replace for files.
     pub fn save(&mut self) -> Result<()> {
-        if !self.dirty {
-            return Ok(());
-        }
-        match &self.location {
-            Location::File(path) => {
-                bloomkit::file::save(path, &self.filter, self.design)
-                    .map_err(|e| anyhow!("saving {}: {e}", path.display()))?;
+        match (&mut self.backend, &self.location) {
+            (Backend::Memory(m), Location::File(path)) => {
+                if m.dirty {
+                    bloomkit::file::save(path, &m.filter, m.design)
+                        .map_err(|e| anyhow!("saving {}: {e}", path.display()))?;
+                    m.dirty = false;
+                }
+                Ok(())
             }
-            Location::Redis { .. } => return Err(redis_unavailable(&self.location)),
+            (Backend::Memory(_), Location::Redis { .. }) => {
+                unreachable!("memory backends come from files")
+            }
         }
-        self.dirty = false;
-        Ok(())
     }
 }
 
