@@ -349,7 +349,7 @@ EXAMPLES:
 EXAMPLES:
   bloomkit import users.guava --format guava users.bloom
   bloomkit check users.bloom alice
-  bloomkit import filter.json --format go-json redis://127.0.0.1:6379/users")]
+  bloomkit import filter.json --format go-json go.bloom --force")]
     Import {
         /// The file to read ('-' for standard input).
         file: PathBuf,
