@@ -1,0 +1,465 @@
+//! The command line: every command, option and help text (clap derive).
+
+use crate::items::ItemFormat;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const TARGET_HELP: &str =
+    "A filter file path, or redis://HOST:PORT/NAME, or redis+cluster://HOST:PORT/NAME";
+
+const AFTER_HELP: &str = "\
+TARGETS:
+  A TARGET is a file (saved atomically: an interrupted command leaves the previous file intact),
+  or a filter kept in Redis: redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME.
+
+ITEMS:
+  Commands that take items read them from their arguments, or one per line from standard input.
+  --items says how a line becomes an element: utf8 (the default), utf16le, i32, i64 or hex.
+
+EXIT STATUS:
+  0 success (for check: at least one line printed or counted), 1 check printed nothing,
+  2 error (one line on standard error).
+
+EXAMPLES:
+  bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
+  cat urls.txt | bloomkit dedup seen.bloom > new-urls.txt
+  bloomkit check seen.bloom https://example.com/ && echo 'probably seen'
+  bloomkit info seen.bloom --json
+  bloomkit calc --capacity 1e6 --fpp 0.01 --plot fpr.svg";
+
+/// Create, fill, query, merge, size and convert Bloom filters, in files and in Redis.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bloomkit",
+    version,
+    about,
+    long_about = None,
+    after_help = AFTER_HELP,
+    args_override_self = true
+)]
+pub struct Cli {
+    /// No progress bar and no summary on standard error.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// A file holding the 16-byte SipHash key of a keyed filter (16 raw bytes, or 32 hex
+    /// digits). Needed to create and to open filters whose elements an adversary may choose.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The kinds of filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible).
+    Classic,
+    /// Cache-blocked: every probe of an element in one 512-bit block (fastest).
+    Blocked,
+    /// 4-bit counters instead of bits, so elements can be removed.
+    Counting,
+    /// Grows by adding layers as it fills, keeping the FPR bound.
+    Scalable,
+}
+
+/// How elements map to bits: bloomkit's own, or exactly another library's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemeName {
+    /// bloomkit's own sizing, XXH3 hashing and probing (fastest).
+    Default,
+    /// Guava's BloomFilter.create (MURMUR128_MITZ_64).
+    Guava,
+    /// Guava's sizing with the older MURMUR128_MITZ_32 strategy.
+    Guava32,
+    /// Go bits-and-blooms NewWithEstimates.
+    Go,
+    /// Redisson RBloomFilter.tryInit (HighwayHash).
+    Redisson,
+}
+
+impl SchemeName {
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemeName::Default => "default",
+            SchemeName::Guava => "guava",
+            SchemeName::Guava32 => "guava32",
+            SchemeName::Go => "go",
+            SchemeName::Redisson => "redisson",
+        }
+    }
+
+    /// The library preset.
+    pub fn preset(self) -> bloomkit::Preset {
+        match self {
+            SchemeName::Default => bloomkit::Preset::Bloomkit,
+            SchemeName::Guava => bloomkit::Preset::Guava,
+            SchemeName::Guava32 => bloomkit::Preset::Guava32,
+            SchemeName::Go => bloomkit::Preset::Go,
+            SchemeName::Redisson => bloomkit::Preset::Redisson,
+        }
+    }
+}
+
+/// Foreign serialisation formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Guava BloomFilter.writeTo / readFrom, MURMUR128_MITZ_64.
+    Guava,
+    /// Guava BloomFilter.writeTo / readFrom, MURMUR128_MITZ_32.
+    Guava32,
+    /// Go bits-and-blooms WriteTo / ReadFrom (binary).
+    Go,
+    /// Go bits-and-blooms MarshalJSON / UnmarshalJSON.
+    GoJson,
+}
+
+/// Options shared by the commands that read items.
+#[derive(Debug, Clone, Args)]
+pub struct ItemArgs {
+    /// How each item becomes an element: utf8 = the line's bytes; utf16le = Guava's
+    /// unencodedChars funnel; i32/i64 = a decimal number as Guava's integer/long funnel;
+    /// hex = raw bytes written in hexadecimal.
+    #[arg(long = "items", id = "item_format", value_enum, default_value_t = ItemFormat::Utf8, value_name = "FORMAT")]
+    pub items: ItemFormat,
+}
+
+/// Sizing options for creating a filter.
+#[derive(Debug, Clone, Args)]
+pub struct Sizing {
+    /// Number of elements the filter is designed for (1000000, 1e6 and 1_000_000 all work).
+    #[arg(short = 'n', long, value_parser = parse_count, value_name = "N")]
+    pub capacity: Option<u64>,
+    /// Target false-positive probability, in (0, 1), e.g. 0.01 or 1%.
+    #[arg(short = 'p', long, value_parser = parse_fpp, value_name = "P")]
+    pub fpp: Option<f64>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create an empty filter.
+    #[command(after_help = "\
+EXAMPLES:
+  bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
+  bloomkit create users.bloom -n 1e6 -p 1% --kind counting
+  bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
+  bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
+    Create {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        #[command(flatten)]
+        sizing: Sizing,
+        /// The kind of filter [default: classic for files, blocked for Redis].
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
+        /// How elements map to bits: bloomkit's own or exactly another library's.
+        #[arg(long, value_enum, default_value_t = SchemeName::Default)]
+        scheme: SchemeName,
+        /// Replace an existing filter.
+        #[arg(long)]
+        force: bool,
+    },
+
+    /// Add items (arguments, or one per line from standard input).
+    #[command(after_help = "\
+Reports on standard error how many items were new. If a line cannot be parsed, the command
+fails naming the line, and a file target is left exactly as it was.
+
+EXAMPLES:
+  bloomkit add seen.bloom alice bob
+  seq 1 1000000 | bloomkit add ids.bloom --items i64
+  bloomkit add redis://127.0.0.1:6379/seen < urls.txt")]
+    Add {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// Items to add; when none are given, one per line from standard input.
+        #[arg(allow_negative_numbers = true)]
+        items: Vec<String>,
+        #[command(flatten)]
+        item_args: ItemArgs,
+    },
+
+    /// Print the items that are probably present (grep-like exit status).
+    #[command(after_help = "\
+EXIT STATUS: 0 if at least one line was printed (or counted), 1 if none, 2 on error.
+
+EXAMPLES:
+  bloomkit check seen.bloom alice carol      # prints the ones probably present
+  bloomkit check -v seen.bloom < emails.txt  # prints those definitely absent
+  bloomkit check -c seen.bloom < emails.txt  # prints how many are probably present")]
+    Check {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// Items to test; when none are given, one per line from standard input.
+        #[arg(allow_negative_numbers = true)]
+        items: Vec<String>,
+        /// Print the items that are definitely absent instead.
+        #[arg(short = 'v', long)]
+        absent: bool,
+        /// Print only the number of matching items.
+        #[arg(short = 'c', long)]
+        count: bool,
+        #[command(flatten)]
+        item_args: ItemArgs,
+    },
+
+    /// Copy standard input to standard output, dropping lines seen before.
+    #[command(after_help = "\
+Each line that the filter has probably seen is dropped; each new line is printed and added.
+With a file target the filter is saved (atomically) at the end. Creates the filter when it
+does not exist and --capacity and --fpp are given.
+
+EXAMPLES:
+  tail -F access.log | cut -d' ' -f7 | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
+  bloomkit dedup redis://127.0.0.1:6379/crawl < frontier.txt > to-fetch.txt")]
+    Dedup {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        #[command(flatten)]
+        sizing: Sizing,
+        /// Kind used when the filter is created [default: classic for files, blocked for
+        /// Redis].
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
+        #[command(flatten)]
+        item_args: ItemArgs,
+    },
+
+    /// Remove items from a counting filter.
+    #[command(after_help = "\
+Only counting filters can remove. Remove only items you know were added: removing a false
+positive would make other items test absent. An item that is certainly absent is an error
+and nothing is changed.
+
+EXAMPLES:
+  bloomkit create sessions.bloom -n 1e5 -p 0.01 --kind counting
+  bloomkit add sessions.bloom s-1 s-2
+  bloomkit remove sessions.bloom s-1")]
+    Remove {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// Items to remove; when none are given, one per line from standard input.
+        #[arg(allow_negative_numbers = true)]
+        items: Vec<String>,
+        #[command(flatten)]
+        item_args: ItemArgs,
+    },
+
+    /// Describe a filter: kind, size, design and current estimates.
+    #[command(after_help = "\
+EXAMPLES:
+  bloomkit info seen.bloom
+  bloomkit info seen.bloom --json | jq .estimated_fpp")]
+    Info {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// Print a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity,
+        /// fpp, estimated_items, fill_ratio, estimated_fpp (and layers for scalable filters).
+        #[arg(long)]
+        json: bool,
+    },
+
+    /// Write the union of filters A, B, ... to OUT.
+    #[command(after_help = "\
+The filters must be of the same kind, size, hashing and scheme.
+
+EXAMPLES:
+  bloomkit merge all.bloom monday.bloom tuesday.bloom")]
+    Merge {
+        /// The output filter (may be one of the inputs).
+        out: String,
+        /// The filters to combine (at least two).
+        #[arg(required = true, num_args = 2..)]
+        inputs: Vec<String>,
+        /// Replace OUT if it exists and is not one of the inputs.
+        #[arg(long)]
+        force: bool,
+    },
+
+    /// Write the intersection of filters A, B, ... to OUT.
+    #[command(after_help = "\
+The filters must be classic filters of the same size, hashing and scheme. The result may
+answer 'probably present' for a few more elements than a filter built from the common
+elements would.
+
+EXAMPLES:
+  bloomkit intersect both.bloom monday.bloom tuesday.bloom")]
+    Intersect {
+        /// The output filter (may be one of the inputs).
+        out: String,
+        /// The filters to combine (at least two).
+        #[arg(required = true, num_args = 2..)]
+        inputs: Vec<String>,
+        /// Replace OUT if it exists and is not one of the inputs.
+        #[arg(long)]
+        force: bool,
+    },
+
+    /// Compute filter parameters from any sufficient subset of n, p, m, k.
+    #[command(after_help = "\
+Give --capacity and --fpp (parameters for each kind and scheme), or --bits with --capacity
+or --fpp (and optionally --hashes).
+
+EXAMPLES:
+  bloomkit calc --capacity 1e6 --fpp 0.01
+  bloomkit calc --bits 8388608 --capacity 1e6          # expected FPR
+  bloomkit calc --bits 8388608 --fpp 0.001            # capacity
+  bloomkit calc -n 1e6 -p 0.01 --plot fpr.svg --filter seen.bloom")]
+    Calc {
+        #[command(flatten)]
+        sizing: Sizing,
+        /// Number of bits, m (e.g. 8388608, 8Mi, 1MiB = 8388608 bits).
+        #[arg(short = 'm', long, value_parser = parse_bits, value_name = "M")]
+        bits: Option<u64>,
+        /// Number of hash functions, k.
+        #[arg(short = 'k', long, value_name = "K")]
+        hashes: Option<u32>,
+        /// Draw the expected FPR against the number of inserted elements (SVG).
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        /// Take the parameters from this filter and mark its current point on the plot.
+        #[arg(long, value_name = "TARGET")]
+        filter: Option<String>,
+    },
+
+    /// Write a filter in Guava's or Go's format.
+    #[command(after_help = "\
+The filter must have been created with the matching --scheme (guava, guava32 or go).
+
+EXAMPLES:
+  bloomkit create users.bloom -n 1000 -p 0.01 --scheme guava
+  bloomkit add users.bloom alice bob
+  bloomkit export users.bloom --format guava -o users.guava   # BloomFilter.readFrom reads it")]
+    Export {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// The output format.
+        #[arg(long, value_enum)]
+        format: Format,
+        /// Output file ('-' for standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+
+    /// Read a filter written by Guava or Go into a new TARGET.
+    #[command(after_help = "\
+EXAMPLES:
+  bloomkit import users.guava --format guava users.bloom
+  bloomkit check users.bloom alice
+  bloomkit import filter.json --format go-json go.bloom --force")]
+    Import {
+        /// The file to read ('-' for standard input).
+        file: PathBuf,
+        /// Its format.
+        #[arg(long, value_enum)]
+        format: Format,
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// Replace an existing filter.
+        #[arg(long)]
+        force: bool,
+    },
+
+    /// Print a shell completion script.
+    #[command(after_help = "\
+EXAMPLES:
+  bloomkit completions bash > /etc/bash_completion.d/bloomkit
+  bloomkit completions zsh > \"${fpath[1]}/_bloomkit\"")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the man page (roff).
+    #[command(after_help = "\
+EXAMPLES:
+  bloomkit man > bloomkit.1 && man ./bloomkit.1")]
+    Man,
+}
+
+fn strip_underscores(s: &str) -> String {
+    s.trim().chars().filter(|&c| c != '_').collect()
+}
+
+/// Parses a count: `1000000`, `1_000_000` or `1e6` (must be a whole number).
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let t = strip_underscores(s);
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(n);
+    }
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < u64::MAX as f64 => {
+            Ok(x as u64)
+        }
+        _ => Err(format!(
+            "'{s}' is not a whole number of elements (e.g. 1000000 or 1e6)"
+        )),
+    }
+}
+
+/// Parses a probability: `0.01`, `1e-3` or `1%`; must be in (0, 1).
+pub fn parse_fpp(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (t, scale) = match t.strip_suffix('%') {
+        Some(t) => (t, 100.0),
+        None => (t, 1.0),
+    };
+    match t.trim().parse::<f64>() {
+        Ok(x) if x / scale > 0.0 && x / scale < 1.0 => Ok(x / scale),
+        _ => Err(format!(
+            "'{s}' is not a probability between 0 and 1 (e.g. 0.01 or 1%)"
+        )),
+    }
+}
+
+/// Parses a bit count, with optional binary suffixes: `Ki`, `Mi`, `Gi` (bits) or `KiB`,
+/// `MiB`, `GiB` (bytes, times 8).
+pub fn parse_bits(s: &str) -> Result<u64, String> {
+    let t = strip_underscores(s);
+    let units: [(&str, u64); 6] = [
+        ("KiB", 8 << 10),
+        ("MiB", 8 << 20),
+        ("GiB", 8 << 30),
+        ("Ki", 1 << 10),
+        ("Mi", 1 << 20),
+        ("Gi", 1 << 30),
+    ];
+    for (suffix, mult) in units {
+        if let Some(num) = t.strip_suffix(suffix) {
+            return parse_count(num)?
+                .checked_mul(mult)
+                .ok_or_else(|| format!("'{s}' is too many bits"));
+        }
+    }
+    parse_count(&t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn number_parsers() {
+        assert_eq!(parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(parse_count("1_000"), Ok(1000));
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("-3").is_err());
+        assert_eq!(parse_fpp("1%"), Ok(0.01));
+        assert_eq!(parse_fpp("0.001"), Ok(0.001));
+        assert!(parse_fpp("1").is_err());
+        assert!(parse_fpp("0").is_err());
+        assert!(parse_fpp("nan").is_err());
+        assert_eq!(parse_bits("1MiB"), Ok(8 << 20));
+        assert_eq!(parse_bits("8Mi"), Ok(8 << 20));
+        assert_eq!(parse_bits("100"), Ok(100));
+    }
+}

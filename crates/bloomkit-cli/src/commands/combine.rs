@@ -1,0 +1,77 @@
+//! `bloomkit merge` and `bloomkit intersect`.
+
+use crate::commands::open;
+use crate::target::{Context, Location, Target};
+use anyhow::{anyhow, bail, Result};
+use bloomkit::{AnyFilter, Filter};
+use std::process::ExitCode;
+
+/// Which combination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Union,
+    Intersect,
+}
+
+fn combine(op: Op, acc: &mut AnyFilter, other: &AnyFilter) -> bloomkit::Result<()> {
+    match (acc, other) {
+        (AnyFilter::Classic(a), AnyFilter::Classic(b)) => match op {
+            Op::Union => a.union(b),
+            Op::Intersect => a.intersect(b),
+        },
+        (AnyFilter::Counting(a), AnyFilter::Counting(b)) if op == Op::Union => a.union(b),
+        (a, b) if a.kind() != b.kind() => Err(bloomkit::Error::Incompatible(
+            bloomkit::Incompatibility::Kind(a.kind().into(), b.kind().into()),
+        )),
+        (a, _) => Err(bloomkit::Error::Unsupported {
+            operation: match op {
+                Op::Union => "merge",
+                Op::Intersect => "intersect",
+            },
+            kind: a.kind(),
+        }),
+    }
+}
+
+pub(crate) fn run(
+    op: Op,
+    out: &str,
+    inputs: &[String],
+    force: bool,
+    ctx: &Context,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let out_location = Location::parse(out)?;
+    let mut first: Option<(AnyFilter, _)> = None;
+    for input in inputs {
+        let (filter, design) = open(input, ctx)?.snapshot()?;
+        match &mut first {
+            None => first = Some((filter, design)),
+            Some((acc, _)) => combine(op, acc, &filter)
+                .map_err(|e| anyhow!("cannot combine {} with {input}: {e}", inputs[0]))?,
+        }
+    }
+    let Some((filter, design)) = first else {
+        bail!("give at least two input filters");
+    };
+    let out_is_input = inputs
+        .iter()
+        .any(|i| Location::parse(i).ok().as_ref() == Some(&out_location));
+    let mut t = Target::replace(&out_location, filter, design, force || out_is_input)?;
+    t.save()?;
+    if !quiet {
+        let d = t.describe()?;
+        eprintln!(
+            "wrote the {} of {} filters to {}: about {:.0} items",
+            if op == Op::Union {
+                "union"
+            } else {
+                "intersection"
+            },
+            inputs.len(),
+            out_location.display(),
+            d.estimated_items
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

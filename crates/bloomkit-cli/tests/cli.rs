@@ -1,0 +1,658 @@
+//! End-to-end tests: the real `bloomkit` binary, run as a user would.
+
+use assert_cmd::Command;
+use std::path::Path;
+use tempfile::TempDir;
+
+fn bk() -> Command {
+    Command::cargo_bin("bloomkit").expect("the bloomkit binary is built")
+}
+
+fn dir() -> TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn p(d: &TempDir, name: &str) -> String {
+    d.path().join(name).to_string_lossy().into_owned()
+}
+
+/// Runs and returns (status, stdout, stderr), checking that an error is one clean line.
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let out = bk().args(args).write_stdin(stdin).output().expect("runs");
+    let code = out.status.code().expect("exit code");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "no panic: {stderr}"
+    );
+    if code == 2 {
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "one-line error: {stderr}"
+        );
+        assert!(stderr.starts_with("bloomkit: "), "{stderr}");
+    }
+    (
+        code,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    )
+}
+
+fn create(path: &str, extra: &[&str]) {
+    let mut args = vec!["create", path, "--capacity", "1000", "--fpp", "0.01"];
+    args.extend_from_slice(extra);
+    let (code, _, err) = run(&args, "");
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn create_refuses_to_overwrite_without_force() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    let before = std::fs::read(&f).unwrap();
+    bk().args(["add", &f, "x"]).assert().success();
+    let (code, _, err) = run(&["create", &f, "-n", "10", "-p", "0.1"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("--force"), "{err}");
+    assert_ne!(
+        std::fs::read(&f).unwrap(),
+        before,
+        "the add above changed it"
+    );
+    let (code, _, _) = run(&["create", &f, "-n", "1000", "-p", "1%", "--force"], "");
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read(&f).unwrap(), before, "an empty filter again");
+}
+
+#[test]
+fn create_needs_valid_sizing() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    for args in [
+        vec!["create", &f, "--capacity", "10"],
+        vec!["create", &f, "-n", "10", "-p", "1.5"],
+        vec!["create", &f, "-n", "ten", "-p", "0.1"],
+    ] {
+        let (code, _, err) = run(&args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+    assert!(!Path::new(&f).exists());
+    let (code, _, err) = run(
+        &[
+            "create", &f, "-n", "10", "-p", "0.1", "--kind", "scalable", "--scheme", "guava",
+        ],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("scalable"), "{err}");
+}
+
+#[test]
+fn add_then_check_with_grep_exit_codes() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    let (code, _, err) = run(&["add", &f], "alice\nbob\nalice\n");
+    assert_eq!(code, 0);
+    assert!(err.contains("3 items") && err.contains("2 new"), "{err}");
+
+    let (code, out, _) = run(&["check", &f, "alice", "zed-not-there", "bob"], "");
+    assert_eq!((code, out.as_str()), (0, "alice\nbob\n"));
+    let (code, out, _) = run(&["check", &f], "nope-1\nnope-2\n");
+    assert_eq!((code, out.as_str()), (1, ""));
+    let (code, out, _) = run(&["check", "-v", &f], "alice\nnope-1\n");
+    assert_eq!((code, out.as_str()), (0, "nope-1\n"));
+    let (code, out, _) = run(&["check", "-c", &f], "alice\nbob\nnope\n");
+    assert_eq!((code, out.as_str()), (0, "2\n"));
+    let (code, out, _) = run(&["check", "-c", &f, "nope"], "");
+    assert_eq!((code, out.as_str()), (1, "0\n"));
+    let (code, _, err) = run(&["check", &p(&d, "missing.bloom"), "x"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("missing.bloom") && err.contains("create"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_line_names_its_number_and_changes_nothing() {
+    let d = dir();
+    let f = p(&d, "ids.bloom");
+    create(&f, &[]);
+    bk().args(["add", &f, "--items", "i64", "5"])
+        .assert()
+        .success();
+    let before = std::fs::read(&f).unwrap();
+    let (code, _, err) = run(&["add", &f, "--items", "i64"], "1\n2\nthree\n4\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("line 3") && err.contains("three"), "{err}");
+    assert_eq!(std::fs::read(&f).unwrap(), before, "file untouched");
+    let (_, out, _) = run(&["check", &f, "--items", "i64", "-c"], "1\n2\n5\n");
+    assert_eq!(out, "1\n", "only the earlier 5 is there");
+    // No temporary file is left behind either.
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn item_formats_are_distinct_encodings() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    bk().args(["add", &f, "--items", "hex", "00ff"])
+        .assert()
+        .success();
+    bk().args(["add", &f, "--items", "i32", "42"])
+        .assert()
+        .success();
+    bk().args(["add", &f, "--items", "utf16le", "hé"])
+        .assert()
+        .success();
+    let check = |fmt: &str, item: &str| run(&["check", &f, "--items", fmt, item], "").0;
+    assert_eq!(check("hex", "00FF"), 0);
+    assert_eq!(check("i32", "42"), 0);
+    assert_eq!(check("i64", "42"), 1, "i64 42 is 8 bytes, not 4");
+    assert_eq!(check("utf16le", "hé"), 0);
+    assert_eq!(check("utf8", "hé"), 1);
+    // 42 as i32 is the bytes 2a 00 00 00.
+    assert_eq!(check("hex", "2a000000"), 0);
+    let (code, _, err) = run(&["check", &f, "--items", "hex", "abc"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("argument 1"), "{err}");
+}
+
+#[test]
+fn dedup_drops_repeats_across_runs_and_creates_when_sized() {
+    let d = dir();
+    let f = p(&d, "seen.bloom");
+    let (code, _, err) = run(&["dedup", &f], "a\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("--capacity"), "{err}");
+    let (code, out, err) = run(
+        &["dedup", &f, "-n", "1000", "-p", "0.001"],
+        "a\nb\na\nc\nb\n",
+    );
+    assert_eq!((code, out.as_str()), (0, "a\nb\nc\n"), "{err}");
+    assert!(
+        err.contains("5 lines read") && err.contains("3 new"),
+        "{err}"
+    );
+    let (_, out, _) = run(&["dedup", &f, "-q"], "c\nd\na\ne\n");
+    assert_eq!(out, "d\ne\n");
+    let (_, out, _) = run(&["check", &f, "-c"], "a\nb\nc\nd\ne\n");
+    assert_eq!(out, "5\n");
+}
+
+/// The CLI sizes filters as asked: 5000 elements at p = 1%, then 20000 other elements tested.
+/// The filter's expected FPR is at most 1%, so false positives ~ Binomial(20000, 0.01): mean
+/// <= 200, sd <= 14.1. The bound 200 + 6 sd = 285 fails by chance with probability < 1e-8,
+/// while a filter built with too few bits (for example sized for 500 elements) far exceeds it.
+#[test]
+fn dedup_and_check_respect_the_fpr() {
+    let d = dir();
+    let f = p(&d, "fpr.bloom");
+    let inserted: String = (0..5000).map(|i| format!("member-{i}\n")).collect();
+    let (_, out, _) = run(&["dedup", &f, "-n", "5000", "-p", "0.01", "-q"], &inserted);
+    assert!(
+        out.lines().count() >= 4990,
+        "few inserts look like duplicates"
+    );
+    let others: String = (0..20000).map(|i| format!("other-{i}\n")).collect();
+    let (_, out, _) = run(&["check", "-c", &f], &others);
+    let fp: u32 = out.trim().parse().unwrap();
+    assert!(fp <= 285, "{fp} false positives out of 20000");
+    let (_, out, _) = run(&["check", "-c", &f], &inserted);
+    assert_eq!(out, "5000\n", "no false negatives");
+}
+
+#[test]
+fn remove_works_on_counting_filters_only() {
+    let d = dir();
+    let c = p(&d, "c.bloom");
+    create(&c, &["--kind", "counting"]);
+    bk().args(["add", &c, "s-1", "s-2"]).assert().success();
+    let (code, _, _) = run(&["remove", &c], "s-1\n");
+    assert_eq!(code, 0);
+    assert_eq!(run(&["check", &c, "s-1"], "").0, 1);
+    assert_eq!(run(&["check", &c, "s-2"], "").0, 0);
+    // Removing something certainly absent fails and changes nothing (s-2 stays).
+    let before = std::fs::read(&c).unwrap();
+    let (code, _, err) = run(&["remove", &c, "s-2", "never-added"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("argument 2") && err.contains("never-added"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&c).unwrap(), before);
+
+    let classic = p(&d, "k.bloom");
+    create(&classic, &[]);
+    let (code, _, err) = run(&["remove", &classic, "x"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("only counting filters"), "{err}");
+}
+
+#[test]
+fn info_reports_exactly_the_documented_fields() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    let items: String = (0..500).map(|i| format!("{i}\n")).collect();
+    bk().args(["add", &f, "-q"])
+        .write_stdin(items)
+        .assert()
+        .success();
+    let (_, out, _) = run(&["info", &f, "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|s| s.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "bits",
+            "bytes",
+            "capacity",
+            "estimated_fpp",
+            "estimated_items",
+            "fill_ratio",
+            "fpp",
+            "hashes",
+            "kind",
+            "scheme"
+        ]
+    );
+    assert_eq!(v["kind"], "classic");
+    assert_eq!(v["scheme"], "default");
+    assert_eq!(v["capacity"], 1000);
+    assert_eq!(v["fpp"], 0.01);
+    assert_eq!(v["bytes"], v["bits"].as_u64().unwrap() / 8);
+    // The estimate (Swamidass-Baldi) is within a few percent of 500 at this load.
+    let est = v["estimated_items"].as_u64().unwrap();
+    assert!((480..=520).contains(&est), "{est}");
+    let fill = v["fill_ratio"].as_f64().unwrap();
+    assert!(fill > 0.2 && fill < 0.4, "{fill}");
+    let (_, text, _) = run(&["info", &f], "");
+    assert!(
+        text.contains("kind:") && text.contains("estimated fpp:"),
+        "{text}"
+    );
+
+    let s = p(&d, "s.bloom");
+    create(&s, &["--kind", "scalable", "-n", "100", "--force"]);
+    let many: String = (0..1000).map(|i| format!("{i}\n")).collect();
+    bk().args(["add", &s, "-q"])
+        .write_stdin(many)
+        .assert()
+        .success();
+    let (_, out, _) = run(&["info", &s, "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "scalable");
+    assert!(v["layers"].as_array().unwrap().len() >= 3, "{v}");
+}
+
+#[test]
+fn merge_and_intersect() {
+    let d = dir();
+    let (a, b, out) = (p(&d, "a.bloom"), p(&d, "b.bloom"), p(&d, "u.bloom"));
+    create(&a, &[]);
+    create(&b, &[]);
+    bk().args(["add", &a, "x", "both"]).assert().success();
+    bk().args(["add", &b, "y", "both"]).assert().success();
+    assert_eq!(run(&["merge", &out, &a, &b], "").0, 0);
+    let (_, got, _) = run(&["check", &out, "x", "y", "both"], "");
+    assert_eq!(got, "x\ny\nboth\n");
+    // OUT exists and is not an input: needs --force.
+    assert_eq!(run(&["merge", &out, &a, &b], "").0, 2);
+    let i = p(&d, "i.bloom");
+    assert_eq!(run(&["intersect", &i, &a, &b], "").0, 0);
+    let (_, got, _) = run(&["check", &i, "both"], "");
+    assert_eq!(got, "both\n");
+    // Merging into one of the inputs is allowed.
+    assert_eq!(run(&["merge", &a, &a, &b], "").0, 0);
+    assert_eq!(run(&["check", &a, "y"], "").0, 0);
+
+    let other = p(&d, "o.bloom");
+    bk().args(["create", &other, "-n", "5000", "-p", "0.01"])
+        .assert()
+        .success();
+    let (code, _, err) = run(&["merge", &p(&d, "z.bloom"), &a, &other], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("incompatible") && err.contains("bits"),
+        "{err}"
+    );
+    let g = p(&d, "g.bloom");
+    create(&g, &["--scheme", "guava"]);
+    let (code, _, err) = run(&["intersect", &p(&d, "z.bloom"), &a, &g], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("incompatible"), "{err}");
+    let c = p(&d, "c.bloom");
+    create(&c, &["--kind", "counting"]);
+    let (code, _, err) = run(&["merge", &p(&d, "z.bloom"), &a, &c], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("classic vs counting"), "{err}");
+    assert!(!Path::new(&p(&d, "z.bloom")).exists());
+}
+
+#[test]
+fn calc_from_each_sufficient_subset() {
+    let (code, out, _) = run(&["calc", "--capacity", "1e6", "--fpp", "0.01"], "");
+    assert_eq!(code, 0);
+    for kind in [
+        "classic", "blocked", "counting", "scalable", "guava", "go", "redisson",
+    ] {
+        assert!(out.contains(kind), "{out}");
+    }
+    // Guava's sizing for (1e6, 1%) is 9585059 bits rounded up to words, k = 7.
+    assert!(
+        out.contains(&(9585059u64.div_ceil(64) * 64).to_string()),
+        "{out}"
+    );
+
+    let (_, out, _) = run(&["calc", "--bits", "9600", "--capacity", "1000"], "");
+    assert!(out.contains("hashes (k):     7"), "{out}");
+    let (_, out, _) = run(&["calc", "--bits", "9600", "--fpp", "0.01"], "");
+    let n: u64 = field(&out, "capacity (n):");
+    assert_eq!(n, bloomkit::math::max_capacity(9600, 7, 0.01).unwrap());
+    let (_, out, _) = run(&["calc", "-n", "1000", "-p", "0.01", "-k", "3"], "");
+    let m: u64 = field(&out, "bits (m):");
+    assert!(bloomkit::math::expected_fpp(m, 3, 1000) <= 0.01);
+    assert!(bloomkit::math::expected_fpp(m - 1, 3, 1000) > 0.01);
+
+    let (code, _, err) = run(&["calc", "--hashes", "3"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("two of"), "{err}");
+}
+
+fn field<T: std::str::FromStr>(out: &str, name: &str) -> T {
+    out.lines()
+        .find_map(|l| l.strip_prefix(name))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {out}"))
+}
+
+#[test]
+fn calc_plots_an_svg_with_the_filters_point() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    bk().args(["add", &f, "a", "b", "c"]).assert().success();
+    let svg = d.path().join("fpr.svg");
+    let svg_s = svg.to_string_lossy().into_owned();
+    let (code, out, err) = run(
+        &[
+            "calc", "-n", "1000", "-p", "0.01", "--plot", &svg_s, "--filter", &f,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("about 3 items"), "{out}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert!(text.contains("<path d=\"M"), "a curve");
+    assert_eq!(
+        text.matches("<circle").count(),
+        2,
+        "design point and the filter's point"
+    );
+    assert!(text.contains("a.bloom: now"));
+    // Parameters can come from the filter alone.
+    let (code, out, _) = run(&["calc", "--filter", &f], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("bits (m):       9600"), "{out}");
+    let (code, _, err) = run(
+        &["calc", "-n", "10", "-p", "0.1", "--plot", &p(&d, "x.png")],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains(".svg"), "{err}");
+}
+
+#[test]
+fn go_export_import_round_trip() {
+    let d = dir();
+    let f = p(&d, "go.bloom");
+    bk().args(["create", &f, "-n", "100", "-p", "0.03", "--scheme", "go"])
+        .assert()
+        .success();
+    bk().args(["add", &f, "hello"]).assert().success();
+    for (fmt, name) in [("go", "f.bin"), ("go-json", "f.json")] {
+        let out = p(&d, name);
+        assert_eq!(run(&["export", &f, "--format", fmt, "-o", &out], "").0, 0);
+        let back = p(&d, &format!("{name}.bloom"));
+        assert_eq!(run(&["import", &out, "--format", fmt, &back], "").0, 0);
+        let (_, info, _) = run(&["info", &back, "--json"], "");
+        let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+        // Go's EstimateParameters(100, 0.03) = (730, 6).
+        assert_eq!(
+            (v["bits"].as_u64(), v["hashes"].as_u64()),
+            (Some(730), Some(6))
+        );
+        assert_eq!(v["scheme"], "go");
+        assert_eq!(run(&["check", &back, "hello"], "").0, 0);
+    }
+    let json = std::fs::read_to_string(p(&d, "f.json")).unwrap();
+    assert!(json.starts_with("{\"m\":730,\"k\":6,\"b\":\""), "{json}");
+    // A filter with bloomkit's scheme cannot pretend to be Go's.
+    let own = p(&d, "own.bloom");
+    create(&own, &[]);
+    let (code, _, err) = run(&["export", &own, "--format", "go", "-o", &p(&d, "x")], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("--scheme go"), "{err}");
+    // Garbage is refused with a typed, one-line error.
+    std::fs::write(p(&d, "junk"), b"\x00\x00\x00\x00\x00\x00\x00\x05xx").unwrap();
+    let (code, _, err) = run(
+        &[
+            "import",
+            &p(&d, "junk"),
+            "--format",
+            "go",
+            &p(&d, "j.bloom"),
+        ],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("truncated") || err.contains("corrupt"),
+        "{err}"
+    );
+}
+
+#[test]
+fn corrupt_filter_file_is_a_clear_error() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    let mut bytes = std::fs::read(&f).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(&f, &bytes).unwrap();
+    let (code, _, err) = run(&["check", &f, "x"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("a.bloom") && err.contains("checksum"), "{err}");
+    std::fs::write(&f, b"hello").unwrap();
+    let (code, _, err) = run(&["info", &f], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("a.bloom"), "{err}");
+}
+
+#[test]
+fn keyed_filters_need_their_key() {
+    let d = dir();
+    let key = d.path().join("key");
+    std::fs::write(&key, "000102030405060708090a0b0c0d0e0f\n").unwrap();
+    let key_s = key.to_string_lossy().into_owned();
+    let f = p(&d, "k.bloom");
+    assert_eq!(
+        run(
+            &[
+                "create",
+                &f,
+                "-n",
+                "100",
+                "-p",
+                "0.01",
+                "--key-file",
+                &key_s
+            ],
+            ""
+        )
+        .0,
+        0
+    );
+    assert_eq!(run(&["add", &f, "x", "--key-file", &key_s], "").0, 0);
+    assert_eq!(run(&["check", &f, "x", "--key-file", &key_s], "").0, 0);
+    let (code, _, err) = run(&["check", &f, "x"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("--key-file"), "{err}");
+    let (_, out, _) = run(&["info", &f, "--key-file", &key_s], "");
+    assert!(out.contains("siphash"), "{out}");
+}
+
+#[test]
+fn help_completions_and_man_page() {
+    let (code, out, _) = run(&["--help"], "");
+    assert_eq!(code, 0);
+    for cmd in [
+        "create",
+        "add",
+        "check",
+        "dedup",
+        "remove",
+        "info",
+        "merge",
+        "intersect",
+        "calc",
+        "export",
+        "import",
+        "completions",
+        "man",
+    ] {
+        assert!(out.contains(cmd), "{cmd} in --help");
+        let (code, help, _) = run(&[cmd, "--help"], "");
+        assert_eq!(code, 0);
+        assert!(help.contains("EXAMPLES:"), "{cmd} --help has examples");
+    }
+    let (_, bash, _) = run(&["completions", "bash"], "");
+    assert!(bash.contains("_bloomkit()") && bash.contains("dedup"));
+    let (_, zsh, _) = run(&["completions", "zsh"], "");
+    assert!(zsh.starts_with("#compdef bloomkit"));
+    let (_, man, _) = run(&["man"], "");
+    assert!(man.contains(".TH bloomkit") && man.contains("dedup"));
+    // A usage error is exit status 2 too.
+    assert_eq!(
+        bk().arg("frobnicate").output().unwrap().status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn check_stops_quietly_when_the_reader_goes_away() {
+    // `bloomkit check ... | head -1`: stdout closes early; no error message, no panic.
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &["-n", "100000", "--force"]);
+    let items: String = (0..100_000).map(|i| format!("{i}\n")).collect();
+    bk().args(["add", &f, "-q"])
+        .write_stdin(items.clone())
+        .assert()
+        .success();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomkit"))
+        .args(["check", &f])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(items.as_bytes());
+    });
+    drop(child.stdout.take()); // the reader goes away at once
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_bad_line_in_a_later_batch_still_changes_nothing() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &["-n", "20000", "--force"]);
+    let before = std::fs::read(&f).unwrap();
+    // Batches hold 4096 lines: the bad line is in the third.
+    let mut input: String = (0..10_000).map(|i| format!("{i}\n")).collect();
+    input.insert_str(input.find("9000\n").unwrap(), "nine thousand\n");
+    let (code, _, err) = run(&["add", &f, "--items", "i32"], &input);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 9001") && err.contains("unchanged"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+}
+
+#[test]
+fn piped_runs_print_no_progress_bar_and_quiet_prints_nothing() {
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    let (_, _, err) = run(&["add", &f], "a\nb\n");
+    assert_eq!(err.lines().count(), 1, "only the summary: {err:?}");
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
+    let (_, _, err) = run(&["add", "-q", &f], "c\n");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn a_killed_add_leaves_the_previous_file_intact() {
+    use std::io::Write;
+    let d = dir();
+    let f = p(&d, "a.bloom");
+    create(&f, &[]);
+    bk().args(["add", &f, "kept"]).assert().success();
+    let before = std::fs::read(&f).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomkit"))
+        .args(["add", &f])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..5000 {
+        writeln!(stdin, "item-{i}").unwrap();
+    }
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child.kill().unwrap(); // SIGKILL while it waits for more input
+    child.wait().unwrap();
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    assert_eq!(run(&["check", &f, "kept"], "").0, 0);
+}
+
+#[test]
+fn dedup_can_grow_a_scalable_filter() {
+    let d = dir();
+    let f = p(&d, "s.bloom");
+    let input: String = (0..3000).map(|i| format!("{}\n", i % 2000)).collect();
+    let (code, out, err) = run(
+        &[
+            "dedup", &f, "-n", "100", "-p", "0.001", "--kind", "scalable",
+        ],
+        &input,
+    );
+    assert_eq!(code, 0, "{err}");
+    // 2000 distinct lines; a scalable filter keeps its 0.1% compound bound while growing 20x,
+    // so at most a few of them can be dropped as false positives (expected <= 2).
+    let kept = out.lines().count();
+    assert!((1985..=2000).contains(&kept), "{kept}");
+    let (_, info, _) = run(&["info", &f, "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+    assert!(v["layers"].as_array().unwrap().len() >= 5, "{v}");
+}
