@@ -16,6 +16,8 @@
 //! a division: the position is the high half of the 128-bit product `x·m`, which is uniform for
 //! uniform `x` and costs one multiplication instead of a 20–90 cycle `%`.
 
+pub mod register;
+
 use std::fmt;
 
 /// The hash words of one element, as the probing schemes consume them.
