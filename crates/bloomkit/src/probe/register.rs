@@ -403,7 +403,7 @@ mod tests {
         let mut words = vec![0u64; l.words() as usize];
         let flat = |q: RegisterProbe| (u64::from(q.segment) * l.segment_words() + q.word) as usize;
         for i in 0..n {
-            let q = l.probe(&(&i).with_bytes(|b| {
+            let q = l.probe(&i.with_bytes(|b| {
                 let [h1, h2] = Hashing::Xxh3.hash128(b);
                 Digest {
                     h1,
