@@ -9,6 +9,8 @@
 //!   split into segment keys whose hash tags spread them over a cluster.
 //! - [`RedissonFilter`]: bit-exact with Redisson's `RBloomFilter` (Java), to share one filter
 //!   between Rust and Java services.
+//! - [`ScalableRedisFilter`]: grows by layers; concurrent clients agree on the layer list
+//!   through a compare-and-set script on the metadata.
 //! - [`blocking`]: the same filters for code without an async runtime.
 //!
 //! Elements are any [`bloomkit::Key`]; encoding, hashing and probing are the core library's.
@@ -22,10 +24,12 @@ pub mod error;
 pub mod filter;
 pub mod keys;
 pub mod redisson;
+pub mod scalable;
 pub mod segments;
 
 pub use conn::{Connection, Options};
 pub use error::{Error, Result};
 pub use filter::{FilterOptions, Info, RedisFilter};
 pub use redisson::RedissonFilter;
+pub use scalable::{ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;

@@ -470,3 +470,84 @@ fn blocking_api_round_trip() {
         .unwrap());
     g.delete().unwrap();
 }
+
+#[tokio::test]
+async fn scalable_filter_grows_consistently_under_concurrency() {
+    use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let params = ScalableParams::new(2_000, 0.01);
+    let f = ScalableRedisFilter::create(&conn, "grow", params)
+        .await
+        .unwrap();
+    let n = 30_000u64;
+    let mut tasks = Vec::new();
+    for t in 0..3u64 {
+        let url = server.url();
+        tasks.push(tokio::spawn(async move {
+            let c = Connection::open(&url, &Options::default()).await.unwrap();
+            let f = ScalableRedisFilter::open(&c, "grow").await.unwrap();
+            let mine: Vec<String> = items(0..n)
+                .into_iter()
+                .skip(t as usize)
+                .step_by(3)
+                .collect();
+            for chunk in mine.chunks(700) {
+                f.add_many(chunk).await.unwrap();
+            }
+            f.layers()
+        }));
+    }
+    let mut views = Vec::new();
+    for t in tasks {
+        views.push(t.await.unwrap());
+    }
+    f.check(&"x").await.unwrap(); // reloads the layer list
+    let layers = f.layers();
+    // 2,000 + 4,000 + 8,000 + 16,000 = 30,000: four layers, perhaps a fifth if false positives
+    // made some elements look present (then fewer are reserved, not more).
+    assert!((4..=5).contains(&layers.len()), "{} layers", layers.len());
+    // Every client saw a prefix of the same layer list.
+    for v in &views {
+        assert_eq!(v[..], layers[..v.len()]);
+    }
+    // No layer was reserved beyond its capacity (zero overfill) and all but the last are full.
+    let fills = f.fills().await.unwrap();
+    for (j, (fill, layer)) in fills.iter().zip(&layers).enumerate() {
+        assert!(
+            *fill <= layer.capacity,
+            "layer {j}: {fill} > {}",
+            layer.capacity
+        );
+        if j + 1 < layers.len() {
+            assert_eq!(*fill, layer.capacity, "layer {j} not full");
+        }
+    }
+    assert!(fills.iter().sum::<u64>() <= n);
+    // No false negatives.
+    let all = items(0..n);
+    assert!(f.check_many(&all).await.unwrap().iter().all(|&b| b));
+    // Compound FPR ≤ Σ p(1-r)r^j < p, measured with the 4-sd bound of `fpr_bound`.
+    let absent = items(2_000_000..2_050_000);
+    let fp = f
+        .check_many(&absent)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    assert!(f.fpp_bound() < 0.01);
+    assert!(fp <= fpr_bound(f.fpp_bound(), absent.len()), "fp {fp}");
+    let c = f.count().await.unwrap();
+    assert!((c - n as f64).abs() < 0.05 * n as f64, "count {c}");
+    // Re-creating with other parameters is a typed error.
+    assert!(matches!(
+        ScalableRedisFilter::create(&conn, "grow", ScalableParams::new(10, 0.01)).await,
+        Err(Error::Core(bloomkit::Error::Incompatible(_)))
+    ));
+    f.delete().await.unwrap();
+    assert!(matches!(
+        ScalableRedisFilter::open(&conn, "grow").await,
+        Err(Error::NotFound(_))
+    ));
+}
