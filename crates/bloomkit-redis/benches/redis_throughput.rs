@@ -274,6 +274,14 @@ async fn main() {
         Some(_) => redisbloom_rows(&conn, 1_000_000, &mut rows).await,
         None => eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so"),
     }
+    // Server-side cost per command, to tell server time from client and network time.
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    for line in stats.lines().filter(|l| l.starts_with("cmdstat_")) {
+        eprintln!("{line}");
+    }
     drop(server);
 
     let cluster = common::Cluster::start();

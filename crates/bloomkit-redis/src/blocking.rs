@@ -211,3 +211,66 @@ impl RedissonFilter {
         self.rt.block_on(self.inner.count())
     }
 }
+
+/// Blocking [`crate::ScalableRedisFilter`].
+#[derive(Debug, Clone)]
+pub struct ScalableRedisFilter {
+    rt: Arc<tokio::runtime::Runtime>,
+    inner: crate::ScalableRedisFilter,
+}
+
+impl ScalableRedisFilter {
+    /// Creates (or opens, if identical) a scalable filter.
+    pub fn create(
+        c: &BlockingConnection,
+        name: &str,
+        params: crate::ScalableParams,
+    ) -> Result<Self> {
+        let inner =
+            c.rt.block_on(crate::ScalableRedisFilter::create(&c.conn, name, params))?;
+        Ok(ScalableRedisFilter {
+            rt: c.rt.clone(),
+            inner,
+        })
+    }
+
+    /// Opens an existing scalable filter.
+    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
+        let inner =
+            c.rt.block_on(crate::ScalableRedisFilter::open(&c.conn, name))?;
+        Ok(ScalableRedisFilter {
+            rt: c.rt.clone(),
+            inner,
+        })
+    }
+
+    /// See [`crate::ScalableRedisFilter::add_many`].
+    pub fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.add_many(keys))
+    }
+
+    /// See [`crate::ScalableRedisFilter::add`].
+    pub fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.add(key))
+    }
+
+    /// See [`crate::ScalableRedisFilter::check_many`].
+    pub fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.check_many(keys))
+    }
+
+    /// See [`crate::ScalableRedisFilter::check`].
+    pub fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.check(key))
+    }
+
+    /// See [`crate::ScalableRedisFilter::count`].
+    pub fn count(&self) -> Result<f64> {
+        self.rt.block_on(self.inner.count())
+    }
+
+    /// See [`crate::ScalableRedisFilter::delete`].
+    pub fn delete(self) -> Result<()> {
+        self.rt.block_on(self.inner.delete())
+    }
+}
