@@ -28,7 +28,7 @@ pub struct FilterOptions {
     pub hashing: Hashing,
     /// Largest segment in bits (64 ..= 2³²). Default [`DEFAULT_SEGMENT_BITS`].
     pub max_segment_bits: u64,
-    /// How online adds are sent (default [`AddMethod::Script`]).
+    /// How online adds are sent (default [`AddMethod::Bitfield`]).
     pub add_method: AddMethod,
 }
 
@@ -372,7 +372,7 @@ impl RedisFilter {
         Ok(segments::add(&self.conn, &*self.key_of, &p, self.add_method).await?[0])
     }
 
-    /// Adds a batch (one atomic server-side operation per touched segment and per 1,024
+    /// Adds a batch (one atomic server-side operation per touched segment and per 256
     /// elements, all pipelined); returns for each element whether it was new.
     pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
@@ -392,7 +392,7 @@ impl RedisFilter {
         Ok(segments::check(&self.conn, &*self.key_of, &p).await?[0])
     }
 
-    /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 1,024 elements),
+    /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 256 elements),
     /// pipelined, reading one 64-bit word per element.
     pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);

@@ -386,7 +386,8 @@ impl ScalableRedisFilter {
                     batch.iter().map(|&i| layout.probe(&d[i])).collect();
                 let name = self.name.clone();
                 let key_of = move |s| keys::layer_segment(&name, cur, s);
-                let flags = segments::add(&self.conn, &key_of, &probes, AddMethod::Script).await?;
+                let flags =
+                    segments::add(&self.conn, &key_of, &probes, AddMethod::default()).await?;
                 for (&i, f) in batch.iter().zip(flags) {
                     new[i] = f;
                 }

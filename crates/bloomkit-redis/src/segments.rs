@@ -13,8 +13,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
 
-/// Elements per command: bounds a command's size and the time the server spends on it.
-pub const MAX_PER_COMMAND: usize = 1024;
+/// Elements per command: bounds a command's size and the time the server spends on it. A batch
+/// of 1,000 is split into 4 commands sent at once, so the client encodes and decodes one while
+/// the server executes another.
+pub const MAX_PER_COMMAND: usize = 256;
 
 /// Bytes per upload command of the bulk path.
 const UPLOAD_CHUNK: usize = 4 << 20;
@@ -23,12 +25,14 @@ const UPLOAD_CHUNK: usize = 4 << 20;
 /// command or script over a whole group of elements); both report which elements were new.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AddMethod {
-    /// One EVALSHA per segment and batch; the script ORs each element's mask into its word
-    /// (`GETRANGE` + `SETRANGE` of 8 bytes). The default: measured fastest (docs/REDIS.md).
-    #[default]
+    /// One EVALSHA per segment and group; the script ORs each element's mask into its word
+    /// (one `BITFIELD_RO ... GET u32` and one `BITFIELD ... SET u32` for the whole group).
+    /// Measured slower than [`AddMethod::Bitfield`]: Redis's Lua spends microseconds per
+    /// element building the argument tables (docs/REDIS.md).
     Script,
-    /// One `BITFIELD key SET u1 <offset> 1 ...` per segment and batch, `k` subcommands per
-    /// element.
+    /// One `BITFIELD key SET u1 <offset> 1 ...` per segment and group, `k` subcommands per
+    /// element. The default: measured fastest (docs/REDIS.md).
+    #[default]
     Bitfield,
 }
 
