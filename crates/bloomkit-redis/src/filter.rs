@@ -372,8 +372,9 @@ impl RedisFilter {
         Ok(segments::add(&self.conn, &*self.key_of, &p, self.add_method).await?[0])
     }
 
-    /// Adds a batch (one atomic server-side operation per touched segment and per 256
-    /// elements, all pipelined); returns for each element whether it was new.
+    /// Adds a batch (one atomic server-side command per touched segment and per 256 elements,
+    /// all pipelined); returns for each element whether it was new at the moment its command
+    /// ran (the commands of one batch run in an unspecified order).
     pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
         segments::add(&self.conn, &*self.key_of, &p, self.add_method).await
