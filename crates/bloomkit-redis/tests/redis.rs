@@ -557,3 +557,38 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
         Err(Error::NotFound(_))
     ));
 }
+
+#[tokio::test]
+async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    // With 2^32-bit segments allowed, a 20,000,000-element filter is one ~34 MB segment, larger
+    // than the 16 MiB step, so creation pre-grows it in 3 steps.
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 32,
+        ..FilterOptions::default()
+    };
+    let big = RedisFilter::create_with(&conn, "big", 20_000_000, 0.01, opts.clone())
+        .await
+        .unwrap();
+    assert_eq!(big.layout().segments(), 1);
+    let bytes = big.layout().segment_words() * 8;
+    assert!(bytes > 2 * bloomkit_redis::segments::GROW_STEP_BYTES);
+    let len: u64 = conn
+        .query(redis::cmd("STRLEN").arg("bloomkit:{big:s0}"))
+        .await
+        .unwrap();
+    assert_eq!(len, bytes, "pre-grown to the full segment");
+    big.add("x").await.unwrap();
+    assert!(big.check("x").await.unwrap());
+    // Growing again (clear) keeps working; the bits are gone.
+    big.clear().await.unwrap();
+    assert!(!big.check("x").await.unwrap());
+    // A client that insists on another hash function gets a typed error.
+    let r = RedisFilter::open_with(&conn, "big", bloomkit::Hashing::Murmur3).await;
+    assert!(
+        matches!(r, Err(Error::Core(bloomkit::Error::Incompatible(_)))),
+        "{r:?}"
+    );
+    big.delete().await.unwrap();
+}
