@@ -328,6 +328,26 @@ mod tests {
         }
     }
 
+    /// Pinned values, also given in docs/REDIS.md for clients in other languages.
+    #[test]
+    fn golden_probe() {
+        let [h1, h2] = Hashing::Xxh3.hash128(b"hello");
+        let d = Digest {
+            h1,
+            h2,
+            ..Digest::default()
+        };
+        assert_eq!((h1, h2), (0xc779_cfaa_5e52_3818, 0xb5e9_c1ad_071b_3e7f));
+        let p = RegisterLayout::from_shape(3, 1000, 4).unwrap().probe(&d);
+        // g = ⌊h1·3000 / 2⁶⁴⌋ = 2337; 6-bit fields of h2: 45, 30, 39, 1 (offsets 64·337 + j).
+        assert_eq!((p.segment, p.word), (2, 337));
+        assert_eq!(p.mask, 0x4000_0002_0104_0000);
+        assert_eq!(
+            p.bit_offsets().collect::<Vec<_>>(),
+            [21569, 21598, 21607, 21613]
+        );
+    }
+
     #[test]
     fn masks_have_exactly_k_distinct_bits() {
         for k in 1..=MAX_REGISTER_HASHES {
