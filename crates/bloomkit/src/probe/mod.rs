@@ -24,6 +24,8 @@
 
 pub mod blocked;
 
+pub mod register;
+
 use std::fmt;
 
 /// The hash words of one element, as the probing schemes consume them.

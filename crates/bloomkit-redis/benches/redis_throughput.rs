@@ -1,0 +1,347 @@
+//! Throughput against real redis-server processes: bloomkit (online and bulk adds, checks),
+//! the seed designs' per-bit SETBIT/GETBIT pipeline, and RedisBloom's BF.MADD/BF.MEXISTS, all
+//! against the same server in the same run, each sized for the same n at 1 % and with its
+//! FPR measured. Then bloomkit on a 3-master cluster.
+//!
+//! Run: `cargo bench -p bloomkit-redis --bench redis_throughput`
+//! RedisBloom rows need `BLOOMKIT_REDISBLOOM=/path/to/redisbloom.so` (see docs/REDIS.md);
+//! without it they are skipped.
+//!
+//! This is a throughput report, not a criterion benchmark: each measurement is one timed pass
+//! over hundreds of thousands of elements in batches of 1,000 (one batch in flight).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use bloomkit::Spec;
+use bloomkit_redis::{AddMethod, Connection, FilterOptions, Options, RedisFilter};
+use std::time::Instant;
+
+const BATCH: usize = 1000;
+const P: f64 = 0.01;
+
+fn items(range: std::ops::Range<u64>) -> Vec<String> {
+    range
+        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
+        .collect()
+}
+
+struct Row {
+    name: String,
+    n: usize,
+    adds: f64,
+    checks: f64,
+    fpr: f64,
+    bytes_per_elem: f64,
+}
+
+fn print(rows: &[Row]) {
+    println!("| method | n | adds/s | checks/s | measured FPR | bytes/element |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let fmt = |x: f64| {
+            if x.is_nan() {
+                "–".to_string()
+            } else {
+                format!("{:.0}", x)
+            }
+        };
+        println!(
+            "| {} | {} | {} | {} | {:.4} | {:.2} |",
+            r.name,
+            r.n,
+            fmt(r.adds),
+            fmt(r.checks),
+            r.fpr,
+            r.bytes_per_elem
+        );
+    }
+}
+
+async fn strlen(conn: &Connection, key: &str) -> u64 {
+    conn.query(redis::cmd("STRLEN").arg(key)).await.unwrap()
+}
+
+async fn bloomkit_rows(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Row>) {
+    let data = items(0..n as u64);
+    let absent = items(10_000_000..10_000_000 + 100_000);
+    for method in [AddMethod::Script, AddMethod::Bitfield] {
+        let name = format!("bk-{tag}-{method:?}");
+        let opts = FilterOptions {
+            add_method: method,
+            ..FilterOptions::default()
+        };
+        let f = RedisFilter::create_with(conn, &name, n as u64, P, opts)
+            .await
+            .unwrap();
+        let t = Instant::now();
+        for b in data.chunks(BATCH) {
+            f.add_many(b).await.unwrap();
+        }
+        let adds = n as f64 / t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut found = 0;
+        for b in data.chunks(BATCH) {
+            found += f
+                .check_many(b)
+                .await
+                .unwrap()
+                .iter()
+                .filter(|&&x| x)
+                .count();
+        }
+        let checks = n as f64 / t.elapsed().as_secs_f64();
+        assert_eq!(found, n, "false negatives");
+        let mut fp = 0;
+        for b in absent.chunks(BATCH) {
+            fp += f
+                .check_many(b)
+                .await
+                .unwrap()
+                .iter()
+                .filter(|&&x| x)
+                .count();
+        }
+        let mut bytes = 0;
+        for s in 0..f.layout().segments() {
+            bytes += strlen(conn, &format!("bloomkit:{{{name}:s{s}}}")).await;
+        }
+        rows.push(Row {
+            name: format!("bloomkit online ({method:?}) {tag}"),
+            n,
+            adds,
+            checks,
+            fpr: fp as f64 / absent.len() as f64,
+            bytes_per_elem: bytes as f64 / n as f64,
+        });
+        f.delete().await.unwrap();
+    }
+}
+
+async fn bloomkit_bulk(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Row>) {
+    let data = items(0..n as u64);
+    let absent = items(10_000_000..10_000_000 + 100_000);
+    let name = format!("bk-bulk-{tag}");
+    let f = RedisFilter::create(conn, &name, n as u64, P).await.unwrap();
+    let t = Instant::now();
+    f.add_bulk(&data).await.unwrap();
+    let adds = n as f64 / t.elapsed().as_secs_f64();
+    let mut fp = 0;
+    for b in absent.chunks(BATCH) {
+        fp += f
+            .check_many(b)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|&&x| x)
+            .count();
+    }
+    assert!(f
+        .check_many(&data[..10_000])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    let mut bytes = 0;
+    for s in 0..f.layout().segments() {
+        bytes += strlen(conn, &format!("bloomkit:{{{name}:s{s}}}")).await;
+    }
+    rows.push(Row {
+        name: format!("bloomkit bulk (one add_bulk call) {tag}"),
+        n,
+        adds,
+        checks: f64::NAN,
+        fpr: fp as f64 / absent.len() as f64,
+        bytes_per_elem: bytes as f64 / n as f64,
+    });
+    f.delete().await.unwrap();
+}
+
+async fn per_bit_rows(conn: &Connection, n: usize, rows: &mut Vec<Row>) {
+    // The seed designs: a classic filter, one SETBIT / GETBIT per bit, pipelined per batch.
+    let spec = Spec::for_capacity(n as u64, P).unwrap();
+    let data = items(0..n as u64);
+    let absent = items(10_000_000..10_000_000 + 50_000);
+    let key = "perbit";
+    let t = Instant::now();
+    for b in data.chunks(BATCH) {
+        let mut pipe = redis::pipe();
+        for x in b {
+            for pos in spec.positions(x) {
+                pipe.cmd("SETBIT").arg(key).arg(pos).arg(1).ignore();
+            }
+        }
+        let () = conn.pipe(&pipe).await.unwrap();
+    }
+    let adds = n as f64 / t.elapsed().as_secs_f64();
+    let check = |b: &[String]| {
+        let mut pipe = redis::pipe();
+        for x in b {
+            for pos in spec.positions(x) {
+                pipe.cmd("GETBIT").arg(key).arg(pos);
+            }
+        }
+        pipe
+    };
+    let k = spec.hashes() as usize;
+    let t = Instant::now();
+    for b in data.chunks(BATCH) {
+        let bits: Vec<u8> = conn.pipe(&check(b)).await.unwrap();
+        assert!(bits.chunks(k).all(|c| !c.contains(&0)));
+    }
+    let checks = n as f64 / t.elapsed().as_secs_f64();
+    let mut fp = 0;
+    for b in absent.chunks(BATCH) {
+        let bits: Vec<u8> = conn.pipe(&check(b)).await.unwrap();
+        fp += bits.chunks(k).filter(|c| !c.contains(&0)).count();
+    }
+    rows.push(Row {
+        name: "per-bit SETBIT/GETBIT pipeline (seed designs)".into(),
+        n,
+        adds,
+        checks,
+        fpr: fp as f64 / absent.len() as f64,
+        bytes_per_elem: strlen(conn, key).await as f64 / n as f64,
+    });
+}
+
+async fn redisbloom_rows(conn: &Connection, n: usize, rows: &mut Vec<Row>) {
+    let data = items(0..n as u64);
+    let absent = items(10_000_000..10_000_000 + 100_000);
+    let key = "rb";
+    let _: () = conn
+        .query(redis::cmd("BF.RESERVE").arg(key).arg(P).arg(n))
+        .await
+        .unwrap();
+    let t = Instant::now();
+    for b in data.chunks(BATCH) {
+        let _: Vec<i64> = conn
+            .query(redis::cmd("BF.MADD").arg(key).arg(b))
+            .await
+            .unwrap();
+    }
+    let adds = n as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut found = 0;
+    for b in data.chunks(BATCH) {
+        let r: Vec<i64> = conn
+            .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
+            .await
+            .unwrap();
+        found += r.iter().filter(|&&x| x == 1).count();
+    }
+    let checks = n as f64 / t.elapsed().as_secs_f64();
+    assert_eq!(found, n);
+    let mut fp = 0;
+    for b in absent.chunks(BATCH) {
+        let r: Vec<i64> = conn
+            .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
+            .await
+            .unwrap();
+        fp += r.iter().filter(|&&x| x == 1).count();
+    }
+    let mem: u64 = conn
+        .query(redis::cmd("MEMORY").arg("USAGE").arg(key))
+        .await
+        .unwrap();
+    rows.push(Row {
+        name: "RedisBloom BF.MADD / BF.MEXISTS".into(),
+        n,
+        adds,
+        checks,
+        fpr: fp as f64 / absent.len() as f64,
+        bytes_per_elem: mem as f64 / n as f64,
+    });
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let module = std::env::var("BLOOMKIT_REDISBLOOM")
+        .ok()
+        .filter(|p| std::path::Path::new(p).exists());
+    let server = match &module {
+        Some(m) => common::Server::start_with(&["--save", "", "--loadmodule", m]),
+        None => common::Server::start(),
+    };
+    let conn = Connection::open(&server.url(), &Options::default())
+        .await
+        .unwrap();
+    let mut rows = Vec::new();
+    bloomkit_rows(&conn, "standalone", 200_000, &mut rows).await;
+    bloomkit_bulk(&conn, "standalone", 1_000_000, &mut rows).await;
+    per_bit_rows(&conn, 50_000, &mut rows).await;
+    match &module {
+        Some(_) => redisbloom_rows(&conn, 1_000_000, &mut rows).await,
+        None => eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so"),
+    }
+    // Server-side cost per command, to tell server time from client and network time.
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    for line in stats.lines().filter(|l| l.starts_with("cmdstat_")) {
+        eprintln!("{line}");
+    }
+    drop(server);
+
+    let cluster = common::Cluster::start();
+    let urls = cluster.urls();
+    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let conn = Connection::open_cluster(&refs, &Options::default())
+        .await
+        .unwrap();
+    // Segments of 2^20 bits so that the filter spreads over all three nodes.
+    let n = 1_000_000usize;
+    let data = items(0..n as u64);
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 20,
+        ..FilterOptions::default()
+    };
+    let f = RedisFilter::create_with(&conn, "cl", n as u64, P, opts)
+        .await
+        .unwrap();
+    let t = Instant::now();
+    for b in data[..200_000].chunks(BATCH) {
+        f.add_many(b).await.unwrap();
+    }
+    let adds = 200_000.0 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    f.add_bulk(&data[200_000..]).await.unwrap();
+    let bulk = 800_000.0 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for b in data[..200_000].chunks(BATCH) {
+        assert!(f.check_many(b).await.unwrap().iter().all(|&x| x));
+    }
+    let checks = 200_000.0 / t.elapsed().as_secs_f64();
+    let absent = items(10_000_000..10_100_000);
+    let mut fp = 0;
+    for b in absent.chunks(BATCH) {
+        fp += f
+            .check_many(b)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|&&x| x)
+            .count();
+    }
+    rows.push(Row {
+        name: format!(
+            "bloomkit 3-master cluster ({} segments; online adds, checks)",
+            f.layout().segments()
+        ),
+        n,
+        adds,
+        checks,
+        fpr: fp as f64 / absent.len() as f64,
+        bytes_per_elem: f.layout().bits() as f64 / 8.0 / n as f64,
+    });
+    rows.push(Row {
+        name: "bloomkit 3-master cluster bulk (800,000 in one add_bulk)".into(),
+        n,
+        adds: bulk,
+        checks: f64::NAN,
+        fpr: fp as f64 / absent.len() as f64,
+        bytes_per_elem: f.layout().bits() as f64 / 8.0 / n as f64,
+    });
+    print(&rows);
+}

@@ -1,0 +1,445 @@
+//! [`RedisFilter`]: a named, register-blocked Bloom filter in plain Redis (async API).
+
+use crate::conn::Connection;
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::segments::{self, AddMethod};
+use bloomkit::probe::register::{RegisterLayout, RegisterProbe, MAX_SEGMENT_BITS};
+use bloomkit::{Digest, Hashing, Incompatibility, Key};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The layout version written to the metadata; a client refuses versions it does not know.
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// The default largest segment: 2²⁷ bits (16 MiB). Smaller segments spread a filter over more
+/// cluster nodes and bound the allocation of a segment's lazy growth; the hard limit is 2³².
+pub const DEFAULT_SEGMENT_BITS: u64 = 1 << 27;
+
+/// The probing scheme name stored in the metadata for the register-blocked layout.
+pub const REGISTER_SCHEME: &str = "register64";
+
+/// How to size and lay out a new filter.
+#[derive(Debug, Clone)]
+pub struct FilterOptions {
+    /// The hash function. Stored by name in the metadata; `Hashing::Xxh3` (default),
+    /// `Murmur3` and `Highway` can be reopened by name, keyed or custom hashes must be passed
+    /// again to [`RedisFilter::open_with`].
+    pub hashing: Hashing,
+    /// Largest segment in bits (64 ..= 2³²). Default [`DEFAULT_SEGMENT_BITS`].
+    pub max_segment_bits: u64,
+    /// How online adds are sent (default [`AddMethod::Bitfield`]).
+    pub add_method: AddMethod,
+}
+
+impl Default for FilterOptions {
+    fn default() -> Self {
+        FilterOptions {
+            hashing: Hashing::Xxh3,
+            max_segment_bits: DEFAULT_SEGMENT_BITS,
+            add_method: AddMethod::default(),
+        }
+    }
+}
+
+/// What the metadata hash says about a filter (see docs/REDIS.md, "Metadata").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Info {
+    /// The filter's name.
+    pub name: String,
+    /// `register` for plain filters.
+    pub kind: String,
+    /// Layout version.
+    pub version: u32,
+    /// Probing scheme ([`REGISTER_SCHEME`]).
+    pub scheme: String,
+    /// Hash function id ([`Hashing::id`]).
+    pub hashing: String,
+    /// Number of segment keys.
+    pub segments: u32,
+    /// 64-bit words per segment.
+    pub segment_words: u64,
+    /// Total bits.
+    pub bits: u64,
+    /// Bits per element (`k`).
+    pub hashes: u32,
+    /// The capacity it was sized for (0 if created from `(m, k)`).
+    pub capacity: u64,
+    /// The target FPR it was sized for (0 if created from `(m, k)`).
+    pub fpp: f64,
+    /// Bits currently set (at the time of the call).
+    pub set_bits: u64,
+    /// Estimated number of distinct elements.
+    pub estimated_count: f64,
+    /// Estimated current FPR, from the fill.
+    pub estimated_fpp: f64,
+}
+
+/// A named Bloom filter stored in Redis, shared by every process that opens it by name.
+///
+/// Elements map to one 64-bit word each ([`bloomkit::probe::register`]): a check reads one word
+/// per element, an add ORs one mask per element atomically on the server, and a batch costs one
+/// command per touched segment (and per [`segments::MAX_PER_COMMAND`] elements).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), bloomkit_redis::Error> {
+/// use bloomkit_redis::{Connection, Options, RedisFilter};
+/// let conn = Connection::open("redis://127.0.0.1:6379/", &Options::default()).await?;
+/// let filter = RedisFilter::create(&conn, "users", 1_000_000, 0.01).await?;
+/// filter.add("alice").await?;
+/// assert!(filter.check("alice").await?);
+/// // Any other process: RedisFilter::open(&conn, "users").await?
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisFilter {
+    conn: Connection,
+    name: String,
+    layout: RegisterLayout,
+    hashing: Hashing,
+    capacity: u64,
+    fpp: f64,
+    add_method: AddMethod,
+    key_of: Arc<dyn Fn(u32) -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for RedisFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisFilter")
+            .field("name", &self.name)
+            .field("layout", &self.layout)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Atomically writes the metadata hash if it does not exist: returns 1 if written, 0 if a
+/// filter of that name already exists.
+static CREATE_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"#,
+    )
+});
+
+pub(crate) fn hashing_by_id(id: &str) -> Option<Hashing> {
+    [Hashing::Xxh3, Hashing::Murmur3, Hashing::Highway]
+        .into_iter()
+        .find(|h| h.id() == id)
+}
+
+pub(crate) fn field<'a>(name: &str, meta: &'a HashMap<String, String>, f: &str) -> Result<&'a str> {
+    meta.get(f)
+        .map(String::as_str)
+        .ok_or_else(|| Error::CorruptMetadata {
+            name: name.into(),
+            reason: format!("missing field {f}"),
+        })
+}
+
+pub(crate) fn num<T: std::str::FromStr>(
+    name: &str,
+    meta: &HashMap<String, String>,
+    f: &str,
+) -> Result<T> {
+    field(name, meta, f)?
+        .parse()
+        .map_err(|_| Error::CorruptMetadata {
+            name: name.into(),
+            reason: format!("field {f} is not a number"),
+        })
+}
+
+fn incompatible(i: Incompatibility) -> Error {
+    Error::Core(bloomkit::Error::Incompatible(i))
+}
+
+impl RedisFilter {
+    /// Creates the filter `name` sized for `n` elements at false-positive rate `p` (measured
+    /// FPR ≤ p, see [`RegisterLayout::for_capacity`]), or opens it if it already exists with
+    /// the same parameters. A different existing filter gives [`bloomkit::Error::Incompatible`].
+    pub async fn create(conn: &Connection, name: &str, n: u64, p: f64) -> Result<Self> {
+        Self::create_with(conn, name, n, p, FilterOptions::default()).await
+    }
+
+    /// [`create`](Self::create) with options (hashing, segment size, add method).
+    pub async fn create_with(
+        conn: &Connection,
+        name: &str,
+        n: u64,
+        p: f64,
+        options: FilterOptions,
+    ) -> Result<Self> {
+        keys::check_name(name)?;
+        let layout = RegisterLayout::for_capacity(n, p, options.max_segment_bits)?;
+        Self::create_layout(conn, name, layout, n, p, options).await
+    }
+
+    /// Creates (or opens, if identical) a filter of at least `m` bits with `k` bits per
+    /// element, rounded up to whole 64-bit words and equal segments.
+    pub async fn create_with_bits(
+        conn: &Connection,
+        name: &str,
+        m: u64,
+        k: u32,
+        options: FilterOptions,
+    ) -> Result<Self> {
+        keys::check_name(name)?;
+        if m > MAX_SEGMENT_BITS.saturating_mul(u64::from(u32::MAX)) {
+            return Err(bloomkit::Error::TooLarge {
+                bits: m,
+                limit: "more than 2^32 segments",
+            }
+            .into());
+        }
+        let layout = RegisterLayout::new(m.div_ceil(64), k, options.max_segment_bits)?;
+        Self::create_layout(conn, name, layout, 0, 0.0, options).await
+    }
+
+    async fn create_layout(
+        conn: &Connection,
+        name: &str,
+        layout: RegisterLayout,
+        n: u64,
+        p: f64,
+        options: FilterOptions,
+    ) -> Result<Self> {
+        let fields: Vec<(String, String)> = vec![
+            ("kind".into(), "register".into()),
+            ("version".into(), LAYOUT_VERSION.to_string()),
+            ("scheme".into(), REGISTER_SCHEME.into()),
+            ("hashing".into(), options.hashing.id()),
+            ("segments".into(), layout.segments().to_string()),
+            ("segment_words".into(), layout.segment_words().to_string()),
+            ("hashes".into(), layout.hashes().to_string()),
+            ("capacity".into(), n.to_string()),
+            ("fpp".into(), p.to_string()),
+        ];
+        let args: Vec<Vec<u8>> = fields
+            .iter()
+            .flat_map(|(k, v)| [k.as_bytes().to_vec(), v.as_bytes().to_vec()])
+            .collect();
+        let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let meta_key = keys::meta(name);
+        let created: i64 = conn.script(&CREATE_SCRIPT, &[&meta_key], &arg_refs).await?;
+        let filter = Self::open_with(conn, name, options.hashing.clone()).await?;
+        if created == 0 {
+            // Someone else's filter: it must be the same one.
+            if filter.layout != layout {
+                return Err(if filter.layout.hashes() != layout.hashes() {
+                    incompatible(Incompatibility::Hashes(
+                        filter.layout.hashes(),
+                        layout.hashes(),
+                    ))
+                } else {
+                    incompatible(Incompatibility::Bits(filter.layout.bits(), layout.bits()))
+                });
+            }
+        } else {
+            segments::pre_grow(conn, &*filter.key_of, &layout).await?;
+        }
+        Ok(RedisFilter {
+            add_method: options.add_method,
+            ..filter
+        })
+    }
+
+    /// Opens the existing filter `name`, reading its parameters from the metadata hash.
+    pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
+        keys::check_name(name)?;
+        let meta = Self::read_meta(conn, name).await?;
+        let id = field(name, &meta, "hashing")?;
+        let hashing = hashing_by_id(id).ok_or_else(|| {
+            incompatible(Incompatibility::Hashing(
+                id.to_string(),
+                "(needs the key: use open_with)".into(),
+            ))
+        })?;
+        Self::from_meta(conn, name, &meta, hashing)
+    }
+
+    /// Opens the existing filter `name` with this hash function (required for keyed or custom
+    /// hashes); it must match the stored hashing id.
+    pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
+        keys::check_name(name)?;
+        let meta = Self::read_meta(conn, name).await?;
+        Self::from_meta(conn, name, &meta, hashing)
+    }
+
+    async fn read_meta(conn: &Connection, name: &str) -> Result<HashMap<String, String>> {
+        let meta: HashMap<String, String> = conn
+            .query(redis::cmd("HGETALL").arg(keys::meta(name)))
+            .await?;
+        if meta.is_empty() {
+            return Err(Error::NotFound(name.into()));
+        }
+        Ok(meta)
+    }
+
+    fn from_meta(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+        hashing: Hashing,
+    ) -> Result<Self> {
+        let kind = field(name, meta, "kind")?;
+        if kind != "register" {
+            return Err(incompatible(Incompatibility::Kind(
+                kind.into(),
+                "register".into(),
+            )));
+        }
+        let version: u32 = num(name, meta, "version")?;
+        if version != LAYOUT_VERSION {
+            return Err(Error::CorruptMetadata {
+                name: name.into(),
+                reason: format!("unknown layout version {version}"),
+            });
+        }
+        let scheme = field(name, meta, "scheme")?;
+        if scheme != REGISTER_SCHEME {
+            return Err(incompatible(Incompatibility::Scheme(
+                scheme.into(),
+                REGISTER_SCHEME.into(),
+            )));
+        }
+        let id = field(name, meta, "hashing")?;
+        if id != hashing.id() {
+            return Err(incompatible(Incompatibility::Hashing(
+                id.into(),
+                hashing.id(),
+            )));
+        }
+        let layout = RegisterLayout::from_shape(
+            num(name, meta, "segments")?,
+            num(name, meta, "segment_words")?,
+            num(name, meta, "hashes")?,
+        )
+        .map_err(|e| Error::CorruptMetadata {
+            name: name.into(),
+            reason: e.to_string(),
+        })?;
+        let owned = name.to_string();
+        Ok(RedisFilter {
+            conn: conn.clone(),
+            name: name.into(),
+            layout,
+            hashing,
+            capacity: num(name, meta, "capacity")?,
+            fpp: num(name, meta, "fpp")?,
+            add_method: AddMethod::default(),
+            key_of: Arc::new(move |s| keys::segment(&owned, s)),
+        })
+    }
+
+    /// Chooses how online adds are sent (see [`AddMethod`]).
+    pub fn set_add_method(&mut self, method: AddMethod) {
+        self.add_method = method;
+    }
+
+    /// The filter's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The layout (segments, words, `k`).
+    pub fn layout(&self) -> &RegisterLayout {
+        &self.layout
+    }
+
+    /// Where an element's bits are.
+    pub fn probe<K: Key + ?Sized>(&self, key: &K) -> RegisterProbe {
+        key.with_bytes(|b| {
+            let [h1, h2] = self.hashing.hash128(b);
+            self.layout.probe(&Digest {
+                h1,
+                h2,
+                ..Digest::default()
+            })
+        })
+    }
+
+    fn probes<K: Key>(&self, keys: &[K]) -> Vec<RegisterProbe> {
+        keys.iter().map(|k| self.probe(k)).collect()
+    }
+
+    /// Adds one element; returns `true` if it was new (some bit was unset).
+    pub async fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        let p = [self.probe(key)];
+        Ok(segments::add(&self.conn, &*self.key_of, &p, self.add_method).await?[0])
+    }
+
+    /// Adds a batch (one atomic server-side command per touched segment and per 256 elements,
+    /// all pipelined); returns for each element whether it was new at the moment its command
+    /// ran (the commands of one batch run in an unspecified order).
+    pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        let p = self.probes(keys);
+        segments::add(&self.conn, &*self.key_of, &p, self.add_method).await
+    }
+
+    /// Adds a large batch through the bulk path: bits are built locally per segment, uploaded
+    /// to a temporary key in the segment's slot and merged with `BITOP OR` atomically.
+    pub async fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<()> {
+        let p = self.probes(keys);
+        segments::add_bulk(&self.conn, &*self.key_of, &self.layout, &p).await
+    }
+
+    /// Whether the element may be in the filter (`false`: certainly not).
+    pub async fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        let p = [self.probe(key)];
+        Ok(segments::check(&self.conn, &*self.key_of, &p).await?[0])
+    }
+
+    /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 256 elements),
+    /// pipelined, reading one 64-bit word per element.
+    pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        let p = self.probes(keys);
+        segments::check(&self.conn, &*self.key_of, &p).await
+    }
+
+    /// Estimated number of distinct elements added (from `BITCOUNT` of every segment).
+    pub async fn count(&self) -> Result<f64> {
+        let ones = segments::count_ones(&self.conn, &*self.key_of, self.layout.segments()).await?;
+        Ok(self.layout.estimate_count(ones))
+    }
+
+    /// Parameters and current fill.
+    pub async fn info(&self) -> Result<Info> {
+        let ones = segments::count_ones(&self.conn, &*self.key_of, self.layout.segments()).await?;
+        let est = self.layout.estimate_count(ones);
+        Ok(Info {
+            name: self.name.clone(),
+            kind: "register".into(),
+            version: LAYOUT_VERSION,
+            scheme: REGISTER_SCHEME.into(),
+            hashing: self.hashing.id(),
+            segments: self.layout.segments(),
+            segment_words: self.layout.segment_words(),
+            bits: self.layout.bits(),
+            hashes: self.layout.hashes(),
+            capacity: self.capacity,
+            fpp: self.fpp,
+            set_bits: ones,
+            estimated_count: est,
+            estimated_fpp: self.layout.expected_fpp(est.round() as u64),
+        })
+    }
+
+    /// Removes every element (deletes the segment keys; the metadata stays).
+    pub async fn clear(&self) -> Result<()> {
+        segments::delete(&self.conn, &*self.key_of, self.layout.segments()).await?;
+        segments::pre_grow(&self.conn, &*self.key_of, &self.layout).await
+    }
+
+    /// Deletes the filter: its segments and its metadata.
+    pub async fn delete(self) -> Result<()> {
+        let _: i64 = self
+            .conn
+            .query(redis::cmd("DEL").arg(keys::meta(&self.name)))
+            .await?;
+        segments::delete(&self.conn, &*self.key_of, self.layout.segments()).await
+    }
+}

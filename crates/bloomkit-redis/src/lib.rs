@@ -1,0 +1,35 @@
+//! # bloomkit-redis
+//!
+//! Bloom filters kept in plain Redis (no module) or Redis Cluster, shared by every process that
+//! opens them by name.
+//!
+//! - [`RedisFilter`]: bloomkit's own layout. Every element's `k` bits sit in one 64-bit word
+//!   ([`bloomkit::probe::register`]), so a check reads one word and an add ORs one mask
+//!   atomically on the server; batches cost one command per touched segment. Large filters are
+//!   split into segment keys whose hash tags spread them over a cluster.
+//! - [`RedissonFilter`]: bit-exact with Redisson's `RBloomFilter` (Java), to share one filter
+//!   between Rust and Java services.
+//! - [`ScalableRedisFilter`]: grows by layers; concurrent clients agree on the layer list
+//!   through a compare-and-set script on the metadata.
+//! - [`blocking`]: the same filters for code without an async runtime.
+//!
+//! Elements are any [`bloomkit::Key`]; encoding, hashing and probing are the core library's.
+//! The key layout, metadata fields and protocols are in `docs/REDIS.md`.
+
+#![warn(missing_docs)]
+
+pub mod blocking;
+pub mod conn;
+pub mod error;
+pub mod filter;
+pub mod keys;
+pub mod redisson;
+pub mod scalable;
+pub mod segments;
+
+pub use conn::{Connection, Options};
+pub use error::{Error, Result};
+pub use filter::{FilterOptions, Info, RedisFilter};
+pub use redisson::RedissonFilter;
+pub use scalable::{ScalableParams, ScalableRedisFilter};
+pub use segments::AddMethod;

@@ -1,0 +1,183 @@
+//! [`RedissonFilter`]: bit-exact interop with Redisson's `RBloomFilter`.
+//!
+//! Redisson keeps the bitmap as a Redis string at the filter's name and its parameters in the
+//! hash `{name}:config` (fields `size`, `hashIterations`, `expectedInsertions`,
+//! `falseProbability`). Elements are hashed with HighwayHash-128 under Redisson's fixed key
+//! ([`bloomkit::Hashing::Highway`]) and probed with [`bloomkit::Scheme::Redisson`] over the exact,
+//! unrounded `size`; bit `i` is Redis bit offset `i` (most significant first in each byte).
+//! Element bytes are the codec's: `StringCodec` is the UTF-8 of a string (`&str` keys),
+//! `ByteArrayCodec` the raw bytes (`&[u8]` keys).
+
+use crate::conn::Connection;
+use crate::error::{Error, Result};
+use crate::filter::num;
+use crate::keys;
+use bloomkit::{math, Hashing, Incompatibility, Key, Params, Scheme, Spec};
+use std::collections::HashMap;
+
+/// Redisson's largest size (bits).
+pub const REDISSON_MAX_SIZE: u64 = 4_294_967_294;
+
+/// A Redisson-compatible Bloom filter (async API).
+#[derive(Debug, Clone)]
+pub struct RedissonFilter {
+    conn: Connection,
+    name: String,
+    config_key: String,
+    spec: Spec,
+}
+
+/// Writes the config hash unless it exists; returns 1 if written.
+static INIT_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'size', ARGV[1], 'hashIterations', ARGV[2],
+  'expectedInsertions', ARGV[3], 'falseProbability', ARGV[4])
+return 1
+"#,
+    )
+});
+
+impl RedissonFilter {
+    /// Like Redisson's `tryInit(n, p)`: creates the config with Redisson's sizing, or opens the
+    /// existing filter if its size and hash count are the same (else
+    /// [`bloomkit::Error::Incompatible`]).
+    pub async fn create(conn: &Connection, name: &str, n: u64, p: f64) -> Result<Self> {
+        let params = math::redisson_params(n, p)?;
+        let config_key = keys::redisson_config(name);
+        // Java's Double.toString and Rust's Display agree on the shortest round-trip digits
+        // for the usual probabilities (0.01, 0.03, 1.0E-4 differs only in style; Redisson
+        // parses either with Double.parseDouble).
+        let created: i64 = conn
+            .script(
+                &INIT_SCRIPT,
+                &[&config_key],
+                &[
+                    params.bits.to_string().as_bytes(),
+                    params.hashes.to_string().as_bytes(),
+                    n.to_string().as_bytes(),
+                    p.to_string().as_bytes(),
+                ],
+            )
+            .await?;
+        let f = Self::open(conn, name).await?;
+        if created == 0 {
+            let have = f.spec.params();
+            if have.bits != params.bits {
+                return Err(bloomkit::Error::Incompatible(Incompatibility::Bits(
+                    have.bits,
+                    params.bits,
+                ))
+                .into());
+            }
+            if have.hashes != params.hashes {
+                return Err(bloomkit::Error::Incompatible(Incompatibility::Hashes(
+                    have.hashes,
+                    params.hashes,
+                ))
+                .into());
+            }
+        }
+        Ok(f)
+    }
+
+    /// Opens a filter that Redisson (or [`create`](Self::create)) initialised.
+    pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
+        let config_key = keys::redisson_config(name);
+        let meta: HashMap<String, String> =
+            conn.query(redis::cmd("HGETALL").arg(&config_key)).await?;
+        if meta.is_empty() {
+            return Err(Error::NotFound(name.into()));
+        }
+        let bits: u64 = num(name, &meta, "size")?;
+        let hashes: u32 = num(name, &meta, "hashIterations")?;
+        if bits == 0 || bits > REDISSON_MAX_SIZE || hashes == 0 || hashes > math::MAX_HASHES {
+            return Err(Error::CorruptMetadata {
+                name: name.into(),
+                reason: format!("size {bits} / hashIterations {hashes} out of range"),
+            });
+        }
+        let spec = Spec::new(Params { bits, hashes }, Scheme::Redisson, Hashing::Highway)?;
+        Ok(RedissonFilter {
+            conn: conn.clone(),
+            name: name.into(),
+            config_key,
+            spec,
+        })
+    }
+
+    /// The spec (size, `k`, Redisson scheme, HighwayHash).
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The name of the config hash.
+    pub fn config_key(&self) -> &str {
+        &self.config_key
+    }
+
+    /// Adds elements; returns for each whether it was new. One `BITFIELD SET u1` command per
+    /// call (atomic for the whole batch).
+    pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let k = self.spec.hashes() as usize;
+        let mut cmd = redis::cmd("BITFIELD");
+        cmd.arg(&self.name);
+        for key in keys {
+            for p in self.spec.positions(key) {
+                cmd.arg("SET").arg("u1").arg(p).arg(1);
+            }
+        }
+        let old: Vec<u8> = self.conn.query(&cmd).await?;
+        Ok(old.chunks(k).map(|c| c.contains(&0)).collect())
+    }
+
+    /// Adds one element; `true` if it was new.
+    pub async fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.add_many(&[key]).await?[0])
+    }
+
+    /// Checks elements with one `BITFIELD_RO ... GET u1` command.
+    pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let k = self.spec.hashes() as usize;
+        let mut cmd = redis::cmd("BITFIELD_RO");
+        cmd.arg(&self.name);
+        for key in keys {
+            for p in self.spec.positions(key) {
+                cmd.arg("GET").arg("u1").arg(p);
+            }
+        }
+        let bits: Vec<u8> = self.conn.query(&cmd).await?;
+        Ok(bits.chunks(k).map(|c| !c.contains(&0)).collect())
+    }
+
+    /// Checks one element.
+    pub async fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.check_many(&[key]).await?[0])
+    }
+
+    /// Redisson's `count()`: `round(-size / k · ln(1 - BITCOUNT / size))`.
+    pub async fn count(&self) -> Result<u64> {
+        let ones: u64 = self
+            .conn
+            .query(redis::cmd("BITCOUNT").arg(&self.name))
+            .await?;
+        Ok(math::estimate_count(self.spec.bits(), self.spec.hashes(), ones).round() as u64)
+    }
+
+    /// Deletes the bitmap and the config.
+    pub async fn delete(self) -> Result<()> {
+        let _: i64 = self.conn.query(redis::cmd("DEL").arg(&self.name)).await?;
+        let _: i64 = self
+            .conn
+            .query(redis::cmd("DEL").arg(&self.config_key))
+            .await?;
+        Ok(())
+    }
+}

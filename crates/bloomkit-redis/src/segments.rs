@@ -1,0 +1,411 @@
+//! The commands that read and write a register-blocked filter's segments; shared by the plain
+//! ([`crate::RedisFilter`]) and the scalable ([`crate::ScalableRedisFilter`]) filters.
+//!
+//! Words are in Redis bit order (see [`bloomkit::probe::register`]): a word's 8 bytes read
+//! big-endian give the integer that the element masks are tested against.
+
+use crate::conn::Connection;
+use crate::error::{Error, Result};
+use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
+use futures_util::future::try_join_all;
+use redis::Script;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
+
+/// Elements per command: bounds a command's size and the time the server spends on it. A batch
+/// of 1,000 is split into 4 commands sent at once, so the client encodes and decodes one while
+/// the server executes another.
+pub const MAX_PER_COMMAND: usize = 256;
+
+/// Bytes per upload command of the bulk path.
+const UPLOAD_CHUNK: usize = 4 << 20;
+
+/// How online adds reach the server. Both are atomic per element (each runs as one server-side
+/// command or script over a whole group of elements); both report which elements were new.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AddMethod {
+    /// One EVALSHA per segment and group; the script ORs each element's mask into its word
+    /// (one `BITFIELD_RO ... GET u32` and one `BITFIELD ... SET u32` for the whole group).
+    /// Measured slower than [`AddMethod::Bitfield`]: Redis's Lua spends microseconds per
+    /// element building the argument tables (docs/REDIS.md).
+    Script,
+    /// One `BITFIELD key SET u1 <offset> 1 ...` per segment and group, `k` subcommands per
+    /// element. The default: measured fastest (docs/REDIS.md).
+    #[default]
+    Bitfield,
+}
+
+/// KEYS[1] = segment; ARGV[1] = records of 12 bytes (4-byte big-endian word index, 8-byte
+/// big-endian mask). Reads every touched word with one `BITFIELD_RO ... GET u32` (two 32-bit
+/// halves per word: Lua numbers are doubles and its bit library works on 32 bits), ORs the masks
+/// in Lua (elements sharing a word see each other's bits), writes the changed words back with
+/// `BITFIELD ... SET u32`, and returns one byte per record, '1' if the element was new. The
+/// script runs atomically. (A first version did `GETRANGE`/`SETRANGE` per element: ~14 µs of
+/// server time per element, slower than `BITFIELD SET u1`; see docs/REDIS.md.)
+pub(crate) static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local key = KEYS[1]
+local recs = ARGV[1]
+local n = #recs / 12
+local get = {'BITFIELD_RO', key}
+local slot_of = {}
+local words = {}
+local el = {}
+for i = 1, n do
+  local w, mh, ml = struct.unpack('>I4I4I4', recs, (i - 1) * 12 + 1)
+  local s = slot_of[w]
+  if not s then
+    s = #words + 1
+    slot_of[w] = s
+    words[s] = w
+    local g = #get
+    get[g + 1] = 'GET'; get[g + 2] = 'u32'; get[g + 3] = '#' .. (2 * w)
+    get[g + 4] = 'GET'; get[g + 5] = 'u32'; get[g + 6] = '#' .. (2 * w + 1)
+  end
+  el[i] = s; el[n + i] = mh; el[2 * n + i] = ml
+end
+local vals = redis.call(unpack(get))
+local dirty = {}
+local out = {}
+for i = 1, n do
+  local s = el[i]
+  local oh, ol = vals[2 * s - 1], vals[2 * s]
+  local h, l = bit.bor(oh, el[n + i]), bit.bor(ol, el[2 * n + i])
+  if h < 0 then h = h + 4294967296 end
+  if l < 0 then l = l + 4294967296 end
+  if h ~= oh or l ~= ol then
+    vals[2 * s - 1] = h; vals[2 * s] = l
+    dirty[s] = true
+    out[i] = '1'
+  else
+    out[i] = '0'
+  end
+end
+-- Lua's unpack() takes at most ~8,000 values: write at most 512 words per BITFIELD.
+local set = {'BITFIELD', key}
+for s, _ in pairs(dirty) do
+  local w = words[s]
+  local g = #set
+  set[g + 1] = 'SET'; set[g + 2] = 'u32'; set[g + 3] = '#' .. (2 * w); set[g + 4] = vals[2 * s - 1]
+  set[g + 5] = 'SET'; set[g + 6] = 'u32'; set[g + 7] = '#' .. (2 * w + 1); set[g + 8] = vals[2 * s]
+  if #set >= 2 + 8 * 512 then
+    redis.call(unpack(set))
+    set = {'BITFIELD', key}
+  end
+end
+if #set > 2 then redis.call(unpack(set)) end
+return table.concat(out)
+"#,
+    )
+});
+
+/// KEYS[1] = segment, KEYS[2] = temporary key in the same slot: segment |= temp; delete temp.
+pub(crate) static MERGE_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[2])
+return 1
+"#,
+    )
+});
+
+/// Groups `(element index, probe)` by segment and splits each group into commands of at most
+/// [`MAX_PER_COMMAND`] elements.
+fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
+    if probes.iter().all(|p| p.segment == probes[0].segment) {
+        // One segment (the usual case for filters up to 2^27 bits): no map needed.
+        let all: Vec<usize> = (0..probes.len()).collect();
+        return all
+            .chunks(MAX_PER_COMMAND)
+            .map(|c| (probes[0].segment, c.to_vec()))
+            .collect();
+    }
+    let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, p) in probes.iter().enumerate() {
+        by_segment.entry(p.segment).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for (seg, idx) in by_segment {
+        for chunk in idx.chunks(MAX_PER_COMMAND) {
+            out.push((seg, chunk.to_vec()));
+        }
+    }
+    out
+}
+
+/// Sets each element's bits; returns whether each element was new (had a bit unset).
+pub(crate) async fn add(
+    conn: &Connection,
+    key_of: &(dyn Fn(u32) -> String + Sync),
+    probes: &[RegisterProbe],
+    method: AddMethod,
+) -> Result<Vec<bool>> {
+    let groups = groups(probes);
+    let futs = groups.iter().map(|(seg, idx)| async move {
+        let key = key_of(*seg);
+        match method {
+            AddMethod::Script => {
+                let mut recs = Vec::with_capacity(idx.len() * 12);
+                for &i in idx {
+                    let p = &probes[i];
+                    let off = u32::try_from(p.word).map_err(|_| {
+                        Error::Core(bloomkit::Error::TooLarge {
+                            bits: p.word * 64,
+                            limit: "a segment holds at most 2^32 bits",
+                        })
+                    })?;
+                    recs.extend_from_slice(&off.to_be_bytes());
+                    recs.extend_from_slice(&p.mask.to_be_bytes());
+                }
+                let flags: Vec<u8> = conn.script(&ADD_SCRIPT, &[&key], &[&recs]).await?;
+                if flags.len() != idx.len() {
+                    return Err(unexpected("add script reply length"));
+                }
+                Ok(flags.into_iter().map(|f| f == b'1').collect::<Vec<_>>())
+            }
+            AddMethod::Bitfield => {
+                let mut cmd = redis::cmd("BITFIELD");
+                cmd.arg(&key);
+                for &i in idx {
+                    for off in probes[i].bit_offsets() {
+                        cmd.arg("SET").arg("u1").arg(off).arg(1);
+                    }
+                }
+                let old: Vec<u8> = conn.query(&cmd).await?;
+                let mut it = old.into_iter();
+                let mut out = Vec::with_capacity(idx.len());
+                for &i in idx {
+                    let k = probes[i].mask.count_ones() as usize;
+                    let mut new = false;
+                    for _ in 0..k {
+                        new |= it.next().ok_or_else(|| unexpected("BITFIELD reply"))? == 0;
+                    }
+                    out.push(new);
+                }
+                Ok(out)
+            }
+        }
+    });
+    let results = try_join_all(futs).await?;
+    let mut out = vec![false; probes.len()];
+    for ((_, idx), flags) in groups.iter().zip(results) {
+        for (&i, f) in idx.iter().zip(flags) {
+            out[i] = f;
+        }
+    }
+    Ok(out)
+}
+
+/// Whether each element's bits are all set: reads one word per element with
+/// `BITFIELD_RO key GET i64 #<word> ...` and tests the mask on the client.
+pub(crate) async fn check(
+    conn: &Connection,
+    key_of: &(dyn Fn(u32) -> String + Sync),
+    probes: &[RegisterProbe],
+) -> Result<Vec<bool>> {
+    let groups = groups(probes);
+    let futs = groups.iter().map(|(seg, idx)| async move {
+        let mut cmd = redis::cmd("BITFIELD_RO");
+        cmd.arg(key_of(*seg));
+        let mut num = Vec::with_capacity(24);
+        for &i in idx {
+            // "#<word>": the offset in units of the type's width (64 bits).
+            num.clear();
+            num.push(b'#');
+            push_decimal(&mut num, probes[i].word);
+            cmd.arg("GET").arg("i64").arg(&num[..]);
+        }
+        let words: Vec<i64> = conn.query(&cmd).await?;
+        if words.len() != idx.len() {
+            return Err(unexpected("BITFIELD_RO reply length"));
+        }
+        Ok(idx
+            .iter()
+            .zip(words)
+            .map(|(&i, w)| (w as u64) & probes[i].mask == probes[i].mask)
+            .collect::<Vec<_>>())
+    });
+    let results = try_join_all(futs).await?;
+    let mut out = vec![false; probes.len()];
+    for ((_, idx), flags) in groups.iter().zip(results) {
+        for (&i, f) in idx.iter().zip(flags) {
+            out[i] = f;
+        }
+    }
+    Ok(out)
+}
+
+static TEMP_IDS: AtomicU64 = AtomicU64::new(0);
+
+fn temp_id() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ (u64::from(std::process::id()) << 40)
+        ^ TEMP_IDS
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Bulk add: builds each touched segment's bits locally, uploads the touched byte range to a
+/// temporary key in the segment's slot, and merges it with `BITOP OR` in one script (atomic),
+/// which also deletes the temporary key. Does not report which elements were new.
+pub(crate) async fn add_bulk(
+    conn: &Connection,
+    key_of: &(dyn Fn(u32) -> String + Sync),
+    layout: &RegisterLayout,
+    probes: &[RegisterProbe],
+) -> Result<()> {
+    let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, p) in probes.iter().enumerate() {
+        by_segment.entry(p.segment).or_default().push(i);
+    }
+    for (seg, idx) in by_segment {
+        let lo = idx.iter().map(|&i| probes[i].word).min().unwrap_or(0);
+        let hi = idx.iter().map(|&i| probes[i].word).max().unwrap_or(0);
+        debug_assert!(hi < layout.segment_words());
+        let len = usize::try_from(hi - lo + 1).map_err(|_| unexpected("segment too large"))?;
+        let mut words = bloomkit::storage::BitVec::zeros(len as u64 * 64)?.into_words();
+        for &i in &idx {
+            words[(probes[i].word - lo) as usize] |= probes[i].mask;
+        }
+        let mut bytes = Vec::with_capacity(len * 8);
+        for w in &words {
+            bytes.extend_from_slice(&w.to_be_bytes());
+        }
+        drop(words);
+        let key = key_of(seg);
+        let tmp = crate::keys::temp(&key, temp_id());
+        let result = async {
+            let mut start = 0usize;
+            while start < bytes.len() {
+                let end = (start + UPLOAD_CHUNK).min(bytes.len());
+                let mut cmd = redis::cmd("SETRANGE");
+                cmd.arg(&tmp)
+                    .arg(lo * 8 + start as u64)
+                    .arg(&bytes[start..end]);
+                let _: u64 = conn.query(&cmd).await?;
+                start = end;
+            }
+            // A safety net: the temporary key expires if this client dies before merging.
+            let _: i64 = conn
+                .query(redis::cmd("PEXPIRE").arg(&tmp).arg(600_000))
+                .await?;
+            let _: i64 = conn.script(&MERGE_SCRIPT, &[&key, &tmp], &[]).await?;
+            Ok::<(), Error>(())
+        }
+        .await;
+        if result.is_err() {
+            // Best effort cleanup; the expiry removes it otherwise.
+            let _ = conn.query::<i64>(redis::cmd("DEL").arg(&tmp)).await;
+        }
+        result?;
+    }
+    Ok(())
+}
+
+/// Number of set bits over the segments.
+pub(crate) async fn count_ones(
+    conn: &Connection,
+    key_of: &(dyn Fn(u32) -> String + Sync),
+    segments: u32,
+) -> Result<u64> {
+    let futs = (0..segments).map(|s| async move {
+        let n: u64 = conn.query(redis::cmd("BITCOUNT").arg(key_of(s))).await?;
+        Ok::<u64, Error>(n)
+    });
+    Ok(try_join_all(futs).await?.into_iter().sum())
+}
+
+/// Deletes the segment keys.
+pub(crate) async fn delete(
+    conn: &Connection,
+    key_of: &(dyn Fn(u32) -> String + Sync),
+    segments: u32,
+) -> Result<()> {
+    let futs = (0..segments).map(|s| async move {
+        let _: i64 = conn.query(redis::cmd("DEL").arg(key_of(s))).await?;
+        Ok::<(), Error>(())
+    });
+    try_join_all(futs).await?;
+    Ok(())
+}
+
+/// Segments grow lazily: the first write at a high offset makes Redis allocate the string up to
+/// it. Segments larger than this are pre-grown in steps of this size at creation, so that no
+/// single command makes the server allocate (and zero) more than 16 MiB at once.
+pub const GROW_STEP_BYTES: u64 = 16 << 20;
+
+/// Pre-grows large segments in [`GROW_STEP_BYTES`] steps (see there).
+pub(crate) async fn pre_grow(
+    conn: &Connection,
+    key_of: &(dyn Fn(u32) -> String + Sync),
+    layout: &RegisterLayout,
+) -> Result<()> {
+    let seg_bytes = layout.segment_words() * 8;
+    if seg_bytes <= GROW_STEP_BYTES {
+        return Ok(());
+    }
+    for s in 0..layout.segments() {
+        let key = key_of(s);
+        let mut end = GROW_STEP_BYTES.min(seg_bytes);
+        loop {
+            // `INCRBY u8 ... 0` extends the string to `end` bytes without changing any bit, so it
+            // is safe while other clients are already adding.
+            let _: Vec<i64> = conn
+                .query(
+                    redis::cmd("BITFIELD")
+                        .arg(&key)
+                        .arg("INCRBY")
+                        .arg("u8")
+                        .arg(format!("#{}", end - 1))
+                        .arg(0),
+                )
+                .await?;
+            if end == seg_bytes {
+                break;
+            }
+            end = (end + GROW_STEP_BYTES).min(seg_bytes);
+        }
+    }
+    Ok(())
+}
+
+fn unexpected(what: &str) -> Error {
+    Error::Server(redis::RedisError::from((
+        redis::ErrorKind::Client,
+        "unexpected reply",
+        what.to_string(),
+    )))
+}
+
+/// Appends the decimal digits of `x` (cheaper than `format!` in the per-element loop).
+fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn decimal() {
+        for x in [0u64, 7, 10, 12345, u64::MAX] {
+            let mut v = Vec::new();
+            super::push_decimal(&mut v, x);
+            assert_eq!(v, x.to_string().as_bytes());
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Real redis-server processes for the tests: standalone and a 3-master cluster, each on free
+//! loopback ports in a temporary directory, killed when the guard is dropped (also when a test
+//! fails and unwinds).
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A free loopback port (bound then released; the server binds it right after).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One redis-server process; killed (SIGKILL) on drop.
+pub struct Server {
+    pub port: u16,
+    pub dir: PathBuf,
+    args: Vec<String>,
+    child: Option<Child>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+impl Server {
+    /// Starts a standalone server with no persistence.
+    pub fn start() -> Server {
+        Server::start_with(&["--save", "", "--appendonly", "no"])
+    }
+
+    /// Starts a server with extra arguments.
+    pub fn start_with(extra: &[&str]) -> Server {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut s = Server {
+            port: free_port(),
+            dir: tmp.path().to_path_buf(),
+            args: extra.iter().map(|s| s.to_string()).collect(),
+            child: None,
+            _tmp: Some(tmp),
+        };
+        s.spawn();
+        s
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new("redis-server")
+            .arg("--port")
+            .arg(self.port.to_string())
+            .arg("--bind")
+            .arg("127.0.0.1")
+            .arg("--dir")
+            .arg(&self.dir)
+            .args(&self.args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server must be installed (apt-get install redis-server)");
+        self.child = Some(child);
+        wait_ready(self.port);
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// SIGKILL, no chance to save anything.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts again on the same port and directory (reloads the AOF if enabled).
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+
+    pub fn cli(&self, args: &[&str]) -> String {
+        cli(self.port, args)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub fn cli(port: u16, args: &[&str]) -> String {
+    let out = Command::new("redis-cli")
+        .arg("-p")
+        .arg(port.to_string())
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn wait_ready(port: u16) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        if cli(port, &["PING"]) == "PONG" {
+            // A server that reloads an AOF answers LOADING until done.
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("redis-server on port {port} did not start");
+}
+
+/// Three masters joined with `redis-cli --cluster create`; all killed on drop.
+pub struct Cluster {
+    pub nodes: Vec<Server>,
+}
+
+impl Cluster {
+    pub fn start() -> Cluster {
+        let nodes: Vec<Server> = (0..3)
+            .map(|_| {
+                Server::start_with(&[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+            })
+            .collect();
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let mut args: Vec<&str> = vec!["--cluster", "create"];
+        args.extend(addrs.iter().map(String::as_str));
+        args.extend(["--cluster-replicas", "0", "--cluster-yes"]);
+        let out = Command::new("redis-cli").args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "cluster create failed: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let start = Instant::now();
+        for n in &nodes {
+            while !n.cli(&["CLUSTER", "INFO"]).contains("cluster_state:ok") {
+                assert!(start.elapsed() < Duration::from_secs(30), "cluster not ok");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Cluster { nodes }
+    }
+
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(Server::url).collect()
+    }
+}

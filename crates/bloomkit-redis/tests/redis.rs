@@ -1,0 +1,594 @@
+//! bloomkit-redis against real redis-server processes (see common/mod.rs).
+
+mod common;
+
+use bloomkit_redis::{AddMethod, Connection, Error, FilterOptions, Options, RedisFilter};
+use common::{Cluster, Server};
+use std::time::{Duration, Instant};
+
+fn items(range: std::ops::Range<u64>) -> Vec<String> {
+    // ~45-byte items, like the benchmark's.
+    range
+        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
+        .collect()
+}
+
+async fn connect(s: &Server) -> Connection {
+    Connection::open(&s.url(), &Options::default())
+        .await
+        .unwrap()
+}
+
+/// FPR bound used below: with `t` trials at true rate p, the count has sd sqrt(t·p); the
+/// layout promises a measured FPR ≤ p, we allow 4 sd above: fp ≤ t·p + 4·sqrt(t·p).
+fn fpr_bound(p: f64, trials: usize) -> usize {
+    let e = p * trials as f64;
+    (e + 4.0 * e.sqrt()) as usize
+}
+
+#[tokio::test]
+async fn create_open_add_check_count_clear_delete() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let n = 20_000u64;
+    let f = RedisFilter::create(&conn, "users", n, 0.01).await.unwrap();
+    let present = items(0..n);
+    let new = f.add_many(&present).await.unwrap();
+    // Nearly every element is new; a few may collide with earlier ones (FPR ≤ 1 %).
+    assert!(new.iter().filter(|&&b| b).count() as f64 > 0.98 * n as f64);
+    assert!(!f.add(&present[0]).await.unwrap(), "re-adding is not new");
+
+    // A second client opens it by name alone and sees the same elements: no false negatives.
+    let conn2 = connect(&server).await;
+    let g = RedisFilter::open(&conn2, "users").await.unwrap();
+    assert_eq!(g.layout(), f.layout());
+    assert!(g.check_many(&present).await.unwrap().iter().all(|&b| b));
+    assert!(g.check(&present[123]).await.unwrap());
+
+    // Measured FPR on absent elements.
+    let absent = items(1_000_000..1_050_000);
+    let fp = g
+        .check_many(&absent)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
+
+    // Count estimate: within 3 % (its standard error here is < 1 %).
+    let c = g.count().await.unwrap();
+    assert!((c - n as f64).abs() < 0.03 * n as f64, "count {c}");
+    let info = g.info().await.unwrap();
+    assert_eq!(info.kind, "register");
+    assert_eq!(info.scheme, "register64");
+    assert_eq!(info.hashing, "xxh3");
+    assert_eq!(info.capacity, n);
+    assert_eq!(info.bits, f.layout().bits());
+    assert!(info.set_bits > 0 && info.estimated_fpp < 0.01);
+
+    // Creating the same name with the same parameters opens it; different ones are refused.
+    assert!(RedisFilter::create(&conn2, "users", n, 0.01).await.is_ok());
+    match RedisFilter::create(&conn2, "users", 10 * n, 0.01).await {
+        Err(Error::Core(bloomkit::Error::Incompatible(_))) => {}
+        other => panic!("expected Incompatible, got {other:?}"),
+    }
+    assert!(matches!(
+        RedisFilter::open(&conn2, "nobody").await,
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(
+        RedisFilter::create(&conn2, "a{b}", 10, 0.01).await,
+        Err(Error::InvalidName(_))
+    ));
+    assert!(matches!(
+        RedisFilter::create(&conn2, "bad", 10, 1.5).await,
+        Err(Error::Core(bloomkit::Error::InvalidFpp(_)))
+    ));
+
+    g.clear().await.unwrap();
+    assert_eq!(
+        f.check_many(&present)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|&&b| b)
+            .count(),
+        0
+    );
+    f.delete().await.unwrap();
+    assert!(matches!(
+        RedisFilter::open(&conn2, "users").await,
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    // Small segments so that the 30,000 elements spread over several segment keys.
+    let opts = |m| FilterOptions {
+        max_segment_bits: 1 << 16,
+        add_method: m,
+        ..FilterOptions::default()
+    };
+    let mut fs = Vec::new();
+    for (name, m) in [
+        ("script", AddMethod::Script),
+        ("bitfield", AddMethod::Bitfield),
+        ("bulk", AddMethod::Script),
+    ] {
+        fs.push(
+            RedisFilter::create_with(&conn, name, 30_000, 0.01, opts(m))
+                .await
+                .unwrap(),
+        );
+    }
+    assert!(fs[0].layout().segments() > 4);
+    let data = items(0..30_000);
+    // Batches of 256 make at most one command per segment, so the order in which the server
+    // runs them cannot change which elements count as new (different segments share no word).
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for chunk in data.chunks(256) {
+        a.extend(fs[0].add_many(chunk).await.unwrap());
+        b.extend(fs[1].add_many(chunk).await.unwrap());
+    }
+    assert!(a == b, "both methods report the same new elements");
+    assert!(a.iter().filter(|&&x| x).count() > 29_000);
+    fs[2].add_bulk(&data[..10_000]).await.unwrap();
+    fs[2].add_bulk(&data[10_000..]).await.unwrap();
+    let raw = redis::Client::open(server.url()).unwrap();
+    for s in 0..fs[0].layout().segments() {
+        let get = |n: &str| -> Vec<u8> {
+            redis::cmd("GET")
+                .arg(format!("bloomkit:{{{n}:s{s}}}"))
+                .query(&mut raw.get_connection().unwrap())
+                .unwrap()
+        };
+        let (x, y, z) = (get("script"), get("bitfield"), get("bulk"));
+        assert!(!x.is_empty());
+        // Lazily grown strings may differ in trailing zero bytes only.
+        let trim = |v: Vec<u8>| {
+            let end = v.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            v[..end].to_vec()
+        };
+        let (x, y, z) = (trim(x), trim(y), trim(z));
+        assert_eq!(x, y, "segment {s}");
+        assert_eq!(x, z, "segment {s}");
+    }
+    // No temporary merge keys are left behind.
+    let tmp: Vec<String> = redis::cmd("KEYS")
+        .arg("*:tmp:*")
+        .query(&mut raw.get_connection().unwrap())
+        .unwrap();
+    assert!(tmp.is_empty(), "{tmp:?}");
+    // Bit order: the element's word, read as 8 big-endian bytes, contains its mask, and every
+    // bit offset of the mask reads 1 with GETBIT.
+    let p = fs[0].probe(&data[7]);
+    let key = format!("bloomkit:{{script:s{}}}", p.segment);
+    let mut c = raw.get_connection().unwrap();
+    let word: Vec<u8> = redis::cmd("GETRANGE")
+        .arg(&key)
+        .arg(p.byte_offset())
+        .arg(p.byte_offset() + 7)
+        .query(&mut c)
+        .unwrap();
+    let w = u64::from_be_bytes(word.try_into().unwrap());
+    assert_eq!(w & p.mask, p.mask);
+    for off in p.bit_offsets() {
+        let bit: u8 = redis::cmd("GETBIT")
+            .arg(&key)
+            .arg(off)
+            .query(&mut c)
+            .unwrap();
+        assert_eq!(bit, 1);
+    }
+    assert!(fs[2].check_many(&data).await.unwrap().iter().all(|&x| x));
+}
+
+#[tokio::test]
+async fn concurrent_clients_lose_nothing() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    RedisFilter::create(&conn, "shared", 40_000, 0.01)
+        .await
+        .unwrap();
+    let mut tasks = Vec::new();
+    for t in 0..4u64 {
+        let url = server.url();
+        tasks.push(tokio::spawn(async move {
+            let c = Connection::open(&url, &Options::default()).await.unwrap();
+            let f = RedisFilter::open(&c, "shared").await.unwrap();
+            // Interleaved batches: all four clients write the same words at the same time.
+            let mine: Vec<String> = items(0..40_000)
+                .into_iter()
+                .skip(t as usize)
+                .step_by(4)
+                .collect();
+            for chunk in mine.chunks(500) {
+                f.add_many(chunk).await.unwrap();
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let f = RedisFilter::open(&conn, "shared").await.unwrap();
+    let all = items(0..40_000);
+    let missing = f
+        .check_many(&all)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|&&b| !b)
+        .count();
+    assert_eq!(missing, 0, "false negatives after concurrent adds");
+}
+
+#[tokio::test]
+async fn redisson_golden_values_and_interop() {
+    use bloomkit_redis::RedissonFilter;
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let mut raw = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+
+    // Create as Redisson's tryInit(100, 0.01) would: size 958, 7 hashes (vectors.txt).
+    let f = RedissonFilter::create(&conn, "bf", 100, 0.01)
+        .await
+        .unwrap();
+    let cfg: std::collections::HashMap<String, String> = redis::cmd("HGETALL")
+        .arg("{bf}:config")
+        .query(&mut raw)
+        .unwrap();
+    assert_eq!(cfg["size"], "958");
+    assert_eq!(cfg["hashIterations"], "7");
+    assert_eq!(cfg["expectedInsertions"], "100");
+    assert_eq!(cfg["falseProbability"], "0.01");
+    assert!(f.add("hello").await.unwrap());
+    for i in [635u64, 186, 859, 410, 125, 634, 349] {
+        let b: u8 = redis::cmd("GETBIT")
+            .arg("bf")
+            .arg(i)
+            .query(&mut raw)
+            .unwrap();
+        assert_eq!(b, 1, "bit {i}");
+    }
+    let ones: u64 = redis::cmd("BITCOUNT").arg("bf").query(&mut raw).unwrap();
+    assert_eq!(ones, 7);
+    assert!(f.check("hello").await.unwrap());
+    assert_eq!(f.count().await.unwrap(), 1);
+
+    // A filter "created by Redisson": config + the bits its SETBITs leave for "hello" and
+    // "world" in tryInit(100, 0.01) (golden indexes from Redisson, vectors.txt).
+    let _: () = redis::cmd("HSET")
+        .arg("{j}:config")
+        .arg(&["size", "958", "hashIterations", "7"])
+        .arg(&["expectedInsertions", "100", "falseProbability", "0.01"])
+        .query(&mut raw)
+        .unwrap();
+    for i in [
+        635u64, 186, 859, 410, 125, 634, 349, 93, 567, 698, 214, 345, 819, 950,
+    ] {
+        let _: u8 = redis::cmd("SETBIT")
+            .arg("j")
+            .arg(i)
+            .arg(1)
+            .query(&mut raw)
+            .unwrap();
+    }
+    let j = RedissonFilter::open(&conn, "j").await.unwrap();
+    assert_eq!(j.spec().bits(), 958);
+    assert!(j.check("hello").await.unwrap());
+    assert!(j.check("world").await.unwrap());
+    assert!(!j.add("world").await.unwrap(), "already there");
+    assert!(!j.check("x").await.unwrap() || !j.check("y").await.unwrap());
+    // tryInit(1000, 0.03) with an existing (100, 0.01) config is refused with a typed error.
+    assert!(matches!(
+        RedissonFilter::create(&conn, "j", 1000, 0.03).await,
+        Err(Error::Core(bloomkit::Error::Incompatible(_)))
+    ));
+    // A different golden set: tryInit(1000, 0.03) gives size 7298, k 5.
+    let g = RedissonFilter::create(&conn, "g", 1000, 0.03)
+        .await
+        .unwrap();
+    g.add("hello").await.unwrap();
+    for i in [6595u64, 980, 1089, 2772, 2881] {
+        let b: u8 = redis::cmd("GETBIT")
+            .arg("g")
+            .arg(i)
+            .query(&mut raw)
+            .unwrap();
+        assert_eq!(b, 1, "bit {i}");
+    }
+    // Corrupt config is a typed error, not a panic.
+    let _: () = redis::cmd("HSET")
+        .arg("{c}:config")
+        .arg(&["size", "0", "hashIterations", "7"])
+        .query(&mut raw)
+        .unwrap();
+    assert!(matches!(
+        RedissonFilter::open(&conn, "c").await,
+        Err(Error::CorruptMetadata { .. })
+    ));
+}
+
+#[tokio::test]
+async fn killed_server_gives_typed_errors_then_reconnects() {
+    let mut server = Server::start();
+    let options = Options {
+        timeout: Duration::from_millis(1500),
+    };
+    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
+    f.add("before").await.unwrap();
+    server.kill();
+    for _ in 0..3 {
+        let start = Instant::now();
+        let r = f.check("before").await;
+        assert!(
+            matches!(&r, Err(e) if e.is_fault()),
+            "expected a connection fault, got {r:?}"
+        );
+        // Never a hang past the timeout (plus scheduling slack).
+        assert!(start.elapsed() < Duration::from_millis(3000));
+    }
+    // Back (empty: no persistence); the same handle reconnects.
+    server.restart();
+    let start = Instant::now();
+    loop {
+        match f.add("after").await {
+            Ok(_) => break,
+            Err(e) => {
+                assert!(e.is_fault(), "{e:?}");
+                assert!(start.elapsed() < Duration::from_secs(10), "no reconnect");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    assert!(f.check("after").await.unwrap());
+    // A fresh connection to a dead port fails with a typed error within the timeout.
+    server.kill();
+    let start = Instant::now();
+    let r = Connection::open(&server.url(), &options).await;
+    assert!(matches!(&r, Err(e) if e.is_fault()), "{r:?}");
+    assert!(start.elapsed() < Duration::from_millis(3000));
+}
+
+#[tokio::test]
+async fn acknowledged_adds_survive_sigkill_with_aof_always() {
+    let mut server = Server::start_with(&[
+        "--save",
+        "",
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "always",
+    ]);
+    let options = Options {
+        timeout: Duration::from_millis(1000),
+    };
+    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let f = RedisFilter::create(&conn, "durable", 200_000, 0.01)
+        .await
+        .unwrap();
+    let writer = {
+        let f = f.clone();
+        tokio::spawn(async move {
+            let mut acked = Vec::new();
+            for b in 0..10_000u64 {
+                let batch = items(b * 50..(b + 1) * 50);
+                match f.add_many(&batch).await {
+                    Ok(_) => acked.extend(batch),
+                    Err(e) => {
+                        assert!(e.is_fault(), "{e:?}");
+                        break;
+                    }
+                }
+            }
+            acked
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    server.kill(); // SIGKILL mid-stream
+    let acked = writer.await.unwrap();
+    assert!(
+        acked.len() >= 50,
+        "the writer made progress before the kill"
+    );
+    server.restart();
+    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let g = RedisFilter::open(&conn, "durable").await.unwrap();
+    let lost = g
+        .check_many(&acked)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|&&b| !b)
+        .count();
+    assert_eq!(lost, 0, "{lost} of {} acknowledged adds lost", acked.len());
+}
+
+#[tokio::test]
+async fn cluster_spreads_segments_without_crossslot() {
+    let cluster = Cluster::start();
+    let urls = cluster.urls();
+    let url_refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let conn = Connection::open_cluster(&url_refs, &Options::default())
+        .await
+        .unwrap();
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 14,
+        ..FilterOptions::default()
+    };
+    let f = RedisFilter::create_with(&conn, "c", 20_000, 0.01, opts.clone())
+        .await
+        .unwrap();
+    assert!(f.layout().segments() >= 16);
+    let data = items(0..20_000);
+    f.add_many(&data[..10_000]).await.unwrap();
+    f.add_bulk(&data[10_000..]).await.unwrap();
+    let conn2 = Connection::open_cluster(&url_refs, &Options::default())
+        .await
+        .unwrap();
+    let g = RedisFilter::open(&conn2, "c").await.unwrap();
+    assert!(g.check_many(&data).await.unwrap().iter().all(|&b| b));
+    let fp = g
+        .check_many(&items(500_000..520_000))
+        .await
+        .unwrap()
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    assert!(fp <= fpr_bound(0.01, 20_000), "fp {fp}");
+    // Every node holds some of the segments.
+    for node in &cluster.nodes {
+        let n: u64 = node.cli(&["DBSIZE"]).parse().unwrap();
+        assert!(n > 0, "node {} holds no segment", node.port);
+    }
+    let c = g.count().await.unwrap();
+    assert!((c - 20_000.0).abs() < 600.0, "{c}");
+    g.clear().await.unwrap();
+    assert!(!g.check(&data[0]).await.unwrap());
+}
+
+#[test]
+fn blocking_api_round_trip() {
+    use bloomkit_redis::blocking::{BlockingConnection, RedisFilter, RedissonFilter};
+    let server = Server::start();
+    let f = RedisFilter::create(&server.url(), "b", 5_000, 0.01, &Options::default()).unwrap();
+    let data = items(0..5_000);
+    f.add_many(&data).unwrap();
+    let c = BlockingConnection::open(&server.url(), &Options::default()).unwrap();
+    let g = RedisFilter::open(&c, "b").unwrap();
+    assert!(g.check_many(&data).unwrap().iter().all(|&b| b));
+    assert!(g.add("x").unwrap());
+    assert!(g.check("x").unwrap());
+    assert!(g.count().unwrap() > 4_800.0);
+    let r = RedissonFilter::create(&c, "r", 100, 0.01).unwrap();
+    assert!(r.add("hello").unwrap());
+    assert!(RedissonFilter::open(&c, "r")
+        .unwrap()
+        .check("hello")
+        .unwrap());
+    g.delete().unwrap();
+}
+
+#[tokio::test]
+async fn scalable_filter_grows_consistently_under_concurrency() {
+    use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let params = ScalableParams::new(2_000, 0.01);
+    let f = ScalableRedisFilter::create(&conn, "grow", params)
+        .await
+        .unwrap();
+    let n = 30_000u64;
+    let mut tasks = Vec::new();
+    for t in 0..3u64 {
+        let url = server.url();
+        tasks.push(tokio::spawn(async move {
+            let c = Connection::open(&url, &Options::default()).await.unwrap();
+            let f = ScalableRedisFilter::open(&c, "grow").await.unwrap();
+            let mine: Vec<String> = items(0..n)
+                .into_iter()
+                .skip(t as usize)
+                .step_by(3)
+                .collect();
+            for chunk in mine.chunks(700) {
+                f.add_many(chunk).await.unwrap();
+            }
+            f.layers()
+        }));
+    }
+    let mut views = Vec::new();
+    for t in tasks {
+        views.push(t.await.unwrap());
+    }
+    f.check(&"x").await.unwrap(); // reloads the layer list
+    let layers = f.layers();
+    // 2,000 + 4,000 + 8,000 + 16,000 = 30,000: four layers, perhaps a fifth if false positives
+    // made some elements look present (then fewer are reserved, not more).
+    assert!((4..=5).contains(&layers.len()), "{} layers", layers.len());
+    // Every client saw a prefix of the same layer list.
+    for v in &views {
+        assert_eq!(v[..], layers[..v.len()]);
+    }
+    // No layer was reserved beyond its capacity (zero overfill) and all but the last are full.
+    let fills = f.fills().await.unwrap();
+    for (j, (fill, layer)) in fills.iter().zip(&layers).enumerate() {
+        assert!(
+            *fill <= layer.capacity,
+            "layer {j}: {fill} > {}",
+            layer.capacity
+        );
+        if j + 1 < layers.len() {
+            assert_eq!(*fill, layer.capacity, "layer {j} not full");
+        }
+    }
+    assert!(fills.iter().sum::<u64>() <= n);
+    // No false negatives.
+    let all = items(0..n);
+    assert!(f.check_many(&all).await.unwrap().iter().all(|&b| b));
+    // Compound FPR ≤ Σ p(1-r)r^j < p, measured with the 4-sd bound of `fpr_bound`.
+    let absent = items(2_000_000..2_050_000);
+    let fp = f
+        .check_many(&absent)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    assert!(f.fpp_bound() < 0.01);
+    assert!(fp <= fpr_bound(f.fpp_bound(), absent.len()), "fp {fp}");
+    let c = f.count().await.unwrap();
+    assert!((c - n as f64).abs() < 0.05 * n as f64, "count {c}");
+    // Re-creating with other parameters is a typed error.
+    assert!(matches!(
+        ScalableRedisFilter::create(&conn, "grow", ScalableParams::new(10, 0.01)).await,
+        Err(Error::Core(bloomkit::Error::Incompatible(_)))
+    ));
+    f.delete().await.unwrap();
+    assert!(matches!(
+        ScalableRedisFilter::open(&conn, "grow").await,
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    // With 2^32-bit segments allowed, a 20,000,000-element filter is one ~34 MB segment, larger
+    // than the 16 MiB step, so creation pre-grows it in 3 steps.
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 32,
+        ..FilterOptions::default()
+    };
+    let big = RedisFilter::create_with(&conn, "big", 20_000_000, 0.01, opts.clone())
+        .await
+        .unwrap();
+    assert_eq!(big.layout().segments(), 1);
+    let bytes = big.layout().segment_words() * 8;
+    assert!(bytes > 2 * bloomkit_redis::segments::GROW_STEP_BYTES);
+    let len: u64 = conn
+        .query(redis::cmd("STRLEN").arg("bloomkit:{big:s0}"))
+        .await
+        .unwrap();
+    assert_eq!(len, bytes, "pre-grown to the full segment");
+    big.add("x").await.unwrap();
+    assert!(big.check("x").await.unwrap());
+    // Growing again (clear) keeps working; the bits are gone.
+    big.clear().await.unwrap();
+    assert!(!big.check("x").await.unwrap());
+    // A client that insists on another hash function gets a typed error.
+    let r = RedisFilter::open_with(&conn, "big", bloomkit::Hashing::Murmur3).await;
+    assert!(
+        matches!(r, Err(Error::Core(bloomkit::Error::Incompatible(_)))),
+        "{r:?}"
+    );
+    big.delete().await.unwrap();
+}
