@@ -9,8 +9,8 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::storage::CounterWidth;
 use bloomkit::{
-    AnyFilter, BloomFilter, CountingBloomFilter, Filter, Hashing, ScalableBloomFilter,
-    ScalableConfig, Spec,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter, Hashing,
+    ScalableBloomFilter, ScalableConfig, Spec,
 };
 use std::path::{Path, PathBuf};
 
@@ -154,7 +154,15 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
             ScalableBloomFilter::with_config(config)?.into()
         }
         Kind::Blocked => {
-            bail!("the blocked kind is not available in this build yet; use --kind classic")
+            if new.scheme != SchemeName::Default {
+                bail!(
+                    "blocked filters use bloomkit's own scheme only; drop --scheme {}",
+                    new.scheme.name()
+                );
+            }
+            let (blocks, layout) =
+                bloomkit::probe::blocked::params_for(new.capacity, new.fpp, false)?;
+            BlockedBloomFilter::with_layout(blocks, layout, spec.hashing().clone())?.into()
         }
     })
 }
@@ -180,13 +188,14 @@ pub fn scheme_name(spec: &Spec) -> String {
     format!("{}+{}", spec.scheme().name(), spec.hashing().id())
 }
 
-fn spec_of(filter: &AnyFilter) -> &Spec {
-    match filter {
+/// The spec of a filter, or `None` for a blocked filter (its layout replaces the spec).
+fn spec_of(filter: &AnyFilter) -> Option<&Spec> {
+    Some(match filter {
         AnyFilter::Classic(f) => f.spec(),
         AnyFilter::Counting(f) => f.spec(),
         AnyFilter::Scalable(f) => f.layers()[0].filter().spec(),
-        _ => unreachable!("every kind is handled above"),
-    }
+        _ => return None,
+    })
 }
 
 /// One layer of a scalable filter, for `info`.
@@ -237,8 +246,19 @@ pub struct Description {
 
 /// Describes an in-memory filter.
 pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
-    let spec = spec_of(filter);
+    let (scheme, hashing) = match (spec_of(filter), filter) {
+        (Some(spec), _) => (scheme_name(spec), spec.hashing().id()),
+        (None, AnyFilter::Blocked(f)) => ("default".to_string(), f.hashing().id()),
+        (None, other) => (other.kind().to_string(), String::new()),
+    };
     let (bits, fill, capacity, fpp, layers) = match filter {
+        AnyFilter::Blocked(f) => (
+            f.bits(),
+            f.count_ones() as f64 / f.bits() as f64,
+            design.map(|d| d.capacity),
+            design.map(|d| d.fpp),
+            None,
+        ),
         AnyFilter::Classic(f) => (
             f.bits(),
             f.fill_ratio(),
@@ -276,12 +296,13 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
                 ),
             )
         }
-        _ => unreachable!("every kind is handled above"),
+        // A kind added to the library later: what the Filter trait tells.
+        other => (other.params().bits, f64::NAN, None, None, None),
     };
     Description {
         kind: filter.kind(),
-        scheme: scheme_name(spec),
-        hashing: spec.hashing().id(),
+        scheme,
+        hashing,
         bits,
         hashes: filter.params().hashes,
         bytes: filter.memory_bytes() as u64,

@@ -656,3 +656,41 @@ fn dedup_can_grow_a_scalable_filter() {
     let v: serde_json::Value = serde_json::from_str(&info).unwrap();
     assert!(v["layers"].as_array().unwrap().len() >= 5, "{v}");
 }
+
+#[test]
+fn blocked_filters_in_files() {
+    let d = dir();
+    let (a, b, u) = (p(&d, "a.bloom"), p(&d, "b.bloom"), p(&d, "u.bloom"));
+    create(&a, &["--kind", "blocked"]);
+    create(&b, &["--kind", "blocked"]);
+    bk().args(["add", &a, "x"]).assert().success();
+    bk().args(["add", &b, "y"]).assert().success();
+    assert_eq!(run(&["merge", &u, &a, &b], "").0, 0);
+    let (_, out, _) = run(&["check", &u, "x", "y", "zzz-absent"], "");
+    assert_eq!(out, "x\ny\n");
+    let (_, out, _) = run(&["info", &u, "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["kind"].as_str(), v["scheme"].as_str()),
+        (Some("blocked"), Some("default"))
+    );
+    assert_eq!(v["bits"].as_u64().unwrap() % 512, 0, "whole 512-bit blocks");
+    assert_eq!(v["capacity"], 1000);
+    let (code, _, err) = run(
+        &[
+            "create",
+            &p(&d, "g.bloom"),
+            "-n",
+            "9",
+            "-p",
+            "0.1",
+            "--kind",
+            "blocked",
+            "--scheme",
+            "go",
+        ],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("blocked"), "{err}");
+}

@@ -19,6 +19,10 @@ fn combine(op: Op, acc: &mut AnyFilter, other: &AnyFilter) -> bloomkit::Result<(
             Op::Union => a.union(b),
             Op::Intersect => a.intersect(b),
         },
+        (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => match op {
+            Op::Union => a.union(b),
+            Op::Intersect => a.intersect(b),
+        },
         (AnyFilter::Counting(a), AnyFilter::Counting(b)) if op == Op::Union => a.union(b),
         (a, b) if a.kind() != b.kind() => Err(bloomkit::Error::Incompatible(
             bloomkit::Incompatibility::Kind(a.kind().into(), b.kind().into()),
