@@ -5,6 +5,7 @@ mod commands;
 mod items;
 mod plot;
 mod progress;
+mod redis_target;
 mod target;
 
 use clap::Parser;

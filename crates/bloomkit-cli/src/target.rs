@@ -5,6 +5,7 @@
 //! filter or a new place to keep one is a change to this file only.
 
 use crate::cli::{Kind, SchemeName};
+use crate::redis_target::RedisTarget;
 use anyhow::{anyhow, bail, Context as _, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::storage::CounterWidth;
@@ -328,6 +329,8 @@ struct Loaded {
 enum Backend {
     /// In memory, from a file.
     Memory(Loaded),
+    /// In Redis.
+    Redis(RedisTarget),
 }
 
 /// An opened filter and where it goes back to.
@@ -337,19 +340,16 @@ pub struct Target {
     backend: Backend,
 }
 
-fn redis_unavailable(loc: &Location) -> anyhow::Error {
-    anyhow!(
-        "{}: Redis targets are not available in this build yet (use a file path)",
-        loc.display()
-    )
-}
-
 impl Target {
     /// Whether a filter exists at `location`.
     pub fn exists(location: &Location) -> Result<bool> {
         match location {
             Location::File(p) => Ok(p.exists()),
-            Location::Redis { .. } => Err(redis_unavailable(location)),
+            Location::Redis {
+                addr,
+                cluster,
+                name,
+            } => RedisTarget::exists(addr, *cluster, name, &location.display()),
         }
     }
 
@@ -376,7 +376,17 @@ impl Target {
                     dirty: false,
                 })
             }
-            Location::Redis { .. } => return Err(redis_unavailable(location)),
+            Location::Redis {
+                addr,
+                cluster,
+                name,
+            } => Backend::Redis(RedisTarget::open(
+                addr,
+                *cluster,
+                name,
+                &location.display(),
+                ctx,
+            )?),
         };
         Ok(Target {
             location: location.clone(),
@@ -407,7 +417,22 @@ impl Target {
                 });
                 Self::replace(location, filter, design, true)
             }
-            Location::Redis { .. } => Err(redis_unavailable(location)),
+            Location::Redis {
+                addr,
+                cluster,
+                name,
+            } => Ok(Target {
+                location: location.clone(),
+                backend: Backend::Redis(RedisTarget::create(
+                    addr,
+                    *cluster,
+                    name,
+                    &location.display(),
+                    new,
+                    force,
+                    ctx,
+                )?),
+            }),
         }
     }
 
@@ -452,6 +477,7 @@ impl Target {
     pub fn kind(&self) -> &'static str {
         match &self.backend {
             Backend::Memory(m) => m.filter.kind(),
+            Backend::Redis(r) => r.kind(),
         }
     }
 
@@ -460,12 +486,16 @@ impl Target {
     pub fn has_bulk(&self) -> bool {
         match &self.backend {
             Backend::Memory(_) => false,
+            Backend::Redis(r) => r.has_bulk(),
         }
     }
 
     /// Estimated number of distinct elements in the filter.
     pub fn estimated_items(&self) -> Result<f64> {
-        Ok(self.describe()?.estimated_items)
+        match &self.backend {
+            Backend::Memory(m) => Ok(m.filter.estimated_len()),
+            Backend::Redis(r) => r.estimated_items(),
+        }
     }
 
     /// Inserts every element of a batch; `new[i]` says whether element `i` was new. With
@@ -476,9 +506,9 @@ impl Target {
         new: &mut Vec<bool>,
         bulk: bool,
     ) -> Result<()> {
-        let _ = bulk;
         new.clear();
         match &mut self.backend {
+            Backend::Redis(r) => r.insert_batch(elements, new, bulk)?,
             Backend::Memory(m) => {
                 for e in elements {
                     let was_new = m
@@ -500,6 +530,7 @@ impl Target {
             Backend::Memory(m) => {
                 present.extend(elements.iter().map(|e| m.filter.contains_encoded(e)));
             }
+            Backend::Redis(r) => r.contains_batch(elements, present)?,
         }
         Ok(())
     }
@@ -530,6 +561,14 @@ impl Target {
                 m.dirty = true;
                 Ok(())
             }
+            Backend::Redis(r) => Err((
+                0,
+                anyhow!(
+                    "{}: a {} filter cannot remove items; only counting filters can, and they live in files",
+                    self.location.display(),
+                    r.kind()
+                ),
+            )),
         }
     }
 
@@ -537,6 +576,7 @@ impl Target {
     pub fn describe(&self) -> Result<Description> {
         match &self.backend {
             Backend::Memory(m) => Ok(describe(&m.filter, m.design)),
+            Backend::Redis(r) => r.describe(),
         }
     }
 
@@ -544,6 +584,10 @@ impl Target {
     pub fn snapshot(&self) -> Result<(AnyFilter, Option<Design>)> {
         match &self.backend {
             Backend::Memory(m) => Ok((m.filter.clone(), m.design)),
+            Backend::Redis(_) => bail!(
+                "{}: a Redis filter cannot be read back whole; merge, intersect and export take file targets",
+                self.location.display()
+            ),
         }
     }
 
@@ -558,6 +602,8 @@ impl Target {
                 }
                 Ok(())
             }
+            // Redis applies every batch as it goes.
+            (Backend::Redis(_), _) => Ok(()),
             (Backend::Memory(_), Location::Redis { .. }) => {
                 unreachable!("memory backends come from files")
             }

@@ -1,0 +1,142 @@
+//! Real redis-server processes for the end-to-end tests: started on free loopback ports,
+//! killed when dropped (also when a test fails and unwinds).
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+/// Sends one inline command and returns the raw reply (enough for PING and CLUSTER INFO).
+pub fn command(port: u16, cmd: &str) -> Option<String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    s.write_all(format!("{cmd}\r\n").as_bytes()).ok()?;
+    let mut buf = vec![0u8; 8192];
+    let n = s.read(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
+}
+
+/// One redis-server.
+pub struct Server {
+    child: Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+}
+
+impl Server {
+    fn spawn(extra: &[&str], dir: &Path) -> Server {
+        for _ in 0..5 {
+            let port = free_port();
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(dir)
+                .args(extra)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server is installed");
+            let mut server = Server { child, port };
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if command(port, "PING").is_some_and(|r| r.starts_with("+PONG")) {
+                    return server;
+                }
+                if server.child.try_wait().ok().flatten().is_some() {
+                    break; // lost the port to someone else: try another
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = server.child.kill();
+            let _ = server.child.wait();
+        }
+        panic!("redis-server did not start");
+    }
+
+    /// A standalone server.
+    pub fn start() -> (Server, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        (Server::spawn(&[], dir.path()), dir)
+    }
+
+    /// `redis://127.0.0.1:PORT/NAME`.
+    pub fn target(&self, name: &str) -> String {
+        format!("redis://127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A three-master Redis Cluster on loopback.
+pub struct Cluster {
+    /// The nodes (killed on drop).
+    pub nodes: Vec<Server>,
+    _dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    /// Starts three cluster-enabled servers and joins them (redis-cli --cluster create).
+    pub fn start() -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        let nodes: Vec<Server> = (0..3)
+            .map(|i| {
+                let node_dir = dir.path().join(format!("n{i}"));
+                std::fs::create_dir_all(&node_dir).unwrap();
+                Server::spawn(
+                    &[
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                    ],
+                    &node_dir,
+                )
+            })
+            .collect();
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let status = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("redis-cli is installed");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if nodes.iter().all(|n| {
+                command(n.port, "CLUSTER INFO").is_some_and(|r| r.contains("cluster_state:ok"))
+            }) {
+                return Cluster { nodes, _dir: dir };
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the cluster did not become ready");
+    }
+
+    /// `redis+cluster://127.0.0.1:PORT/NAME` (the first node).
+    pub fn target(&self, name: &str) -> String {
+        format!("redis+cluster://127.0.0.1:{}/{name}", self.nodes[0].port)
+    }
+}
