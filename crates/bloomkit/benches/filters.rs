@@ -69,12 +69,13 @@ impl BenchKey for String {
 }
 
 /// The memory limit: one random cache-line load per key over an array the size of the
-/// blocked filter.
-struct RandomLoad(Vec<Block>);
+/// blocked filter, allocated the same way (an empty blocked filter's blocks).
+struct RandomLoad(BlockedBloomFilter);
 
 impl RandomLoad {
     fn probe(&self, h: u64) -> u64 {
-        self.0[reduce(h, self.0.len() as u64) as usize].0[0]
+        let blocks: &[Block] = self.0.as_blocks();
+        blocks[reduce(h, blocks.len() as u64) as usize].0[0]
     }
 }
 
@@ -112,10 +113,15 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
     let sbbf_bits = (BlockedBloomFilter::new_split_block(n, p).unwrap().bits() as f64 / n as f64)
         .ceil() as usize;
     let mut sbbf = sbbf_rs_safe::Filter::new(sbbf_bits, n as usize);
-    let baseline = RandomLoad(vec![Block::default(); blocked.blocks() as usize]);
+    let mut split = BlockedBloomFilter::new_split_block(n, p).unwrap();
+    let baseline = RandomLoad(
+        BlockedBloomFilter::with_layout(blocked.blocks(), blocked.layout(), Default::default())
+            .unwrap(),
+    );
     for k in &members {
         classic.insert(k);
         blocked.insert(k);
+        split.insert(k);
         atomic.insert(k);
         fast.insert(k);
         fast_pre.insert_hash(k.bytes_hash());
@@ -140,6 +146,12 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
                 .into_iter()
                 .filter(|&b| b)
                 .count()
+        });
+        bench_over(&mut g, id("bloomkit-split-block"), pool, |ks| {
+            ks.iter().filter(|k| split.contains(*k)).count()
+        });
+        bench_over(&mut g, id("bloomkit-split-block-batch"), pool, |ks| {
+            split.contains_batch(ks).into_iter().filter(|&b| b).count()
         });
         bench_over(&mut g, id("bloomkit-concurrent-blocked"), pool, |ks| {
             ks.iter().filter(|k| atomic.contains(*k)).count()
@@ -180,6 +192,13 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
     });
     bench_over(&mut g, id("bloomkit-blocked-batch"), &members, |ks| {
         blocked.insert_batch(ks);
+        0
+    });
+    bench_over(&mut g, id("bloomkit-split-block"), &members, |ks| {
+        ks.iter().filter(|k| split.insert(*k)).count()
+    });
+    bench_over(&mut g, id("bloomkit-split-block-batch"), &members, |ks| {
+        split.insert_batch(ks);
         0
     });
     bench_over(&mut g, id("bloomkit-concurrent-blocked"), &members, |ks| {

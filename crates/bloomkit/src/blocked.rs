@@ -26,6 +26,7 @@ use crate::hash::Hashing;
 use crate::key::Key;
 use crate::math::{self, Params};
 use crate::probe::blocked::{self, BlockLayout, BLOCK_BITS};
+use crate::probe::reduce;
 use crate::storage::{blocks_from_words, zeroed_blocks, Block};
 use std::fmt;
 
@@ -55,9 +56,23 @@ pub struct BlockedBloomFilter {
 }
 
 impl BlockedBloomFilter {
-    /// A filter for `capacity` elements whose measured FPR meets `fpp`, with XXH3 hashing and
-    /// the layout and `k` that need the least memory.
+    /// A filter for `capacity` elements whose measured FPR meets `fpp`, with XXH3 hashing: the
+    /// split-block layout (the fastest) unless it needs more than 10% more memory than the
+    /// most compact `Bits(k)` layout (at high FPRs such as 10%, and below about 0.05%, where
+    /// 8 bits per element are too many or too few), in which case the compact layout.
     pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
+        let (compact, layout) = blocked::params_for(capacity, fpp, false)?;
+        match blocked::params_for(capacity, fpp, true) {
+            Ok((split, split_layout)) if split as f64 <= compact as f64 * 1.10 => {
+                Self::with_layout(split, split_layout, Hashing::Xxh3)
+            }
+            _ => Self::with_layout(compact, layout, Hashing::Xxh3),
+        }
+    }
+
+    /// The filter with the least memory for `capacity` at `fpp`: the `Bits(k)` layout with the
+    /// best `k` (a few percent smaller than split-block, and slower).
+    pub fn new_compact(capacity: u64, fpp: f64) -> Result<Self> {
         let (blocks, layout) = blocked::params_for(capacity, fpp, false)?;
         Self::with_layout(blocks, layout, Hashing::Xxh3)
     }
@@ -94,7 +109,7 @@ impl BlockedBloomFilter {
         }
         math::check_bits_hashes(words.len() as u64 * 64, u64::from(layout.hashes()))?;
         Ok(BlockedBloomFilter {
-            blocks: blocks_from_words(words),
+            blocks: blocks_from_words(words)?,
             layout,
             hashing,
         })
@@ -120,9 +135,19 @@ impl BlockedBloomFilter {
         &self.hashing
     }
 
+    /// The hash words of a key ([`BlockLayout::hash`]).
     #[inline(always)]
-    fn hash<K: Key + ?Sized>(&self, key: &K) -> [u64; 2] {
-        key.with_bytes(|b| self.hashing.hash128(b))
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> [u64; 2] {
+        key.with_bytes(|b| self.layout.hash(&self.hashing, b))
+    }
+
+    /// Whether the split-block AVX2 kernels apply.
+    #[inline(always)]
+    fn simd(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self.layout == BlockLayout::SplitBlock && blocked::has_avx2();
+        #[cfg(not(target_arch = "x86_64"))]
+        return false;
     }
 
     /// Adds an element; returns `true` if it was new.
@@ -139,33 +164,60 @@ impl BlockedBloomFilter {
         self.contains_hash(h1, h2)
     }
 
-    /// Adds an element by its 128-bit hash (from [`Hashing::hash128`] of its key bytes).
+    /// Adds an element by its hash words (from [`hash`](Self::hash) or
+    /// [`BlockLayout::hash`] of its key bytes).
     #[inline(always)]
     pub fn insert_hash(&mut self, h1: u64, h2: u64) -> bool {
-        let (i, mask) = self.layout.locate(h1, h2, self.blocks.len() as u64);
-        self.blocks[i].insert(&mask)
+        #[cfg(target_arch = "x86_64")]
+        if self.simd() {
+            // SAFETY: `simd()` checked that the CPU has AVX2.
+            return unsafe { avx2::insert(&mut self.blocks, h1) };
+        }
+        let i = reduce(h1, self.blocks.len() as u64) as usize;
+        self.layout.set(&mut self.blocks[i].0, h2)
     }
 
-    /// Tests an element by its 128-bit hash.
+    /// Tests an element by its hash words.
     #[inline(always)]
     pub fn contains_hash(&self, h1: u64, h2: u64) -> bool {
-        let (i, mask) = self.layout.locate(h1, h2, self.blocks.len() as u64);
-        self.blocks[i].contains(&mask)
+        #[cfg(target_arch = "x86_64")]
+        if self.simd() {
+            // SAFETY: `simd()` checked that the CPU has AVX2.
+            return unsafe { avx2::contains(&self.blocks, h1) };
+        }
+        let i = reduce(h1, self.blocks.len() as u64) as usize;
+        self.layout.test(&self.blocks[i].0, h2)
     }
 
     /// Adds every element of `keys`: hashes a group of elements, prefetches their blocks, then
     /// sets the bits, so that the memory loads of a group overlap.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd() {
+            // SAFETY: `simd()` checked that the CPU has AVX2.
+            return unsafe { avx2::insert_batch(self, keys) };
+        }
+        let layout = self.layout;
+        self.insert_batch_with(keys, |b, h| layout.set(b, h));
+    }
+
+    /// The batch insert loop, with the in-block update `set` inlined.
+    #[inline(always)]
+    fn insert_batch_with<K: Key>(
+        &mut self,
+        keys: &[K],
+        mut set: impl FnMut(&mut [u64; 8], u64) -> bool,
+    ) {
         let n = self.blocks.len() as u64;
-        let mut located = [(0usize, [0u64; 8]); BATCH];
+        let mut located = [(0usize, 0u64); BATCH];
         for chunk in keys.chunks(BATCH) {
             for (slot, key) in located.iter_mut().zip(chunk) {
                 let [h1, h2] = self.hash(key);
-                *slot = self.layout.locate(h1, h2, n);
+                *slot = (reduce(h1, n) as usize, h2);
                 prefetch(&self.blocks[slot.0]);
             }
-            for (i, mask) in &located[..chunk.len()] {
-                self.blocks[*i].insert(mask);
+            for &(i, h2) in &located[..chunk.len()] {
+                set(&mut self.blocks[i].0, h2);
             }
         }
     }
@@ -180,16 +232,32 @@ impl BlockedBloomFilter {
     /// Like [`contains_batch`](Self::contains_batch), writing into `out` (`out.len()` must equal
     /// `keys.len()`; extra entries on either side are ignored).
     pub fn contains_batch_into<K: Key>(&self, keys: &[K], out: &mut [bool]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd() {
+            // SAFETY: `simd()` checked that the CPU has AVX2.
+            return unsafe { avx2::contains_batch(self, keys, out) };
+        }
+        self.contains_batch_with(keys, out, |b, h| self.layout.test(b, h));
+    }
+
+    /// The batch query loop, with the in-block test `test` inlined.
+    #[inline(always)]
+    fn contains_batch_with<K: Key>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+        test: impl Fn(&[u64; 8], u64) -> bool,
+    ) {
         let n = self.blocks.len() as u64;
-        let mut located = [(0usize, [0u64; 8]); BATCH];
+        let mut located = [(0usize, 0u64); BATCH];
         for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             for (slot, key) in located.iter_mut().zip(chunk) {
                 let [h1, h2] = self.hash(key);
-                *slot = self.layout.locate(h1, h2, n);
+                *slot = (reduce(h1, n) as usize, h2);
                 prefetch(&self.blocks[slot.0]);
             }
-            for ((i, mask), o) in located.iter().zip(out.iter_mut()) {
-                *o = self.blocks[*i].contains(mask);
+            for (&(i, h2), o) in located.iter().zip(out.iter_mut()) {
+                *o = test(&self.blocks[i].0, h2);
             }
         }
     }
@@ -343,5 +411,88 @@ impl Filter for BlockedBloomFilter {
     }
     fn clear(&mut self) {
         BlockedBloomFilter::clear(self)
+    }
+}
+
+/// The split-block filter's hot paths compiled for AVX2 as a whole (probe, block lookup and
+/// batch loops), so that the vector kernels inline into them; a call per query into an AVX2
+/// function from code compiled without AVX2 costs more than the kernel saves.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{BlockedBloomFilter, Key};
+    use crate::probe::blocked::avx2::{split_set, split_test};
+    use crate::probe::reduce;
+    use crate::storage::Block;
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn contains(blocks: &[Block], h: u64) -> bool {
+        let b = &blocks[reduce(h, blocks.len() as u64) as usize];
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { split_test(&b.0, h as u32) }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn insert(blocks: &mut [Block], h: u64) -> bool {
+        let i = reduce(h, blocks.len() as u64) as usize;
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { split_set(&mut blocks[i].0, h as u32) }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn contains_batch<K: Key>(
+        f: &BlockedBloomFilter,
+        keys: &[K],
+        out: &mut [bool],
+    ) {
+        // SAFETY (closure): the caller guarantees AVX2.
+        f.contains_batch_with(keys, out, |b, h| unsafe { split_test(b, h as u32) });
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn insert_batch<K: Key>(f: &mut BlockedBloomFilter, keys: &[K]) {
+        // SAFETY (closure): the caller guarantees AVX2.
+        f.insert_batch_with(keys, |b, h| unsafe { split_set(b, h as u32) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX2 paths (single, batch) and the portable path set the same bits and answer the
+    /// same, on CPUs with AVX2; elsewhere both sides are the portable path.
+    #[test]
+    fn simd_and_portable_paths_agree() {
+        let keys: Vec<u64> = (0..20_000).collect();
+        let mut single = BlockedBloomFilter::new_split_block(10_000, 0.01).unwrap();
+        let mut batch = single.clone();
+        let mut portable = single.clone();
+        for k in &keys[..10_000] {
+            single.insert(k);
+            let [h1, h2] = portable.hash(k);
+            let i = reduce(h1, portable.blocks()) as usize;
+            BlockLayout::SplitBlock.set(&mut portable.blocks[i].0, h2);
+        }
+        batch.insert_batch(&keys[..10_000]);
+        assert!(single == portable && batch == portable);
+        let answers = batch.contains_batch(&keys);
+        for (k, &a) in keys.iter().zip(&answers) {
+            let [h1, h2] = portable.hash(k);
+            let i = reduce(h1, portable.blocks()) as usize;
+            let want = BlockLayout::SplitBlock.test(&portable.blocks[i].0, h2);
+            assert_eq!(single.contains(k), want);
+            assert_eq!(a, want);
+        }
+        assert!(answers[..10_000].iter().all(|&a| a));
     }
 }

@@ -36,6 +36,7 @@ use crate::hash::Hashing;
 use crate::key::Key;
 use crate::math;
 use crate::probe::blocked::BlockLayout;
+use crate::probe::reduce;
 use crate::spec::Spec;
 use crate::storage::{AtomicBitVec, AtomicBlock, BitVec, Block};
 use std::fmt;
@@ -129,7 +130,7 @@ impl AtomicBlockedBloomFilter {
 
     #[inline(always)]
     fn locate<K: Key + ?Sized>(&self, key: &K) -> (usize, [u64; 8]) {
-        let [h1, h2] = key.with_bytes(|b| self.hashing.hash128(b));
+        let [h1, h2] = key.with_bytes(|b| self.layout.hash(&self.hashing, b));
         self.layout.locate(h1, h2, self.blocks.len() as u64)
     }
 
@@ -143,8 +144,9 @@ impl AtomicBlockedBloomFilter {
     /// Whether the element may be present.
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let (i, mask) = self.locate(key);
-        self.blocks[i].contains(&mask)
+        let [h1, h2] = key.with_bytes(|b| self.layout.hash(&self.hashing, b));
+        let block = &self.blocks[reduce(h1, self.blocks.len() as u64) as usize];
+        self.layout.test(&block.load().0, h2)
     }
 
     /// Adds every element of `keys`, prefetching blocks a group at a time.

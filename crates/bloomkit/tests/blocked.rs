@@ -15,6 +15,25 @@ use std::sync::Arc;
 /// queries the count of positives is binomial: we require it within 5σ of `T·q` (this checks
 /// that probing is uniform). Separately the sizing must deliver `q ≤ p`, up to the spread of
 /// `q` between filters: 3% relative for n ≥ 1e5, 25% for n = 1e3 (only a few blocks).
+/// `new` takes the split-block layout unless it costs over 10% more memory than the compact
+/// layout, which happens at high and at very low FPRs (where 8 bits per element are too many or
+/// too few).
+#[test]
+fn default_layout_is_split_block_unless_it_costs_much_more_memory() {
+    for p in [0.01, 0.001] {
+        let f = BlockedBloomFilter::new(1_000_000, p).unwrap();
+        let compact = BlockedBloomFilter::new_compact(1_000_000, p).unwrap();
+        assert_eq!(f.layout(), BlockLayout::SplitBlock, "p = {p}");
+        assert!(f.bits() as f64 <= compact.bits() as f64 * 1.10);
+    }
+    for p in [0.1, 1e-6] {
+        let f = BlockedBloomFilter::new(1_000_000, p).unwrap();
+        let split = BlockedBloomFilter::new_split_block(1_000_000, p).unwrap();
+        assert!(matches!(f.layout(), BlockLayout::Bits(_)), "p = {p}");
+        assert!(split.bits() as f64 > f.bits() as f64 * 1.10);
+    }
+}
+
 #[test]
 fn measured_fpr_meets_target() {
     let mut report = String::new();
@@ -25,7 +44,7 @@ fn measured_fpr_meets_target() {
                 let mut f = if split {
                     BlockedBloomFilter::new_split_block(n, p).unwrap()
                 } else {
-                    BlockedBloomFilter::new(n, p).unwrap()
+                    BlockedBloomFilter::new_compact(n, p).unwrap()
                 };
                 for i in 0..n {
                     f.insert(&format!("member:{i}"));
@@ -41,7 +60,7 @@ fn measured_fpr_meets_target() {
                 let bits_per_key = f.bits() as f64 / n as f64;
                 report += &format!(
                     "{} n={n} p={p}: measured {:.5} q {:.5} ({sigmas:+.2} sigma) {:?} {bits_per_key:.2} bits/key\n",
-                    if split { "split" } else { "blocked" },
+                    if split { "split" } else { "compact" },
                     hits / tf,
                     q,
                     f.layout()

@@ -112,8 +112,34 @@ impl Hashing {
     }
 
     /// Hashes key bytes to `[h1, h2]`.
-    #[inline]
+    #[inline(always)]
     pub fn hash128(&self, bytes: &[u8]) -> [u64; 2] {
+        // The default hash is inlined into every filter's hot path; the others are a call.
+        if let Hashing::Xxh3 = self {
+            let h = xxhash_rust::xxh3::xxh3_128(bytes);
+            return [h as u64, (h >> 64) as u64];
+        }
+        self.hash128_other(bytes)
+    }
+
+    /// Hashes key bytes to 64 bits: XXH3-64 for [`Hashing::Xxh3`], the first word of
+    /// [`hash128`](Self::hash128) otherwise. The split-block layout needs no more than that,
+    /// and XXH3-64 costs less than XXH3-128.
+    ///
+    /// ```
+    /// use bloomkit::Hashing;
+    /// assert_eq!(Hashing::Murmur3.hash64(b"x"), Hashing::Murmur3.hash128(b"x")[0]);
+    /// ```
+    #[inline(always)]
+    pub fn hash64(&self, bytes: &[u8]) -> u64 {
+        if let Hashing::Xxh3 = self {
+            return xxhash_rust::xxh3::xxh3_64(bytes);
+        }
+        self.hash128_other(bytes)[0]
+    }
+
+    #[inline]
+    fn hash128_other(&self, bytes: &[u8]) -> [u64; 2] {
         match self {
             Hashing::Xxh3 => {
                 let h = xxhash_rust::xxh3::xxh3_128(bytes);

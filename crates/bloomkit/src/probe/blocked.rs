@@ -1,13 +1,16 @@
 //! Cache-blocked probing: every probe of an element lands in one 512-bit block (a cache line).
 //!
-//! From an element's 128-bit hash `[h1, h2]`:
+//! From an element's hash words `[h1, h2]` ([`BlockLayout::hash`]):
 //! - the block is `⌊h1 · B / 2⁶⁴⌋` (multiply-shift range reduction over `B` blocks, any `B`);
 //! - the positions inside the block come from `h2`, as an 8-word mask:
-//!   - [`BlockLayout::Bits`]: `k` positions of 9 bits each, taken from `h2` (7 per 64-bit word
-//!     of hash; further words come from a SplitMix64 step), positions may coincide;
-//!   - [`BlockLayout::SplitBlock`]: exactly one bit in each of the 8 words (`k = 8`), bit
-//!     `(h32 · SALTᵢ) >> 26` of word `i` with `h32` the low half of `h2` and the eight odd
+//!   - [`BlockLayout::Bits`]: `[h1, h2]` is the 128-bit hash; `k` positions of 9 bits each,
+//!     taken from `h2` (7 per 64-bit word of hash; further words come from a SplitMix64 step),
+//!     positions may coincide;
+//!   - [`BlockLayout::SplitBlock`]: `h1 = h2` is one 64-bit hash ([`Hashing::hash64`]): its
+//!     high bits pick the block, its low 32 bits `h32` the bits: exactly one bit in each of the
+//!     8 words (`k = 8`), bit `(h32 · SALTᵢ mod 2³²) >> 26` of word `i` with the eight odd
 //!     salts below (the layout of Parquet's split-block Bloom filter, widened to 64-bit words).
+//!     The two parts are independent for any filter of fewer than 2³² blocks.
 //!
 //! A query then loads one cache line and compares it with the mask; an insert ORs the mask in.
 //!
@@ -18,6 +21,7 @@
 //! (`tests/blocked.rs`), at the price of extra bits per element (`docs/BENCHMARKS.md`).
 
 use crate::error::{Error, Result};
+use crate::hash::Hashing;
 use crate::math::{check_fpp, MAX_BITS};
 use crate::probe::reduce;
 use std::f64::consts::LN_2;
@@ -55,6 +59,19 @@ impl BlockLayout {
         }
     }
 
+    /// The hash words `[h1, h2]` of an element's key bytes: one 64-bit hash twice for the
+    /// split-block layout, the 128-bit hash for `Bits(k)`.
+    #[inline(always)]
+    pub fn hash(self, hashing: &Hashing, bytes: &[u8]) -> [u64; 2] {
+        match self {
+            BlockLayout::SplitBlock => {
+                let h = hashing.hash64(bytes);
+                [h, h]
+            }
+            BlockLayout::Bits(_) => hashing.hash128(bytes),
+        }
+    }
+
     /// The block (in `0..blocks`) and the 8-word mask of an element with hash `[h1, h2]`.
     #[inline(always)]
     pub fn locate(self, h1: u64, h2: u64, blocks: u64) -> (usize, [u64; 8]) {
@@ -72,27 +89,45 @@ impl BlockLayout {
                     *m = 1u64 << (h.wrapping_mul(salt) >> 26);
                 }
             }
-            BlockLayout::Bits(k) => {
-                // 7 positions of 9 bits per 64-bit word: h2 first, then SplitMix64 steps
-                // from h2 (never from the shifted-out remainder, which would be the same for
-                // every element).
-                let mut seed = h2;
-                let mut x = h2;
-                let mut left = 7;
-                for _ in 0..k {
-                    if left == 0 {
-                        seed = splitmix64(seed);
-                        x = seed;
-                        left = 7;
-                    }
-                    let pos = (x & 511) as usize;
-                    mask[pos >> 6] |= 1u64 << (pos & 63);
-                    x >>= 9;
-                    left -= 1;
-                }
-            }
+            BlockLayout::Bits(k) => for_each_bit(h2, k, |w, bit| mask[w] |= bit),
         }
         mask
+    }
+
+    /// Whether every bit of the element with in-block hash `h2` is set in `block`.
+    ///
+    /// Equivalent to comparing `block` with [`mask`](Self::mask), but tests the bits where
+    /// they are instead of building the mask in memory first (which would make the CPU wait
+    /// for the mask's stores before the comparison can load it).
+    #[inline(always)]
+    pub fn test(self, block: &[u64; 8], h2: u64) -> bool {
+        match self {
+            BlockLayout::SplitBlock => split_test(block, h2 as u32),
+            BlockLayout::Bits(k) => {
+                let mut all = 1u64;
+                for_each_position(h2, k, |pos| {
+                    all &= block[(pos >> 6) & 7] >> (pos & 63);
+                });
+                all & 1 != 0
+            }
+        }
+    }
+
+    /// Sets the bits of the element with in-block hash `h2` in `block`; returns `true` if any
+    /// of them was clear.
+    #[inline(always)]
+    pub fn set(self, block: &mut [u64; 8], h2: u64) -> bool {
+        match self {
+            BlockLayout::SplitBlock => split_set(block, h2 as u32),
+            BlockLayout::Bits(k) => {
+                let mut missing = 0u64;
+                for_each_bit(h2, k, |w, bit| {
+                    missing |= bit & !block[w];
+                    block[w] |= bit;
+                });
+                missing != 0
+            }
+        }
     }
 
     /// Probability that a query element not in the set tests positive in a block holding `j`
@@ -120,6 +155,147 @@ fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// Calls `f` with each of the `k` in-block positions (`0..512`) of in-block hash `h2`: seven
+/// 9-bit fields per 64-bit word, `h2` first, then SplitMix64 steps from `h2` (never from the
+/// shifted-out remainder, which would be the same for every element). Positions may coincide.
+#[inline(always)]
+fn for_each_position(h2: u64, k: u32, mut f: impl FnMut(usize)) {
+    let mut seed = h2;
+    let mut x = h2;
+    let mut left = 7;
+    for _ in 0..k {
+        if left == 0 {
+            seed = splitmix64(seed);
+            x = seed;
+            left = 7;
+        }
+        f((x & 511) as usize);
+        x >>= 9;
+        left -= 1;
+    }
+}
+
+/// [`for_each_position`] as (word index, single-bit word mask) pairs.
+#[inline(always)]
+fn for_each_bit(h2: u64, k: u32, mut f: impl FnMut(usize, u64)) {
+    for_each_position(h2, k, |pos| f((pos >> 6) & 7, 1u64 << (pos & 63)));
+}
+
+/// Whether this CPU runs the AVX2 split-block kernels (checked at compile time when the
+/// build targets AVX2, otherwise once at run time and cached by the standard library).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn has_avx2() -> bool {
+    cfg!(target_feature = "avx2") || std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// Split-block test: portable code, or the AVX2 kernel when the CPU has it.
+#[inline(always)]
+fn split_test(block: &[u64; 8], h: u32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `has_avx2` just confirmed the CPU supports AVX2.
+        return unsafe { avx2::split_test(block, h) };
+    }
+    split_test_portable(block, h)
+}
+
+#[inline(always)]
+fn split_test_portable(block: &[u64; 8], h: u32) -> bool {
+    let mut missing = 0u64;
+    for (w, salt) in block.iter().zip(SALT) {
+        missing |= (1u64 << (h.wrapping_mul(salt) >> 26)) & !w;
+    }
+    missing == 0
+}
+
+/// Split-block insert: portable code, or the AVX2 kernel when the CPU has it.
+#[inline(always)]
+fn split_set(block: &mut [u64; 8], h: u32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `has_avx2` just confirmed the CPU supports AVX2.
+        return unsafe { avx2::split_set(block, h) };
+    }
+    split_set_portable(block, h)
+}
+
+#[inline(always)]
+fn split_set_portable(block: &mut [u64; 8], h: u32) -> bool {
+    let mut missing = 0u64;
+    for (w, salt) in block.iter_mut().zip(SALT) {
+        let bit = 1u64 << (h.wrapping_mul(salt) >> 26);
+        missing |= bit & !*w;
+        *w |= bit;
+    }
+    missing != 0
+}
+
+/// AVX2 split-block kernels: the eight salted products in one vector multiply, the eight
+/// single-bit words from two variable shifts, and the block compared or updated as two 256-bit
+/// halves. Written with intrinsics because the portable loop needs per-lane variable shifts,
+/// which the compiler cannot use without AVX2 enabled for the whole build.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use super::SALT;
+    use core::arch::x86_64::*;
+
+    /// The split-block mask of `h` as two halves of four 64-bit words.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn mask(h: u32) -> (__m256i, __m256i) {
+        // SAFETY: `SALT` is 8 × 4 = 32 readable bytes; `loadu` has no alignment requirement.
+        let salts = unsafe { _mm256_loadu_si256(SALT.as_ptr().cast()) };
+        let shifts =
+            _mm256_srli_epi32::<26>(_mm256_mullo_epi32(_mm256_set1_epi32(h as i32), salts));
+        let one = _mm256_set1_epi64x(1);
+        let lo = _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(shifts)));
+        let hi = _mm256_sllv_epi64(
+            one,
+            _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(shifts)),
+        );
+        (lo, hi)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn split_test(block: &[u64; 8], h: u32) -> bool {
+        let (m_lo, m_hi) = mask(h);
+        let p = block.as_ptr();
+        // SAFETY: `block` is 8 × 8 = 64 readable bytes: words 0..4 and 4..8; `loadu` has no
+        // alignment requirement.
+        let (b_lo, b_hi) = unsafe {
+            (
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(4).cast()),
+            )
+        };
+        // testc(a, b) is 1 when every bit of b is set in a.
+        _mm256_testc_si256(b_lo, m_lo) & _mm256_testc_si256(b_hi, m_hi) != 0
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn split_set(block: &mut [u64; 8], h: u32) -> bool {
+        let (m_lo, m_hi) = mask(h);
+        let p = block.as_mut_ptr();
+        // SAFETY: `block` is 64 writable bytes, exclusively borrowed: words 0..4 and 4..8;
+        // `loadu`/`storeu` have no alignment requirement.
+        unsafe {
+            let b_lo = _mm256_loadu_si256(p.cast());
+            let b_hi = _mm256_loadu_si256(p.add(4).cast());
+            let present = _mm256_testc_si256(b_lo, m_lo) & _mm256_testc_si256(b_hi, m_hi) != 0;
+            _mm256_storeu_si256(p.cast(), _mm256_or_si256(b_lo, m_lo));
+            _mm256_storeu_si256(p.add(4).cast(), _mm256_or_si256(b_hi, m_hi));
+            !present
+        }
+    }
 }
 
 /// Expected FPR of a blocked filter of `blocks` blocks after `n` insertions: the in-block FPR
@@ -221,6 +397,46 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    /// `test` and `set` (direct bit tests, and the AVX2 kernels on CPUs that have them) agree
+    /// with the mask, and the portable split-block code agrees with the AVX2 code.
+    #[test]
+    fn direct_probes_agree_with_masks() {
+        let layouts = [1, 3, 6, 7, 8, 9, 15, 16]
+            .map(BlockLayout::Bits)
+            .into_iter()
+            .chain([BlockLayout::SplitBlock]);
+        for layout in layouts {
+            for i in 0..3000u64 {
+                let h2 = splitmix64(i);
+                let fill = splitmix64(i ^ 0xdead_beef);
+                // Blocks from empty to nearly full, so both answers occur.
+                let block: [u64; 8] = std::array::from_fn(|w| {
+                    let r = splitmix64(fill.wrapping_add(w as u64));
+                    match i % 4 {
+                        0 => 0,
+                        1 => r & splitmix64(r),
+                        2 => r | splitmix64(r),
+                        _ => !0 ^ (1 << (r & 63)),
+                    }
+                });
+                let mask = layout.mask(h2);
+                let want = mask.iter().zip(&block).all(|(m, b)| m & !b == 0);
+                assert_eq!(layout.test(&block, h2), want, "{layout:?} {h2:x}");
+                let mut set = block;
+                assert_eq!(layout.set(&mut set, h2), !want);
+                let ored: [u64; 8] = std::array::from_fn(|w| block[w] | mask[w]);
+                assert_eq!(set, ored);
+                assert!(layout.test(&set, h2));
+                if layout == BlockLayout::SplitBlock {
+                    assert_eq!(split_test_portable(&block, h2 as u32), want);
+                    let mut p = block;
+                    assert_eq!(split_set_portable(&mut p, h2 as u32), !want);
+                    assert_eq!(p, ored);
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Cache-line blocks: 512 bits in eight 64-bit words, aligned to 64 bytes so that a block is
 //! exactly one cache line on common hardware.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One 512-bit block, 64-byte aligned.
@@ -36,24 +36,16 @@ impl Block {
 
 /// `n` zeroed blocks, reporting allocation failure instead of aborting.
 pub(crate) fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
-    let count = usize::try_from(n).map_err(|_| Error::TooLarge {
-        bits: n.saturating_mul(512),
-        limit: "more blocks than this platform can address",
-    })?;
-    let mut v: Vec<Block> = Vec::new();
-    v.try_reserve_exact(count).map_err(|_| Error::Alloc {
-        bytes: n.saturating_mul(64),
-    })?;
-    v.resize(count, Block::default());
-    Ok(v)
+    super::zeroed_vec(n, Block::default())
 }
 
 /// Blocks from plain words (8 per block); the word count must be a multiple of 8.
-pub(crate) fn blocks_from_words(words: &[u64]) -> Vec<Block> {
-    words
-        .chunks_exact(8)
-        .map(|c| Block(c.try_into().expect("8 words")))
-        .collect()
+pub(crate) fn blocks_from_words(words: &[u64]) -> Result<Vec<Block>> {
+    let mut blocks = zeroed_blocks(words.len() as u64 / 8)?;
+    for (b, c) in blocks.iter_mut().zip(words.chunks_exact(8)) {
+        b.0.copy_from_slice(c);
+    }
+    Ok(blocks)
 }
 
 /// One 512-bit block of atomic words, 64-byte aligned.

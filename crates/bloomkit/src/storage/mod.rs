@@ -10,10 +10,12 @@
 //! - [`Block`] and [`AtomicBlock`]: 64-byte-aligned 512-bit blocks, for blocked filters.
 //! - Memory-mapped words: see [`crate::mmap`].
 
+mod alloc;
 mod atomic;
 mod blocks;
 mod counters;
 
+pub(crate) use alloc::zeroed_vec;
 pub use atomic::AtomicBitVec;
 pub(crate) use blocks::{blocks_from_words, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
@@ -24,15 +26,7 @@ use crate::math::MAX_BITS;
 
 /// Allocates `words` zeroed 64-bit words, reporting failure instead of aborting.
 pub(crate) fn zeroed_words(words: u64) -> Result<Vec<u64>> {
-    let bytes = words.saturating_mul(8);
-    let n = usize::try_from(words).map_err(|_| Error::TooLarge {
-        bits: words.saturating_mul(64),
-        limit: "more words than this platform can address",
-    })?;
-    let mut v: Vec<u64> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc { bytes })?;
-    v.resize(n, 0);
-    Ok(v)
+    alloc::zeroed_vec(words, 0)
 }
 
 /// A fixed-size array of bits in plain 64-bit words.
