@@ -1,7 +1,7 @@
 //! Atomic storage: bits that many threads set at once without a lock.
 
+use super::sync::{AtomicU64, Ordering};
 use crate::error::Result;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Converts plain words to atomic ones without copying element by element semantics
 /// (`AtomicU64` has the same layout as `u64`, but we build a new vector for clarity and safety).
@@ -11,7 +11,10 @@ pub(crate) fn to_atomic(words: Vec<u64>) -> Vec<AtomicU64> {
 
 /// Reads atomic words back into plain ones.
 pub(crate) fn from_atomic(words: Vec<AtomicU64>) -> Vec<u64> {
-    words.into_iter().map(AtomicU64::into_inner).collect()
+    words
+        .into_iter()
+        .map(|w| w.load(Ordering::Relaxed))
+        .collect()
 }
 
 /// A fixed-size array of bits in atomic 64-bit words, with the layout of [`super::BitVec`].

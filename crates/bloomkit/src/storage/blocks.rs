@@ -1,8 +1,8 @@
 //! Cache-line blocks: 512 bits in eight 64-bit words, aligned to 64 bytes so that a block is
 //! exactly one cache line on common hardware.
 
+use super::sync::{AtomicU64, Ordering};
 use crate::error::Result;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One 512-bit block, 64-byte aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -14,6 +14,7 @@ mod alloc;
 mod atomic;
 mod blocks;
 mod counters;
+mod sync;
 
 pub(crate) use alloc::zeroed_vec;
 pub use atomic::AtomicBitVec;
