@@ -47,6 +47,7 @@ fn main() {
             let mut classic = BloomFilter::new(n, p).unwrap();
             let mut blocked = BlockedBloomFilter::new(n, p).unwrap();
             let mut split = BlockedBloomFilter::new_split_block(n, p).unwrap();
+            let mut compact = BlockedBloomFilter::new_compact(n, p).unwrap();
             let atomic = AtomicBlockedBloomFilter::new(n, p).unwrap();
             let mut fast = fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize);
             let mut bf = bloomfilter::Bloom::new_for_fp_rate(n as usize, p).unwrap();
@@ -56,6 +57,7 @@ fn main() {
                 classic.insert(k);
                 blocked.insert(k);
                 split.insert(k);
+                compact.insert(k);
                 atomic.insert(k);
                 fast.insert_hash(xxh3_64(&k.to_le_bytes()));
                 bf.set(k);
@@ -68,7 +70,7 @@ fn main() {
                 &|k| classic.contains(k),
             );
             measure(
-                "bloomkit blocked",
+                "bloomkit blocked (default layout)",
                 blocked.bits() as f64,
                 blocked.layout().hashes(),
                 &|k| blocked.contains(k),
@@ -76,6 +78,12 @@ fn main() {
             measure("bloomkit split-block", split.bits() as f64, 8, &|k| {
                 split.contains(k)
             });
+            measure(
+                "bloomkit blocked compact",
+                compact.bits() as f64,
+                compact.layout().hashes(),
+                &|k| compact.contains(k),
+            );
             measure(
                 "bloomkit concurrent blocked",
                 (atomic.memory_bytes() * 8) as f64,
