@@ -4,8 +4,8 @@
 //! Probing is [`crate::probe::blocked`]; storage is [`Block`]s. Blocking makes some blocks
 //! fuller than others, which raises the FPR for a given size; the sizing here accounts for that
 //! exactly (it sums over the distribution of block loads), so the measured FPR meets the target
-//! at the cost of extra bits per element (about 10–25% at 1%, more at lower FPRs; see
-//! `docs/BENCHMARKS.md`).
+//! at the cost of extra bits per element (at 1%: +5% in the default split-block layout, +3% in
+//! the compact layout; +8–9% at 0.1%; see `docs/BENCHMARKS.md`).
 //!
 //! ```
 //! use bloomkit::BlockedBloomFilter;
