@@ -53,6 +53,39 @@ pub struct BlockedBloomFilter {
     blocks: Vec<Block>,
     layout: BlockLayout,
     hashing: Hashing,
+    /// Which code serves single operations, decided once at construction (a function of the
+    /// layout, the hashing and the CPU, so it never makes two equal filters differ).
+    path: Path,
+}
+
+/// The code path of a filter's operations. A query on a filter larger than the caches costs one
+/// memory load; independent queries overlap their loads only as far as the CPU can run ahead, so
+/// every instruction and stack access around the load costs throughput. Deciding the path once
+/// keeps a query to one predictable branch on a plain field, instead of a CPU-feature test, a
+/// layout test and a hashing test each time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Portable code for any layout and hashing.
+    Portable,
+    /// Split-block layout on an AVX2 CPU.
+    Avx2,
+    /// Split-block layout on an AVX2 CPU with XXH3 hashing: the default filter, whose key hash
+    /// (`xxh3_64`) is inlined into the caller.
+    Avx2Xxh3,
+}
+
+impl Path {
+    fn new(layout: BlockLayout, hashing: &Hashing) -> Path {
+        #[cfg(target_arch = "x86_64")]
+        if layout == BlockLayout::SplitBlock && blocked::has_avx2() {
+            return match hashing {
+                Hashing::Xxh3 => Path::Avx2Xxh3,
+                _ => Path::Avx2,
+            };
+        }
+        let _ = (layout, hashing);
+        Path::Portable
+    }
 }
 
 impl BlockedBloomFilter {
@@ -95,6 +128,7 @@ impl BlockedBloomFilter {
         Ok(BlockedBloomFilter {
             blocks: zeroed_blocks(blocks)?,
             layout,
+            path: Path::new(layout, &hashing),
             hashing,
         })
     }
@@ -111,6 +145,7 @@ impl BlockedBloomFilter {
         Ok(BlockedBloomFilter {
             blocks: blocks_from_words(words)?,
             layout,
+            path: Path::new(layout, &hashing),
             hashing,
         })
     }
@@ -141,18 +176,22 @@ impl BlockedBloomFilter {
         key.with_bytes(|b| self.layout.hash(&self.hashing, b))
     }
 
-    /// Whether the split-block AVX2 kernels apply.
+    /// Whether the split-block AVX2 kernels apply (only on x86_64 CPUs with AVX2).
     #[inline(always)]
     fn simd(&self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return self.layout == BlockLayout::SplitBlock && blocked::has_avx2();
-        #[cfg(not(target_arch = "x86_64"))]
-        return false;
+        self.path != Path::Portable
     }
 
     /// Adds an element; returns `true` if it was new.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.path == Path::Avx2Xxh3 {
+            // Equal to `self.hash(key)[0]` for this layout and hashing.
+            let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+            // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
+            return unsafe { avx2::insert(&mut self.blocks, h) };
+        }
         let [h1, h2] = self.hash(key);
         self.insert_hash(h1, h2)
     }
@@ -160,6 +199,13 @@ impl BlockedBloomFilter {
     /// Whether the element may be present.
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.path == Path::Avx2Xxh3 {
+            // Equal to `self.hash(key)[0]` for this layout and hashing.
+            let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+            // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
+            return unsafe { avx2::contains(&self.blocks, h) };
+        }
         let [h1, h2] = self.hash(key);
         self.contains_hash(h1, h2)
     }
@@ -170,7 +216,7 @@ impl BlockedBloomFilter {
     pub fn insert_hash(&mut self, h1: u64, h2: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.simd() {
-            // SAFETY: `simd()` checked that the CPU has AVX2.
+            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
             return unsafe { avx2::insert(&mut self.blocks, h1) };
         }
         let i = reduce(h1, self.blocks.len() as u64) as usize;
@@ -182,7 +228,7 @@ impl BlockedBloomFilter {
     pub fn contains_hash(&self, h1: u64, h2: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.simd() {
-            // SAFETY: `simd()` checked that the CPU has AVX2.
+            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
             return unsafe { avx2::contains(&self.blocks, h1) };
         }
         let i = reduce(h1, self.blocks.len() as u64) as usize;
@@ -194,7 +240,7 @@ impl BlockedBloomFilter {
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
         #[cfg(target_arch = "x86_64")]
         if self.simd() {
-            // SAFETY: `simd()` checked that the CPU has AVX2.
+            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
             return unsafe { avx2::insert_batch(self, keys) };
         }
         let layout = self.layout;
@@ -234,7 +280,7 @@ impl BlockedBloomFilter {
     pub fn contains_batch_into<K: Key>(&self, keys: &[K], out: &mut [bool]) {
         #[cfg(target_arch = "x86_64")]
         if self.simd() {
-            // SAFETY: `simd()` checked that the CPU has AVX2.
+            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
             return unsafe { avx2::contains_batch(self, keys, out) };
         }
         self.contains_batch_with(keys, out, |b, h| self.layout.test(b, h));
@@ -364,6 +410,7 @@ impl BlockedBloomFilter {
         BlockedBloomFilter {
             blocks,
             layout,
+            path: Path::new(layout, &hashing),
             hashing,
         }
     }
@@ -414,9 +461,9 @@ impl Filter for BlockedBloomFilter {
     }
 }
 
-/// The split-block filter's hot paths compiled for AVX2 as a whole (probe, block lookup and
-/// batch loops), so that the vector kernels inline into them; a call per query into an AVX2
-/// function from code compiled without AVX2 costs more than the kernel saves.
+/// The split-block filter's hot paths compiled for AVX2 as a whole (hashing, block lookup,
+/// probe and batch loops), so that the vector kernels inline into them; a call per query into
+/// an AVX2 function from code compiled without AVX2 costs more than the kernel saves.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{BlockedBloomFilter, Key};
@@ -424,24 +471,47 @@ mod avx2 {
     use crate::probe::reduce;
     use crate::storage::Block;
 
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[inline(never)]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn contains(blocks: &[Block], h: u64) -> bool {
-        let b = &blocks[reduce(h, blocks.len() as u64) as usize];
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { split_test(&b.0, h as u32) }
+    /// The block of hash `h` (`blocks` is never empty: constructors refuse zero blocks).
+    #[inline(always)]
+    fn block(blocks: &[Block], h: u64) -> &[u64; 8] {
+        let i = reduce(h, blocks.len() as u64) as usize;
+        debug_assert!(i < blocks.len());
+        // SAFETY: `reduce(h, n) < n` for every `h` when `n > 0`, and a filter always has
+        // blocks. Skipping the bounds check saves a compare and a branch per query.
+        unsafe { &blocks.get_unchecked(i).0 }
     }
 
+    /// Like [`block`], mutably.
+    #[inline(always)]
+    fn block_mut(blocks: &mut [Block], h: u64) -> &mut [u64; 8] {
+        let i = reduce(h, blocks.len() as u64) as usize;
+        debug_assert!(i < blocks.len());
+        // SAFETY: as in `block`.
+        unsafe { &mut blocks.get_unchecked_mut(i).0 }
+    }
+
+    /// A query. `#[inline]` only makes the function available to callers' crates, which then
+    /// call it directly rather than through the GOT; it cannot inline into code compiled
+    /// without AVX2.
+    ///
     /// # Safety
     /// The CPU must support AVX2.
-    #[inline(never)]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn contains(blocks: &[Block], h: u64) -> bool {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { split_test(block(blocks, h), h as u32) }
+    }
+
+    /// An insert (`#[inline]` as for [`contains`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn insert(blocks: &mut [Block], h: u64) -> bool {
-        let i = reduce(h, blocks.len() as u64) as usize;
         // SAFETY: the caller guarantees AVX2.
-        unsafe { split_set(&mut blocks[i].0, h as u32) }
+        unsafe { split_set(block_mut(blocks, h), h as u32) }
     }
 
     /// # Safety
@@ -469,14 +539,23 @@ mod avx2 {
 mod tests {
     use super::*;
 
-    /// The AVX2 paths (single, batch) and the portable path set the same bits and answer the
-    /// same, on CPUs with AVX2; elsewhere both sides are the portable path.
+    /// The AVX2 paths (single with the inlined XXH3 key hash or another hashing, batch) and
+    /// the portable path set the same bits and answer the same, on CPUs with AVX2; elsewhere
+    /// every side is the portable path.
     #[test]
     fn simd_and_portable_paths_agree() {
+        for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
+            simd_and_portable_agree_with(hashing);
+        }
+    }
+
+    fn simd_and_portable_agree_with(hashing: Hashing) {
         let keys: Vec<u64> = (0..20_000).collect();
-        let mut single = BlockedBloomFilter::new_split_block(10_000, 0.01).unwrap();
+        let (blocks, layout) = blocked::params_for(10_000, 0.01, true).unwrap();
+        let mut single = BlockedBloomFilter::with_layout(blocks, layout, hashing).unwrap();
         let mut batch = single.clone();
         let mut portable = single.clone();
+        portable.path = Path::Portable;
         for k in &keys[..10_000] {
             single.insert(k);
             let [h1, h2] = portable.hash(k);
@@ -484,13 +563,15 @@ mod tests {
             BlockLayout::SplitBlock.set(&mut portable.blocks[i].0, h2);
         }
         batch.insert_batch(&keys[..10_000]);
-        assert!(single == portable && batch == portable);
+        assert!(single.words().eq(portable.words()) && batch.words().eq(portable.words()));
         let answers = batch.contains_batch(&keys);
         for (k, &a) in keys.iter().zip(&answers) {
             let [h1, h2] = portable.hash(k);
             let i = reduce(h1, portable.blocks()) as usize;
             let want = BlockLayout::SplitBlock.test(&portable.blocks[i].0, h2);
             assert_eq!(single.contains(k), want);
+            assert_eq!(portable.contains(k), want);
+            assert_eq!(single.contains_hash(h1, h2), want);
             assert_eq!(a, want);
         }
         assert!(answers[..10_000].iter().all(|&a| a));
