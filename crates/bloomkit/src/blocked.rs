@@ -192,6 +192,13 @@ impl BlockedBloomFilter {
             // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
             return unsafe { avx2::insert(&mut self.blocks, h) };
         }
+        self.insert_other(key)
+    }
+
+    /// [`insert`](Self::insert) for the paths other than the default one, out of line so that
+    /// `insert` stays small enough to inline into callers' loops.
+    #[inline(never)]
+    fn insert_other<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let [h1, h2] = self.hash(key);
         self.insert_hash(h1, h2)
     }
@@ -206,6 +213,13 @@ impl BlockedBloomFilter {
             // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
             return unsafe { avx2::contains(&self.blocks, h) };
         }
+        self.contains_other(key)
+    }
+
+    /// [`contains`](Self::contains) for the paths other than the default one, out of line (as
+    /// for [`insert_other`](Self::insert_other)).
+    #[inline(never)]
+    fn contains_other<K: Key + ?Sized>(&self, key: &K) -> bool {
         let [h1, h2] = self.hash(key);
         self.contains_hash(h1, h2)
     }
