@@ -65,7 +65,9 @@ async fn create_open_add_check_count_clear_delete() {
     assert_eq!(info.hashing, "xxh3");
     assert_eq!(info.capacity, n);
     assert_eq!(info.bits, f.layout().bits());
-    assert!(info.set_bits > 0 && info.estimated_fpp < 0.01);
+    // Full to capacity, the modelled FPR (an upper bound) is the target; the count estimate it
+    // is computed from is within about 1 %, which moves it by a few percent.
+    assert!(info.set_bits > 0 && info.estimated_fpp < 0.0105, "{info:?}");
 
     // Creating the same name with the same parameters opens it; different ones are refused.
     assert!(RedisFilter::create(&conn2, "users", n, 0.01).await.is_ok());

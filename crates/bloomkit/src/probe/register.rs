@@ -25,10 +25,12 @@
 //! ## The price: memory
 //! Blocking raises the FPR for a given `m` (words get unequal loads), so [`RegisterLayout::for_capacity`]
 //! sizes the filter from the blocked model
-//! `FPR = Σₗ Pois(l; n/W) · (1 − (1 − k/64)ˡ)ᵏ`, aiming 15 % below the target to cover the
-//! model's approximation, and preferring a smaller `k` when it costs at most 5 % more memory.
-//! Measured cost: 13.7 bits per element at 1 % (k = 4; a classic filter needs 9.6), 26.6 at
-//! 0.1 % (k = 6; classic 14.4), 7.6 at 5 % (k = 3; classic 6.2); the measured FPR is 0.65–0.8 · p.
+//! `FPR = Σₗ Pois(l; n/W) · (1 − (1 − k/64)ˡ)ᵏ`. The model is an upper bound: it treats the
+//! `k` tested bits of a word as independent, while an element's bits are distinct, which makes
+//! "all `k` set" less likely (measured: 0.8–0.95 of the model). Each bit costs a Redis
+//! subcommand on the add path, so sizing prefers the smallest `k` whose memory is within 20 %
+//! of the smallest over all `k`. Cost: 14.7 bits per element at 1 % (k = 3; a classic filter
+//! needs 9.6), 26.8 at 0.1 % (k = 5; classic 14.4), 7.1 at 5 % (k = 3; classic 6.2).
 //! Blocking in one word suits FPRs around 1 % and above; the tests measure it.
 
 use super::{reduce, Digest};
@@ -179,21 +181,22 @@ impl RegisterLayout {
         Ok(RegisterLayout { segments, ..l })
     }
 
-    /// A layout whose *modelled* FPR after `n` elements is at most `0.85 · p` (see the module
-    /// docs), with segments of at most `max_segment_bits` bits: the smallest `k` whose size is
-    /// within 5 % of the smallest size over all `k` (fewer bits per element make adds cheaper).
+    /// A layout whose *modelled* FPR after `n` elements (an upper bound, see the module docs)
+    /// is at most `p`, with segments of at most `max_segment_bits` bits: the smallest `k` whose
+    /// size is within 20 % of the smallest size over all `k` (fewer bits per element make adds
+    /// cheaper).
     ///
     /// ```
     /// use bloomkit::probe::register::{RegisterLayout, MAX_SEGMENT_BITS};
     /// let l = RegisterLayout::for_capacity(1_000_000, 0.01, MAX_SEGMENT_BITS)?;
     /// let bits_per_element = l.bits() as f64 / 1e6;
-    /// assert!(bits_per_element > 9.6 && bits_per_element < 14.5);
+    /// assert!(bits_per_element > 9.6 && bits_per_element < 15.0);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn for_capacity(n: u64, p: f64, max_segment_bits: u64) -> Result<Self> {
         let p = crate::math::check_fpp(p)?;
         let n = n.max(1);
-        let target = 0.85 * p;
+        let target = p;
         // Smallest W per k, by doubling then bisection.
         let mut sizes: Vec<(u32, u64)> = Vec::new();
         for k in 1..=MAX_REGISTER_HASHES {
@@ -218,13 +221,13 @@ impl RegisterLayout {
             sizes.push((k, hi));
         }
         // Each bit costs a Redis subcommand on the add path, so take the smallest k whose size
-        // is within 5 % of the smallest size (at 1 %: k = 4 with 13.7 bits per element instead
-        // of k = 5 with 13.1).
+        // is within 20 % of the smallest size (at 1 %: k = 3 with 14.7 bits per element instead
+        // of k = 5 with 12.4; adds set 3 bits instead of 5).
         let min_words = sizes.iter().map(|&(_, w)| w).min();
         let best = min_words.and_then(|m| {
             sizes
                 .iter()
-                .find(|&&(_, w)| w as f64 <= 1.05 * m as f64)
+                .find(|&&(_, w)| w as f64 <= 1.20 * m as f64)
                 .map(|&(k, w)| (w, k))
         });
         let (words, k) = best.ok_or(Error::InvalidParameters(format!(
@@ -453,8 +456,8 @@ mod tests {
     #[test]
     fn measured_fpr_meets_the_target() {
         // 1,000,000 trials: at a true FPR of p the count has sd sqrt(p·1e6); the bound p is
-        // what sizing promises (the model aims at 0.85·p), and we allow 4 sd of noise above
-        // the measured mean: fp ≤ p·1e6 + 4·sqrt(p·1e6).
+        // what sizing promises (the model, an upper bound, aims at p), and we allow 4 sd of
+        // noise: fp ≤ p·1e6 + 4·sqrt(p·1e6).
         for (n, p) in [(100_000u64, 0.01), (50_000, 0.001), (200_000, 0.05)] {
             let trials = 1_000_000u64;
             let (l, got) = measured_fpp(n, p, trials);
@@ -464,16 +467,16 @@ mod tests {
                 got <= bound,
                 "n={n} p={p}: measured {got} > {bound} ({l:?})"
             );
-            // The memory price (measured: 13.7 bits/element at 1 %, 26.6 at 0.1 %, 7.6 at 5 %)
-            // stays below 2x the classic optimum.
+            // The memory price (14.7 bits/element at 1 %, 26.8 at 0.1 %, 7.1 at 5 %) stays
+            // below 2x the classic optimum.
             let classic = crate::math::optimal_bits(n, p).unwrap() as f64;
             assert!(
                 (l.bits() as f64) < 2.0 * classic,
                 "{} bits vs classic {classic}",
                 l.bits()
             );
-            // The model is not wildly pessimistic either: measured ≥ 0.3·p.
-            assert!(got > 0.3 * p, "n={n} p={p}: measured {got}");
+            // The model is not wildly pessimistic either: measured ≥ 0.5·p.
+            assert!(got > 0.5 * p, "n={n} p={p}: measured {got}");
         }
     }
 
