@@ -18,7 +18,8 @@ pub enum Error {
     #[error("Redis did not answer within {0:?}")]
     Timeout(Duration),
 
-    /// The server cannot be reached or the connection broke (killed, restarted, network).
+    /// The server cannot be reached or the connection broke (killed, restarted, network; on a
+    /// cluster, also a slot whose node is down).
     /// The client reconnects by itself; retry the operation later.
     #[error("Redis connection failed: {0}")]
     Connection(#[source] redis::RedisError),
@@ -54,6 +55,9 @@ impl From<redis::RedisError> for Error {
             || e.is_connection_dropped()
             || e.is_connection_refusal()
             || e.is_unrecoverable_error()
+            // MOVED/ASK/TRYAGAIN/CLUSTERDOWN that outlast the cluster client's own redirects
+            // and retries: the node serving the slot is down or the slots are moving.
+            || e.is_cluster_error()
         {
             Error::Connection(e)
         } else {

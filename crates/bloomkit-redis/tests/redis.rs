@@ -457,6 +457,70 @@ async fn cluster_spreads_segments_without_crossslot() {
     assert!(!g.check(&data[0]).await.unwrap());
 }
 
+/// A cluster master killed mid-use: operations that touch its segments fail with a typed fault
+/// within the timeout (never a hang); when it comes back (same port and `nodes.conf`, its data
+/// lost: no persistence) the same handles reconnect, and re-added elements are found.
+#[tokio::test]
+async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
+    let mut cluster = Cluster::start();
+    let urls = cluster.urls();
+    let url_refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let options = Options {
+        timeout: Duration::from_millis(1500),
+    };
+    let conn = Connection::open_cluster(&url_refs, &options).await.unwrap();
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 12,
+        ..FilterOptions::default()
+    };
+    let f = RedisFilter::create_with(&conn, "cf", 5_000, 0.01, opts)
+        .await
+        .unwrap();
+    assert!(f.layout().segments() >= 6);
+    let data = items(0..5_000);
+    f.add_many(&data).await.unwrap();
+    // The metadata key may live on any node; kill one that holds segments but not the
+    // metadata, so that the failure is in the data path.
+    let victim = (0..3)
+        .find(|&i| {
+            let node = &cluster.nodes[i];
+            let n: u64 = node.cli(&["DBSIZE"]).parse().unwrap();
+            n > 0 && node.cli(&["EXISTS", "bloomkit:{cf}:meta"]) != "1"
+        })
+        .expect("a node with segments and without the metadata");
+    cluster.nodes[victim].kill();
+    for _ in 0..2 {
+        let start = Instant::now();
+        let r = f.check_many(&data).await;
+        assert!(
+            matches!(&r, Err(e) if e.is_fault()),
+            "expected a fault, got {:?}",
+            r.map(|v| v.len())
+        );
+        assert!(
+            start.elapsed() < Duration::from_millis(4000),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+    cluster.nodes[victim].restart();
+    let start = Instant::now();
+    loop {
+        match f.add_many(&data).await {
+            Ok(_) => break,
+            Err(e) => {
+                assert!(e.is_fault(), "{e:?}");
+                assert!(
+                    start.elapsed() < Duration::from_secs(30),
+                    "no reconnect: {e:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+    assert!(f.check_many(&data).await.unwrap().iter().all(|&b| b));
+}
+
 #[test]
 fn blocking_api_round_trip() {
     use bloomkit_redis::blocking::{BlockingConnection, RedisFilter, RedissonFilter};
