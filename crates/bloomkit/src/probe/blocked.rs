@@ -242,31 +242,21 @@ pub(crate) mod avx2 {
     use super::SALT;
     use core::arch::x86_64::*;
 
-    /// The bit positions of `h` in the eight words, as 32-bit lanes.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn shifts(h: u32) -> __m256i {
-        // SAFETY: `SALT` is 8 × 4 = 32 readable bytes; `loadu` has no alignment requirement.
-        let salts = unsafe { _mm256_loadu_si256(SALT.as_ptr().cast()) };
-        _mm256_srli_epi32::<26>(_mm256_mullo_epi32(_mm256_set1_epi32(h as i32), salts))
-    }
-
-    /// The mask of four 64-bit words with bit `shifts[i]` set in word `i`.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn bits(shifts: __m128i) -> __m256i {
-        _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_cvtepu32_epi64(shifts))
-    }
-
     /// The split-block mask of `h` as two halves of four 64-bit words.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn mask(h: u32) -> (__m256i, __m256i) {
-        let s = shifts(h);
-        (
-            bits(_mm256_castsi256_si128(s)),
-            bits(_mm256_extracti128_si256::<1>(s)),
-        )
+        // SAFETY: `SALT` is 8 × 4 = 32 readable bytes; `loadu` has no alignment requirement.
+        let salts = unsafe { _mm256_loadu_si256(SALT.as_ptr().cast()) };
+        let shifts =
+            _mm256_srli_epi32::<26>(_mm256_mullo_epi32(_mm256_set1_epi32(h as i32), salts));
+        let one = _mm256_set1_epi64x(1);
+        let lo = _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(shifts)));
+        let hi = _mm256_sllv_epi64(
+            one,
+            _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(shifts)),
+        );
+        (lo, hi)
     }
 
     /// # Safety
