@@ -394,7 +394,7 @@ impl RedisFilter {
     }
 
     /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 256 elements),
-    /// pipelined, reading one 64-bit word per element.
+    /// pipelined, reading the part of one 64-bit word that holds each element's bits.
     pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
         segments::check(&self.conn, &*self.key_of, &p).await

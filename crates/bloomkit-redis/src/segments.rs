@@ -199,8 +199,13 @@ pub(crate) async fn add(
     Ok(out)
 }
 
-/// Whether each element's bits are all set: reads one word per element with
-/// `BITFIELD_RO key GET i64 #<word> ...` and tests the mask on the client.
+/// Whether each element's bits are all set: reads, per element, the span of its word from its
+/// first to its last bit with one `BITFIELD_RO` subcommand (`GET u<width> <bit offset>`, or
+/// `GET i64 #<word>` when the span is the whole word) and tests the mask on the client.
+///
+/// Reading the span rather than the whole word is measured faster: Redis extracts a field bit
+/// by bit, and a shorter field also makes a shorter reply to send and parse (the span of `k = 3`
+/// random bits covers half the word on average).
 pub(crate) async fn check(
     conn: &Connection,
     key_of: &(dyn Fn(u32) -> String + Sync),
@@ -210,22 +215,35 @@ pub(crate) async fn check(
     let futs = groups.iter().map(|(seg, idx)| async move {
         let mut cmd = redis::cmd("BITFIELD_RO");
         cmd.arg(key_of(*seg));
+        let mut ty = Vec::with_capacity(4);
         let mut num = Vec::with_capacity(24);
         for &i in idx {
-            // "#<word>": the offset in units of the type's width (64 bits).
+            let s = Span::of(&probes[i]);
+            ty.clear();
             num.clear();
-            num.push(b'#');
-            push_decimal(&mut num, probes[i].word);
-            cmd.arg("GET").arg("i64").arg(&num[..]);
+            if s.width == 64 {
+                // "#<word>": the offset in units of the type's width (64 bits).
+                ty.extend_from_slice(b"i64");
+                num.push(b'#');
+                push_decimal(&mut num, probes[i].word);
+            } else {
+                ty.push(b'u');
+                push_decimal(&mut ty, u64::from(s.width));
+                push_decimal(&mut num, s.offset);
+            }
+            cmd.arg("GET").arg(&ty[..]).arg(&num[..]);
         }
-        let words: Vec<i64> = conn.query(&cmd).await?;
-        if words.len() != idx.len() {
+        let fields: Vec<i64> = conn.query(&cmd).await?;
+        if fields.len() != idx.len() {
             return Err(unexpected("BITFIELD_RO reply length"));
         }
         Ok(idx
             .iter()
-            .zip(words)
-            .map(|(&i, w)| (w as u64) & probes[i].mask == probes[i].mask)
+            .zip(fields)
+            .map(|(&i, v)| {
+                let m = Span::of(&probes[i]).mask;
+                (v as u64) & m == m
+            })
             .collect::<Vec<_>>())
     });
     let results = try_join_all(futs).await?;
@@ -236,6 +254,31 @@ pub(crate) async fn check(
         }
     }
     Ok(out)
+}
+
+/// The part of an element's word that holds its bits, from its first to its last bit in Redis
+/// order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    /// Bit offset of the first bit inside the segment.
+    offset: u64,
+    /// Bits in the span, `1..=64`.
+    width: u32,
+    /// The element's bits within the span's value (the span's last bit is the value's bit 0).
+    mask: u64,
+}
+
+impl Span {
+    fn of(p: &RegisterProbe) -> Span {
+        // A mask is never empty (k ≥ 1); the `min`s keep an empty one from overflowing.
+        let first = p.mask.leading_zeros().min(63);
+        let shift = p.mask.trailing_zeros().min(63 - first);
+        Span {
+            offset: p.word * 64 + u64::from(first),
+            width: 64 - first - shift,
+            mask: p.mask >> shift,
+        }
+    }
 }
 
 static TEMP_IDS: AtomicU64 = AtomicU64::new(0);
@@ -400,6 +443,63 @@ fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
 
 #[cfg(test)]
 mod tests {
+    use super::Span;
+    use bloomkit::probe::register::RegisterProbe;
+
+    /// Testing an element against its span gives the same answer as testing it against the
+    /// whole word, and the span starts at the element's first bit offset and ends at its last.
+    #[test]
+    fn span_test_equals_word_test() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..20_000 {
+            let bits = 1 + case % 4;
+            let mut mask = 0u64;
+            for _ in 0..bits {
+                mask |= 1 << (next() % 64);
+            }
+            if case % 1000 == 0 {
+                mask = 1 << 63 | 1; // the whole word
+            }
+            let p = RegisterProbe {
+                segment: 0,
+                word: next() % 1000,
+                mask,
+            };
+            let s = Span::of(&p);
+            let offsets: Vec<u64> = p.bit_offsets().collect();
+            assert_eq!(s.offset, offsets[0]);
+            assert_eq!(s.offset + u64::from(s.width) - 1, *offsets.last().unwrap());
+            for _ in 0..4 {
+                // Words from sparse to dense, and the element's own bits.
+                let word = match next() % 4 {
+                    0 => next() & next(),
+                    1 => next(),
+                    2 => next() | next() | mask,
+                    _ => next() | next(),
+                };
+                // What Redis returns for `GET u<width> <offset>`: the span's bits, the first
+                // (most significant in Redis order) on top.
+                let shift = 64 - (s.offset - p.word * 64) as u32 - s.width;
+                let value = if s.width == 64 {
+                    word
+                } else {
+                    (word >> shift) & ((1u64 << s.width) - 1)
+                };
+                assert_eq!(
+                    value & s.mask == s.mask,
+                    word & mask == mask,
+                    "{mask:x} {word:x}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn decimal() {
         for x in [0u64, 7, 10, 12345, u64::MAX] {
