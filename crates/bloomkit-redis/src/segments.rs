@@ -200,8 +200,8 @@ pub(crate) async fn add(
 }
 
 /// Whether each element's bits are all set: reads, per element, the span of its word from its
-/// first to its last bit with one `BITFIELD_RO` subcommand (`GET u<width> <bit offset>`, or
-/// `GET i64 #<word>` when the span is the whole word) and tests the mask on the client.
+/// first to its last bit with one `BITFIELD_RO` subcommand ([`check_command`]) and tests the
+/// mask on the client.
 ///
 /// Reading the span rather than the whole word is measured faster: Redis extracts a field bit
 /// by bit, and a shorter field also makes a shorter reply to send and parse (the span of `k = 3`
@@ -213,26 +213,11 @@ pub(crate) async fn check(
 ) -> Result<Vec<bool>> {
     let groups = groups(probes);
     let futs = groups.iter().map(|(seg, idx)| async move {
-        let mut cmd = redis::cmd("BITFIELD_RO");
-        cmd.arg(key_of(*seg));
-        let mut ty = Vec::with_capacity(4);
-        let mut num = Vec::with_capacity(24);
-        for &i in idx {
+        let spans = idx.iter().map(|&i| {
             let s = Span::of(&probes[i]);
-            ty.clear();
-            num.clear();
-            if s.width == 64 {
-                // "#<word>": the offset in units of the type's width (64 bits).
-                ty.extend_from_slice(b"i64");
-                num.push(b'#');
-                push_decimal(&mut num, probes[i].word);
-            } else {
-                ty.push(b'u');
-                push_decimal(&mut ty, u64::from(s.width));
-                push_decimal(&mut num, s.offset);
-            }
-            cmd.arg("GET").arg(&ty[..]).arg(&num[..]);
-        }
+            (s.width, s.offset)
+        });
+        let cmd = check_command(&key_of(*seg), spans, idx.len());
         let fields: Vec<i64> = conn.query(&cmd).await?;
         if fields.len() != idx.len() {
             return Err(unexpected("BITFIELD_RO reply length"));
@@ -254,6 +239,39 @@ pub(crate) async fn check(
         }
     }
     Ok(out)
+}
+
+/// The `BITFIELD_RO` command that reads `len` fields given as (width, bit offset) pairs:
+/// `GET u<width> <offset>`, or `GET i64 <offset>` for a whole word (Redis has no `u64`).
+/// Public for the client-cost benchmark only.
+#[doc(hidden)]
+pub fn check_command(
+    key: &str,
+    spans: impl IntoIterator<Item = (u32, u64)>,
+    len: usize,
+) -> redis::Cmd {
+    // Sized up front: about 3 + 3 + 10 bytes of arguments per element.
+    let mut cmd = redis::Cmd::with_capacity(2 + 3 * len, 16 + key.len() + 18 * len);
+    cmd.arg("BITFIELD_RO").arg(key);
+    let mut num = Vec::with_capacity(20);
+    for (width, offset) in spans {
+        let mut ty = [b'i', b'6', b'4'];
+        let ty: &[u8] = match width {
+            64 => &ty,
+            10.. => {
+                ty = [b'u', b'0' + (width / 10) as u8, b'0' + (width % 10) as u8];
+                &ty
+            }
+            _ => {
+                ty[..2].copy_from_slice(&[b'u', b'0' + width as u8]);
+                &ty[..2]
+            }
+        };
+        num.clear();
+        push_decimal(&mut num, offset);
+        cmd.arg("GET").arg(ty).arg(&num[..]);
+    }
+    cmd
 }
 
 /// The part of an element's word that holds its bits, from its first to its last bit in Redis
@@ -498,6 +516,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn check_command_arguments() {
+        let cmd = super::check_command("k", [(3, 130), (64, 128), (1, 7), (10, 0), (63, 99)], 5);
+        let args: Vec<String> = cmd
+            .args_iter()
+            .map(|a| match a {
+                redis::Arg::Simple(b) => String::from_utf8(b.to_vec()).unwrap(),
+                _ => unreachable!("no cursor argument"),
+            })
+            .collect();
+        let want = "BITFIELD_RO k GET u3 130 GET i64 128 GET u1 7 GET u10 0 GET u63 99";
+        assert_eq!(args.join(" "), want);
     }
 
     #[test]
