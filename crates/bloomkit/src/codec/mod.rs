@@ -8,7 +8,7 @@
 //!
 //! Every decoder checks each length against the input before allocating, so a hostile header
 //! cannot make it allocate more than the input's own size justifies, and reports what is wrong
-//! with a typed [`Error`](crate::Error).
+//! with a typed [`Error`].
 
 pub mod go;
 pub mod guava;
