@@ -4,8 +4,9 @@
 //! Probing is [`crate::probe::blocked`]; storage is [`Block`]s. Blocking makes some blocks
 //! fuller than others, which raises the FPR for a given size; the sizing here accounts for that
 //! exactly (it sums over the distribution of block loads), so the measured FPR meets the target
-//! at the cost of extra bits per element (at 1%: +5% in the default split-block layout, +3% in
-//! the compact layout; +8–9% at 0.1%; see `docs/BENCHMARKS.md`).
+//! at the cost of extra bits per element over the classic filter (at 1%: +10% in the default
+//! half-block split-block layout, +5% in the split-block layout, +3% in the compact layout;
+//! +9–18% at 0.1%; see `docs/BENCHMARKS.md`).
 //!
 //! ```
 //! use bloomkit::BlockedBloomFilter;
@@ -72,16 +73,25 @@ enum Path {
     /// Split-block layout on an AVX2 CPU with XXH3 hashing: the default filter, whose key hash
     /// (`xxh3_64`) is inlined into the caller.
     Avx2Xxh3,
+    /// Half-block split-block layout on an AVX2 CPU.
+    Avx2Half,
+    /// Half-block split-block layout on an AVX2 CPU with XXH3 hashing (inlined, as
+    /// [`Path::Avx2Xxh3`]).
+    Avx2HalfXxh3,
 }
 
 impl Path {
     fn new(layout: BlockLayout, hashing: &Hashing) -> Path {
         #[cfg(target_arch = "x86_64")]
-        if layout == BlockLayout::SplitBlock && blocked::has_avx2() {
-            return match hashing {
-                Hashing::Xxh3 => Path::Avx2Xxh3,
-                _ => Path::Avx2,
-            };
+        if blocked::has_avx2() {
+            let xxh3 = matches!(hashing, Hashing::Xxh3);
+            match (layout, xxh3) {
+                (BlockLayout::SplitBlock, true) => return Path::Avx2Xxh3,
+                (BlockLayout::SplitBlock, false) => return Path::Avx2,
+                (BlockLayout::SplitBlock256, true) => return Path::Avx2HalfXxh3,
+                (BlockLayout::SplitBlock256, false) => return Path::Avx2Half,
+                (BlockLayout::Bits(_), _) => {}
+            }
         }
         let _ = (layout, hashing);
         Path::Portable
@@ -90,17 +100,21 @@ impl Path {
 
 impl BlockedBloomFilter {
     /// A filter for `capacity` elements whose measured FPR meets `fpp`, with XXH3 hashing: the
-    /// split-block layout (the fastest) unless it needs more than 10% more memory than the
-    /// most compact `Bits(k)` layout (at high FPRs such as 10%, and below about 0.05%, where
-    /// 8 bits per element are too many or too few), in which case the compact layout.
+    /// fastest layout that needs at most 10% more memory than the most compact `Bits(k)` one.
+    /// That is the half-block split-block layout from about 0.07% to 2% (at 1%: 10.53 bits
+    /// per element, against 10.10 for split blocks and 9.90 compact), the split-block layout
+    /// just outside that range (about 0.01% to 3%), and the compact layout beyond (at high FPRs
+    /// such as 5%, and at very low ones, where 8 bits per element are too many or too few).
     pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
-        let (compact, layout) = blocked::params_for(capacity, fpp, false)?;
-        match blocked::params_for(capacity, fpp, true) {
-            Ok((split, split_layout)) if split as f64 <= compact as f64 * 1.10 => {
-                Self::with_layout(split, split_layout, Hashing::Xxh3)
+        let (compact, compact_layout) = blocked::params_for(capacity, fpp, false)?;
+        for fast in [BlockLayout::SplitBlock256, BlockLayout::SplitBlock] {
+            if let Ok((blocks, layout)) = blocked::params_for_layouts(capacity, fpp, &[fast]) {
+                if blocks as f64 <= compact as f64 * 1.10 {
+                    return Self::with_layout(blocks, layout, Hashing::Xxh3);
+                }
             }
-            _ => Self::with_layout(compact, layout, Hashing::Xxh3),
         }
+        Self::with_layout(compact, compact_layout, Hashing::Xxh3)
     }
 
     /// The filter with the least memory for `capacity` at `fpp`: the `Bits(k)` layout with the
@@ -113,6 +127,25 @@ impl BlockedBloomFilter {
     /// A split-block filter (one bit per 64-bit word, `k = 8`) sized for `capacity` at `fpp`.
     pub fn new_split_block(capacity: u64, fpp: f64) -> Result<Self> {
         let (blocks, layout) = blocked::params_for(capacity, fpp, true)?;
+        Self::with_layout(blocks, layout, Hashing::Xxh3)
+    }
+
+    /// A half-block split-block filter (Parquet's layout: one bit in each 32-bit word of one
+    /// 256-bit half of the block, `k = 8`) sized for `capacity` at `fpp`: the fastest single-key
+    /// queries on CPUs whose vector units are 128 bits wide (a 512-bit block needs two of
+    /// each operation there), for 4–7 % more memory than [`new_split_block`](Self::new_split_block).
+    ///
+    /// ```
+    /// use bloomkit::{probe::blocked::BlockLayout, BlockedBloomFilter};
+    /// let mut f = BlockedBloomFilter::new_split_block_256(100_000, 0.01)?;
+    /// assert_eq!(f.layout(), BlockLayout::SplitBlock256);
+    /// f.insert(&42u64);
+    /// assert!(f.contains(&42u64));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn new_split_block_256(capacity: u64, fpp: f64) -> Result<Self> {
+        let (blocks, layout) =
+            blocked::params_for_layouts(capacity, fpp, &[BlockLayout::SplitBlock256])?;
         Self::with_layout(blocks, layout, Hashing::Xxh3)
     }
 
@@ -186,11 +219,19 @@ impl BlockedBloomFilter {
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.path == Path::Avx2Xxh3 {
-            // Equal to `self.hash(key)[0]` for this layout and hashing.
-            let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-            // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
-            return unsafe { avx2::insert(&mut self.blocks, h) };
+        match self.path {
+            Path::Avx2Xxh3 => {
+                // Equal to `self.hash(key)[0]` for this layout and hashing.
+                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
+                return unsafe { avx2::insert(&mut self.blocks, h) };
+            }
+            Path::Avx2HalfXxh3 => {
+                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                // SAFETY: as above.
+                return unsafe { avx2::insert256(&mut self.blocks, h) };
+            }
+            _ => {}
         }
         self.insert_other(key)
     }
@@ -207,11 +248,19 @@ impl BlockedBloomFilter {
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.path == Path::Avx2Xxh3 {
-            // Equal to `self.hash(key)[0]` for this layout and hashing.
-            let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-            // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
-            return unsafe { avx2::contains(&self.blocks, h) };
+        match self.path {
+            Path::Avx2Xxh3 => {
+                // Equal to `self.hash(key)[0]` for this layout and hashing.
+                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
+                return unsafe { avx2::contains(&self.blocks, h) };
+            }
+            Path::Avx2HalfXxh3 => {
+                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                // SAFETY: as above.
+                return unsafe { avx2::contains256(&self.blocks, h) };
+            }
+            _ => {}
         }
         self.contains_other(key)
     }
@@ -229,9 +278,14 @@ impl BlockedBloomFilter {
     #[inline(always)]
     pub fn insert_hash(&mut self, h1: u64, h2: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.simd() {
-            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
-            return unsafe { avx2::insert(&mut self.blocks, h1) };
+        match self.path {
+            // SAFETY: the AVX2 paths are chosen only when the CPU has AVX2 (`Path::new`).
+            Path::Avx2 | Path::Avx2Xxh3 => return unsafe { avx2::insert(&mut self.blocks, h1) },
+            // SAFETY: as above.
+            Path::Avx2Half | Path::Avx2HalfXxh3 => {
+                return unsafe { avx2::insert256(&mut self.blocks, h1) }
+            }
+            Path::Portable => {}
         }
         let i = reduce(h1, self.blocks.len() as u64) as usize;
         self.layout.set(&mut self.blocks[i].0, h2)
@@ -241,9 +295,14 @@ impl BlockedBloomFilter {
     #[inline(always)]
     pub fn contains_hash(&self, h1: u64, h2: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.simd() {
-            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
-            return unsafe { avx2::contains(&self.blocks, h1) };
+        match self.path {
+            // SAFETY: the AVX2 paths are chosen only when the CPU has AVX2 (`Path::new`).
+            Path::Avx2 | Path::Avx2Xxh3 => return unsafe { avx2::contains(&self.blocks, h1) },
+            // SAFETY: as above.
+            Path::Avx2Half | Path::Avx2HalfXxh3 => {
+                return unsafe { avx2::contains256(&self.blocks, h1) }
+            }
+            Path::Portable => {}
         }
         let i = reduce(h1, self.blocks.len() as u64) as usize;
         self.layout.test(&self.blocks[i].0, h2)
@@ -380,7 +439,8 @@ impl BlockedBloomFilter {
     }
 
     /// Estimated FPR given the current bits: the average over blocks of each block's
-    /// `fill^k` (`(set bits in word / 64)^8` per word for split blocks).
+    /// `fill^k` (`(set bits in word / 64)^8` per word for split blocks, the mean of the two
+    /// halves' products over 32-bit words for half-block split blocks).
     pub fn estimated_fpp(&self) -> f64 {
         let k = self.layout.hashes();
         let sum: f64 = self
@@ -395,6 +455,15 @@ impl BlockedBloomFilter {
                     b.0.iter()
                         .map(|w| f64::from(w.count_ones()) / 64.0)
                         .product()
+                }
+                BlockLayout::SplitBlock256 => {
+                    let half = |ws: &[u64]| -> f64 {
+                        ws.iter()
+                            .flat_map(|w| [w & 0xffff_ffff, w >> 32])
+                            .map(|x| f64::from(x.count_ones()) / 32.0)
+                            .product()
+                    };
+                    (half(&b.0[..4]) + half(&b.0[4..])) / 2.0
                 }
             })
             .sum();
@@ -481,7 +550,8 @@ impl Filter for BlockedBloomFilter {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{BlockedBloomFilter, Key};
-    use crate::probe::blocked::avx2::{split_set, split_test};
+    use crate::probe::blocked::avx2::{split256_set, split256_test, split_set, split_test};
+    use crate::probe::blocked::BlockLayout;
     use crate::probe::reduce;
     use crate::storage::Block;
 
@@ -528,24 +598,54 @@ mod avx2 {
         unsafe { split_set(block_mut(blocks, h), h as u32) }
     }
 
+    /// A query on a half-block split-block filter (`#[inline]` as for [`contains`]).
+    ///
     /// # Safety
     /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn contains256(blocks: &[Block], h: u64) -> bool {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { split256_test(block(blocks, h), h) }
+    }
+
+    /// An insert on a half-block split-block filter (`#[inline]` as for [`contains`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn insert256(blocks: &mut [Block], h: u64) -> bool {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { split256_set(block_mut(blocks, h), h) }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2, and the filter's layout must be a split-block one.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn contains_batch<K: Key>(
         f: &BlockedBloomFilter,
         keys: &[K],
         out: &mut [bool],
     ) {
-        // SAFETY (closure): the caller guarantees AVX2.
-        f.contains_batch_with(keys, out, |b, h| unsafe { split_test(b, h as u32) });
+        // SAFETY (closures): the caller guarantees AVX2.
+        if f.layout == BlockLayout::SplitBlock256 {
+            f.contains_batch_with(keys, out, |b, h| unsafe { split256_test(b, h) });
+        } else {
+            f.contains_batch_with(keys, out, |b, h| unsafe { split_test(b, h as u32) });
+        }
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
+    /// The CPU must support AVX2, and the filter's layout must be a split-block one.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn insert_batch<K: Key>(f: &mut BlockedBloomFilter, keys: &[K]) {
-        // SAFETY (closure): the caller guarantees AVX2.
-        f.insert_batch_with(keys, |b, h| unsafe { split_set(b, h as u32) });
+        // SAFETY (closures): the caller guarantees AVX2.
+        if f.layout == BlockLayout::SplitBlock256 {
+            f.insert_batch_with(keys, |b, h| unsafe { split256_set(b, h) });
+        } else {
+            f.insert_batch_with(keys, |b, h| unsafe { split_set(b, h as u32) });
+        }
     }
 }
 
@@ -558,14 +658,16 @@ mod tests {
     /// every side is the portable path.
     #[test]
     fn simd_and_portable_paths_agree() {
-        for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
-            simd_and_portable_agree_with(hashing);
+        for layout in [BlockLayout::SplitBlock, BlockLayout::SplitBlock256] {
+            for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
+                simd_and_portable_agree_with(layout, hashing);
+            }
         }
     }
 
-    fn simd_and_portable_agree_with(hashing: Hashing) {
+    fn simd_and_portable_agree_with(layout: BlockLayout, hashing: Hashing) {
         let keys: Vec<u64> = (0..20_000).collect();
-        let (blocks, layout) = blocked::params_for(10_000, 0.01, true).unwrap();
+        let (blocks, layout) = blocked::params_for_layouts(10_000, 0.01, &[layout]).unwrap();
         let mut single = BlockedBloomFilter::with_layout(blocks, layout, hashing).unwrap();
         let mut batch = single.clone();
         let mut portable = single.clone();
@@ -574,7 +676,7 @@ mod tests {
             single.insert(k);
             let [h1, h2] = portable.hash(k);
             let i = reduce(h1, portable.blocks()) as usize;
-            BlockLayout::SplitBlock.set(&mut portable.blocks[i].0, h2);
+            layout.set(&mut portable.blocks[i].0, h2);
         }
         batch.insert_batch(&keys[..10_000]);
         assert!(single.words().eq(portable.words()) && batch.words().eq(portable.words()));
@@ -582,7 +684,7 @@ mod tests {
         for (k, &a) in keys.iter().zip(&answers) {
             let [h1, h2] = portable.hash(k);
             let i = reduce(h1, portable.blocks()) as usize;
-            let want = BlockLayout::SplitBlock.test(&portable.blocks[i].0, h2);
+            let want = layout.test(&portable.blocks[i].0, h2);
             assert_eq!(single.contains(k), want);
             assert_eq!(portable.contains(k), want);
             assert_eq!(single.contains_hash(h1, h2), want);

@@ -7,24 +7,32 @@ use bloomkit::{BlockedBloomFilter, BloomFilter, Error, Filter, Hashing};
 use proptest::prelude::*;
 use std::sync::Arc;
 
-/// Grid n ∈ {1e3, 1e5, 1e6} × p ∈ {0.1, 0.01, 0.001}, both layouts.
+/// Grid n ∈ {1e3, 1e5, 1e6} × p ∈ {0.1, 0.01, 0.001}, the three layouts.
 ///
 /// Bound: given the filter's bits, a query of a non-member is positive with probability `q`,
 /// computed exactly from the bits by `estimated_fpp` (each block's `(ones/512)^k`, or the
-/// product of its words' fills for split blocks, averaged over blocks). With `T = 2000/p`
+/// product of its words' fills for split blocks, averaged over blocks and halves). With `T = 2000/p`
 /// queries the count of positives is binomial: we require it within 5σ of `T·q` (this checks
 /// that probing is uniform). Separately the sizing must deliver `q ≤ p`, up to the spread of
 /// `q` between filters: 3% relative for n ≥ 1e5, 25% for n = 1e3 (only a few blocks).
-/// `new` takes the split-block layout unless it costs over 10% more memory than the compact
-/// layout, which happens at high and at very low FPRs (where 8 bits per element are too many or
-/// too few).
+/// `new` takes the fastest layout that costs at most 10% more memory than the compact layout:
+/// the half-block split-block layout, else the split-block layout, else the compact one (at
+/// high and at very low FPRs, where 8 bits per element are too many or too few).
 #[test]
-fn default_layout_is_split_block_unless_it_costs_much_more_memory() {
-    for p in [0.01, 0.001] {
+fn default_layout_is_the_fastest_within_ten_percent_of_the_smallest() {
+    for (p, want) in [
+        (0.01, BlockLayout::SplitBlock256),
+        (0.001, BlockLayout::SplitBlock256),
+        (0.0003, BlockLayout::SplitBlock),
+    ] {
         let f = BlockedBloomFilter::new(1_000_000, p).unwrap();
         let compact = BlockedBloomFilter::new_compact(1_000_000, p).unwrap();
-        assert_eq!(f.layout(), BlockLayout::SplitBlock, "p = {p}");
+        assert_eq!(f.layout(), want, "p = {p}");
         assert!(f.bits() as f64 <= compact.bits() as f64 * 1.10);
+        if want == BlockLayout::SplitBlock {
+            let half = BlockedBloomFilter::new_split_block_256(1_000_000, p).unwrap();
+            assert!(half.bits() as f64 > compact.bits() as f64 * 1.10);
+        }
     }
     for p in [0.1, 1e-6] {
         let f = BlockedBloomFilter::new(1_000_000, p).unwrap();
@@ -38,13 +46,13 @@ fn default_layout_is_split_block_unless_it_costs_much_more_memory() {
 fn measured_fpr_meets_target() {
     let mut report = String::new();
     let mut failures = Vec::new();
-    for split in [false, true] {
+    for which in ["compact", "split", "split256"] {
         for n in [1_000u64, 100_000, 1_000_000] {
             for p in [0.1, 0.01, 0.001] {
-                let mut f = if split {
-                    BlockedBloomFilter::new_split_block(n, p).unwrap()
-                } else {
-                    BlockedBloomFilter::new_compact(n, p).unwrap()
+                let mut f = match which {
+                    "split" => BlockedBloomFilter::new_split_block(n, p).unwrap(),
+                    "split256" => BlockedBloomFilter::new_split_block_256(n, p).unwrap(),
+                    _ => BlockedBloomFilter::new_compact(n, p).unwrap(),
                 };
                 for i in 0..n {
                     f.insert(&format!("member:{i}"));
@@ -59,18 +67,17 @@ fn measured_fpr_meets_target() {
                 let sigmas = (hits - tf * q) / (tf * q * (1.0 - q)).sqrt();
                 let bits_per_key = f.bits() as f64 / n as f64;
                 report += &format!(
-                    "{} n={n} p={p}: measured {:.5} q {:.5} ({sigmas:+.2} sigma) {:?} {bits_per_key:.2} bits/key\n",
-                    if split { "split" } else { "compact" },
+                    "{which} n={n} p={p}: measured {:.5} q {:.5} ({sigmas:+.2} sigma) {:?} {bits_per_key:.2} bits/key\n",
                     hits / tf,
                     q,
                     f.layout()
                 );
                 if sigmas.abs() > 5.0 {
-                    failures.push(format!("split={split} n={n} p={p}: {sigmas:+.2} sigma"));
+                    failures.push(format!("{which} n={n} p={p}: {sigmas:+.2} sigma"));
                 }
                 let slack = if n < 100_000 { 1.25 } else { 1.03 };
                 if q > p * slack {
-                    failures.push(format!("split={split} n={n} p={p}: q = {q}"));
+                    failures.push(format!("{which} n={n} p={p}: q = {q}"));
                 }
             }
         }
@@ -100,8 +107,16 @@ fn blocking_costs_bounded_extra_memory() {
 
 #[test]
 fn batches_answer_like_single_calls() {
+    batches_answer_like_single_calls_for(BlockedBloomFilter::new(20_000, 0.01).unwrap());
+    batches_answer_like_single_calls_for(BlockedBloomFilter::new_compact(20_000, 0.01).unwrap());
+    batches_answer_like_single_calls_for(
+        BlockedBloomFilter::new_split_block_256(20_000, 0.01).unwrap(),
+    );
+}
+
+fn batches_answer_like_single_calls_for(empty: BlockedBloomFilter) {
     let keys: Vec<u64> = (0..10_000).collect();
-    let mut single = BlockedBloomFilter::new(20_000, 0.01).unwrap();
+    let mut single = empty;
     let mut batch = single.clone();
     for k in &keys[..5000] {
         single.insert(k);
@@ -159,10 +174,14 @@ proptest! {
     fn no_false_negatives(
         blocks in 1u64..200,
         k in 1u32..20,
-        split in any::<bool>(),
+        which in 0u8..3,
         keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..30), 0..500),
     ) {
-        let layout = if split { BlockLayout::SplitBlock } else { BlockLayout::Bits(k) };
+        let layout = match which {
+            0 => BlockLayout::SplitBlock,
+            1 => BlockLayout::SplitBlock256,
+            _ => BlockLayout::Bits(k),
+        };
         let mut f = BlockedBloomFilter::with_layout(blocks, layout, Hashing::Xxh3).unwrap();
         for key in &keys {
             f.insert(key.as_slice());

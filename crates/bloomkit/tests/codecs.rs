@@ -51,6 +51,14 @@ fn blocked(split: bool) -> BlockedBloomFilter {
     f
 }
 
+fn blocked_256() -> BlockedBloomFilter {
+    let mut f = BlockedBloomFilter::new_split_block_256(500, 0.01).unwrap();
+    for i in 0..300u32 {
+        f.insert(&i);
+    }
+    f
+}
+
 fn scalable() -> ScalableBloomFilter {
     let mut f = ScalableBloomFilter::new(50, 0.01).unwrap();
     for i in 0..1000u32 {
@@ -70,6 +78,7 @@ fn native_round_trips_every_kind() {
         (AnyFilter::from(counting()), None),
         (AnyFilter::from(blocked(false)), design),
         (AnyFilter::from(blocked(true)), None),
+        (AnyFilter::from(blocked_256()), design),
         (AnyFilter::from(scalable()), None),
     ] {
         let bytes = native::to_bytes(&filter, design).unwrap();

@@ -1,7 +1,7 @@
 //! Model check of the lock-free inserts with loom: every interleaving of two threads'
 //! inserts is explored, and none may lose a bit.
 //!
-//! A blocked insert is one `fetch_or` per word of the block (eight for split-block), and a
+//! A blocked insert is one `fetch_or` per word holding some of the element's bits, and a
 //! classic insert one `fetch_or` per bit, so an insert is not a single atomic operation. Loom
 //! checks that this is still enough: whatever the interleaving, both elements are present
 //! afterwards, the bits are exactly the union of the two elements' bits, and when both threads
@@ -57,6 +57,11 @@ fn split_block_inserts_lose_no_bit() {
 #[test]
 fn split_block_same_element_is_new_once_or_more() {
     check_blocked(BlockLayout::SplitBlock, 7, 7);
+}
+
+#[test]
+fn half_split_block_inserts_lose_no_bit() {
+    check_blocked(BlockLayout::SplitBlock256, 1, 2);
 }
 
 #[test]

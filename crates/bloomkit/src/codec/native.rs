@@ -51,6 +51,7 @@ const KIND_BLOCKED: u16 = 4;
 /// Scheme codes of the blocked layouts (the scheme byte of a blocked filter).
 const SCHEME_BLOCKED_BITS: u8 = 6;
 const SCHEME_BLOCKED_SPLIT: u8 = 7;
+const SCHEME_BLOCKED_SPLIT256: u8 = 8;
 
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
@@ -154,6 +155,7 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
             let code = match f.layout() {
                 BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
                 BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
+                BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
             };
             (
                 KIND_BLOCKED,
@@ -358,7 +360,12 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
                 .ok_or_else(|| r.corrupt(format!("unknown probing scheme code {scheme_c}")))?,
         ),
     };
-    if kind == KIND_BLOCKED && !matches!(scheme_c, SCHEME_BLOCKED_BITS | SCHEME_BLOCKED_SPLIT) {
+    if kind == KIND_BLOCKED
+        && !matches!(
+            scheme_c,
+            SCHEME_BLOCKED_BITS | SCHEME_BLOCKED_SPLIT | SCHEME_BLOCKED_SPLIT256
+        )
+    {
         return Err(r.corrupt(format!("unknown blocked layout code {scheme_c}")));
     }
     if key_enc != KEY_ENCODING_V1 {
@@ -452,13 +459,19 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
                 first.bits
             )));
         }
-        Some(if scheme_c == SCHEME_BLOCKED_SPLIT {
-            if first.hashes != 8 {
-                return Err(r.corrupt("a split-block filter sets 8 bits per element"));
+        let split = match scheme_c {
+            SCHEME_BLOCKED_SPLIT => Some(BlockLayout::SplitBlock),
+            SCHEME_BLOCKED_SPLIT256 => Some(BlockLayout::SplitBlock256),
+            _ => None,
+        };
+        Some(match split {
+            Some(layout) => {
+                if first.hashes != 8 {
+                    return Err(r.corrupt("a split-block filter sets 8 bits per element"));
+                }
+                layout
             }
-            BlockLayout::SplitBlock
-        } else {
-            BlockLayout::Bits(first.hashes)
+            None => BlockLayout::Bits(first.hashes),
         })
     } else {
         None

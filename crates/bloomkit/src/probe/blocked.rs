@@ -11,6 +11,12 @@
 //!     8 words (`k = 8`), bit `(h32 · SALTᵢ mod 2³²) >> 26` of word `i` with the eight odd
 //!     salts below (the layout of Parquet's split-block Bloom filter, widened to 64-bit words).
 //!     The two parts are independent for any filter of fewer than 2³² blocks.
+//!   - [`BlockLayout::SplitBlock256`]: Parquet's split-block layout in half a block. The same
+//!     64-bit hash picks the block; bit 32 picks its lower or upper 256-bit half, and `h32` sets
+//!     exactly one bit in each of that half's eight 32-bit words: bit `(h32 · SALTᵢ mod 2³²) >>
+//!     27` of 32-bit word `i`, which is bits `32·(i mod 2) ..` of 64-bit word `4·half + i/2`.
+//!     Half the vector work of `SplitBlock` per query, for 4–7 % more memory at the same FPR
+//!     (smaller groups of bits fill less evenly).
 //!
 //! A query then loads one cache line and compares it with the mask; an insert ORs the mask in.
 //!
@@ -48,6 +54,9 @@ pub enum BlockLayout {
     Bits(u32),
     /// One bit in each of the block's eight 64-bit words (`k = 8`).
     SplitBlock,
+    /// One bit in each of the eight 32-bit words of one half of the block (`k = 8`): Parquet's
+    /// 256-bit split block.
+    SplitBlock256,
 }
 
 impl BlockLayout {
@@ -55,16 +64,16 @@ impl BlockLayout {
     pub fn hashes(self) -> u32 {
         match self {
             BlockLayout::Bits(k) => k,
-            BlockLayout::SplitBlock => 8,
+            BlockLayout::SplitBlock | BlockLayout::SplitBlock256 => 8,
         }
     }
 
     /// The hash words `[h1, h2]` of an element's key bytes: one 64-bit hash twice for the
-    /// split-block layout, the 128-bit hash for `Bits(k)`.
+    /// split-block layouts, the 128-bit hash for `Bits(k)`.
     #[inline(always)]
     pub fn hash(self, hashing: &Hashing, bytes: &[u8]) -> [u64; 2] {
         match self {
-            BlockLayout::SplitBlock => {
+            BlockLayout::SplitBlock | BlockLayout::SplitBlock256 => {
                 let h = hashing.hash64(bytes);
                 [h, h]
             }
@@ -89,6 +98,13 @@ impl BlockLayout {
                     *m = 1u64 << (h.wrapping_mul(salt) >> 26);
                 }
             }
+            BlockLayout::SplitBlock256 => {
+                let (half, h) = half_of(h2);
+                for (i, salt) in SALT.into_iter().enumerate() {
+                    mask[4 * half + i / 2] |=
+                        (1u64 << (h.wrapping_mul(salt) >> 27)) << (32 * (i % 2));
+                }
+            }
             BlockLayout::Bits(k) => for_each_bit(h2, k, |w, bit| mask[w] |= bit),
         }
         mask
@@ -103,6 +119,7 @@ impl BlockLayout {
     pub fn test(self, block: &[u64; 8], h2: u64) -> bool {
         match self {
             BlockLayout::SplitBlock => split_test(block, h2 as u32),
+            BlockLayout::SplitBlock256 => split256_test(block, h2),
             BlockLayout::Bits(k) => {
                 let mut all = 1u64;
                 for_each_position(h2, k, |pos| {
@@ -119,6 +136,7 @@ impl BlockLayout {
     pub fn set(self, block: &mut [u64; 8], h2: u64) -> bool {
         match self {
             BlockLayout::SplitBlock => split_set(block, h2 as u32),
+            BlockLayout::SplitBlock256 => split256_set(block, h2),
             BlockLayout::Bits(k) => {
                 let mut missing = 0u64;
                 for_each_bit(h2, k, |w, bit| {
@@ -144,8 +162,31 @@ impl BlockLayout {
                 let fill = -((j as f64) * (-1.0 / 64.0f64).ln_1p()).exp_m1();
                 fill.powi(8)
             }
+            BlockLayout::SplitBlock256 => {
+                // Each of the j elements lands in either half: a binomial split.
+                let half_fpp = |i: u64| {
+                    let fill = -((i as f64) * (-1.0 / 32.0f64).ln_1p()).exp_m1();
+                    fill.powi(8)
+                };
+                // log C(j, i) - j ln 2, accumulated term by term.
+                let mut log_c = -(j as f64) * std::f64::consts::LN_2;
+                let mut total = 0.0;
+                for i in 0..=j {
+                    if i > 0 {
+                        log_c += ((j - i + 1) as f64).ln() - (i as f64).ln();
+                    }
+                    total += log_c.exp() * half_fpp(i);
+                }
+                total
+            }
         }
     }
+}
+
+/// The half (0 or 1) and the in-half hash of a [`BlockLayout::SplitBlock256`] element.
+#[inline(always)]
+fn half_of(h: u64) -> (usize, u32) {
+    (((h >> 32) & 1) as usize, h as u32)
 }
 
 /// SplitMix64's output function, used to stretch hash bits.
@@ -233,6 +274,44 @@ fn split_set_portable(block: &mut [u64; 8], h: u32) -> bool {
     missing != 0
 }
 
+/// Half-block (Parquet) split-block test: portable code, or the AVX2 kernel when the CPU has it.
+#[inline(always)]
+fn split256_test(block: &[u64; 8], h: u64) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `has_avx2` just confirmed the CPU supports AVX2.
+        return unsafe { avx2::split256_test(block, h) };
+    }
+    split256_test_portable(block, h)
+}
+
+#[inline(always)]
+fn split256_test_portable(block: &[u64; 8], h: u64) -> bool {
+    let m = BlockLayout::SplitBlock256.mask(h);
+    block.iter().zip(m).all(|(w, m)| m & !w == 0)
+}
+
+/// Half-block split-block insert: portable code, or the AVX2 kernel when the CPU has it.
+#[inline(always)]
+fn split256_set(block: &mut [u64; 8], h: u64) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `has_avx2` just confirmed the CPU supports AVX2.
+        return unsafe { avx2::split256_set(block, h) };
+    }
+    split256_set_portable(block, h)
+}
+
+#[inline(always)]
+fn split256_set_portable(block: &mut [u64; 8], h: u64) -> bool {
+    let mut missing = 0u64;
+    for (w, m) in block.iter_mut().zip(BlockLayout::SplitBlock256.mask(h)) {
+        missing |= m & !*w;
+        *w |= m;
+    }
+    missing != 0
+}
+
 /// AVX2 split-block kernels: the eight salted products in one vector multiply, the eight
 /// single-bit words from two variable shifts, and the block compared or updated as two 256-bit
 /// halves. Written with intrinsics because the portable loop needs per-lane variable shifts,
@@ -283,6 +362,46 @@ pub(crate) mod avx2 {
         _mm256_testc_si256(b_lo, m_lo) & _mm256_testc_si256(b_hi, m_hi) != 0
     }
 
+    /// The half-block mask of in-half hash `h`: one bit in each 32-bit lane.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn mask256(h: u32) -> __m256i {
+        // SAFETY: `SALT` is 8 × 4 = 32 readable bytes; `loadu` has no alignment requirement.
+        let salts = unsafe { _mm256_loadu_si256(SALT.as_ptr().cast()) };
+        let shifts =
+            _mm256_srli_epi32::<27>(_mm256_mullo_epi32(_mm256_set1_epi32(h as i32), salts));
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2. (32-bit lane `i` of words `4·half ..` is 32-bit word `i` of
+    /// the half in the layout's definition because x86 is little-endian.)
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn split256_test(block: &[u64; 8], h: u64) -> bool {
+        let (half, h) = super::half_of(h);
+        // SAFETY: `half` is 0 or 1, so words `4·half .. 4·half + 4` are 32 readable bytes of
+        // `block`; `loadu` has no alignment requirement.
+        let b = unsafe { _mm256_loadu_si256(block.as_ptr().add(4 * half).cast()) };
+        _mm256_testc_si256(b, mask256(h)) != 0
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn split256_set(block: &mut [u64; 8], h: u64) -> bool {
+        let (half, h) = super::half_of(h);
+        let m = mask256(h);
+        // SAFETY: as in `split256_test`, on 32 writable bytes of the exclusively borrowed block.
+        unsafe {
+            let p = block.as_mut_ptr().add(4 * half);
+            let b = _mm256_loadu_si256(p.cast());
+            _mm256_storeu_si256(p.cast(), _mm256_or_si256(b, m));
+            _mm256_testc_si256(b, m) == 0
+        }
+    }
+
     /// # Safety
     /// The CPU must support AVX2.
     #[inline]
@@ -331,18 +450,29 @@ pub fn expected_fpp(layout: BlockLayout, blocks: u64, n: u64) -> f64 {
 /// insertions is at most `p`, trying the `k` values around the classic optimum and the
 /// split-block layout when `split_block` is true. `n = 0` is treated as 1.
 pub fn params_for(n: u64, p: f64, split_block: bool) -> Result<(u64, BlockLayout)> {
+    let k_opt = (-check_fpp(p)?.log2()).round().max(1.0) as u32;
+    let candidates: Vec<BlockLayout> = if split_block {
+        vec![BlockLayout::SplitBlock]
+    } else {
+        (k_opt.saturating_sub(2).max(1)..=k_opt + 3)
+            .map(BlockLayout::Bits)
+            .collect()
+    };
+    params_for_layouts(n, p, &candidates)
+}
+
+/// The smallest blocked filter (number of blocks, layout) among `candidates` whose expected FPR
+/// after `n` insertions is at most `p`. `n = 0` is treated as 1.
+pub fn params_for_layouts(
+    n: u64,
+    p: f64,
+    candidates: &[BlockLayout],
+) -> Result<(u64, BlockLayout)> {
     let p = check_fpp(p)?;
     let n = n.max(1);
-    let k_opt = (-p.log2()).round().max(1.0) as u32;
-    let mut candidates: Vec<BlockLayout> = (k_opt.saturating_sub(2).max(1)..=k_opt + 3)
-        .map(BlockLayout::Bits)
-        .collect();
-    if split_block {
-        candidates = vec![BlockLayout::SplitBlock];
-    }
     let max_blocks = MAX_BITS / BLOCK_BITS;
     let mut best: Option<(u64, BlockLayout)> = None;
-    for layout in candidates {
+    for &layout in candidates {
         // A blocked filter never beats the classic optimum, so start there (`lo` fails or is
         // 0), grow `hi` until it meets p, then binary-search between them.
         let classic = (-(n as f64) * p.ln() / (LN_2 * LN_2) / BLOCK_BITS as f64).floor() as u64;
@@ -388,6 +518,17 @@ mod tests {
         for h in [0u64, 1, u64::MAX, 0x0123_4567_89ab_cdef] {
             let m = BlockLayout::SplitBlock.mask(h);
             assert!(m.iter().all(|w| w.count_ones() == 1));
+            // One bit in each 32-bit word of one half, none in the other.
+            let m = BlockLayout::SplitBlock256.mask(h);
+            let half = ((h >> 32) & 1) as usize;
+            for (i, w) in m.iter().enumerate() {
+                if i / 4 == half {
+                    assert_eq!((w & 0xffff_ffff).count_ones(), 1);
+                    assert_eq!((w >> 32).count_ones(), 1);
+                } else {
+                    assert_eq!(*w, 0);
+                }
+            }
             for k in [1, 7, 8, 20] {
                 let m = BlockLayout::Bits(k).mask(h);
                 let ones: u32 = m.iter().map(|w| w.count_ones()).sum();
@@ -411,7 +552,7 @@ mod tests {
         let layouts = [1, 3, 6, 7, 8, 9, 15, 16]
             .map(BlockLayout::Bits)
             .into_iter()
-            .chain([BlockLayout::SplitBlock]);
+            .chain([BlockLayout::SplitBlock, BlockLayout::SplitBlock256]);
         for layout in layouts {
             for i in 0..3000u64 {
                 let h2 = splitmix64(i);
@@ -440,6 +581,12 @@ mod tests {
                     assert_eq!(split_set_portable(&mut p, h2 as u32), !want);
                     assert_eq!(p, ored);
                 }
+                if layout == BlockLayout::SplitBlock256 {
+                    assert_eq!(split256_test_portable(&block, h2), want);
+                    let mut p = block;
+                    assert_eq!(split256_set_portable(&mut p, h2), !want);
+                    assert_eq!(p, ored);
+                }
             }
         }
     }
@@ -453,6 +600,10 @@ mod tests {
                 assert!(expected_fpp(layout, blocks - 1, n) > p || blocks == 1);
                 let (b2, l2) = params_for(n, p, true).unwrap();
                 assert!(expected_fpp(l2, b2, n) <= p);
+                let (b3, l3) = params_for_layouts(n, p, &[BlockLayout::SplitBlock256]).unwrap();
+                assert!(expected_fpp(l3, b3, n) <= p);
+                // Smaller groups of bits fill less evenly: more memory than SplitBlock.
+                assert!(b3 >= b2, "{n} {p}");
             }
         }
         assert!(params_for(10, 2.0, false).is_err());
