@@ -161,8 +161,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
                     new.scheme.name()
                 );
             }
-            let (blocks, layout) =
-                bloomkit::probe::blocked::params_for(new.capacity, new.fpp, false)?;
+            let (blocks, layout) = bloomkit::probe::blocked::default_params(new.capacity, new.fpp)?;
             BlockedBloomFilter::with_layout(blocks, layout, spec.hashing().clone())?.into()
         }
     })

@@ -345,6 +345,12 @@ fn calc_from_each_sufficient_subset() {
     ] {
         assert!(out.contains(kind), "{out}");
     }
+    // The blocked row is what `create --kind blocked` makes: the library's default layout.
+    let (blocks, layout) = bloomkit::probe::blocked::default_params(1_000_000, 0.01).unwrap();
+    let row = out.lines().find(|l| l.starts_with("blocked")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[2], (blocks * 512).to_string(), "{row}");
+    assert_eq!(cells[5], layout.hashes().to_string(), "{row}");
     // Guava's sizing for (1e6, 1%) is 9585059 bits rounded up to words, k = 7.
     assert!(
         out.contains(&(9585059u64.div_ceil(64) * 64).to_string()),
@@ -676,6 +682,14 @@ fn blocked_filters_in_files() {
     );
     assert_eq!(v["bits"].as_u64().unwrap() % 512, 0, "whole 512-bit blocks");
     assert_eq!(v["capacity"], 1000);
+    // Files get the library's default (fastest) layout: at 1% the half-block split block,
+    // whose 8 bits per element and size differ from the compact layout's.
+    let (blocks, layout) = bloomkit::probe::blocked::default_params(1000, 0.01).unwrap();
+    assert_eq!(layout, bloomkit::probe::blocked::BlockLayout::SplitBlock256);
+    let (compact, _) = bloomkit::probe::blocked::params_for(1000, 0.01, false).unwrap();
+    assert_ne!(blocks, compact);
+    assert_eq!(v["bits"].as_u64(), Some(blocks * 512));
+    assert_eq!(v["hashes"], 8);
     let (code, _, err) = run(
         &[
             "create",

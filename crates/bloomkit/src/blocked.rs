@@ -106,15 +106,8 @@ impl BlockedBloomFilter {
     /// just outside that range (about 0.01% to 3%), and the compact layout beyond (at high FPRs
     /// such as 5%, and at very low ones, where 8 bits per element are too many or too few).
     pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
-        let (compact, compact_layout) = blocked::params_for(capacity, fpp, false)?;
-        for fast in [BlockLayout::SplitBlock256, BlockLayout::SplitBlock] {
-            if let Ok((blocks, layout)) = blocked::params_for_layouts(capacity, fpp, &[fast]) {
-                if blocks as f64 <= compact as f64 * 1.10 {
-                    return Self::with_layout(blocks, layout, Hashing::Xxh3);
-                }
-            }
-        }
-        Self::with_layout(compact, compact_layout, Hashing::Xxh3)
+        let (blocks, layout) = blocked::default_params(capacity, fpp)?;
+        Self::with_layout(blocks, layout, Hashing::Xxh3)
     }
 
     /// The filter with the least memory for `capacity` at `fpp`: the `Bits(k)` layout with the

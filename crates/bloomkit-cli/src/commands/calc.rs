@@ -44,7 +44,7 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         }
     }
     // Blocking crowds some blocks, so a blocked filter needs more bits for the same FPR.
-    let (blocks, layout) = bloomkit::probe::blocked::params_for(n, p, false)?;
+    let (blocks, layout) = bloomkit::probe::blocked::default_params(n, p)?;
     rows.push(Row {
         kind: "blocked",
         scheme: "default",

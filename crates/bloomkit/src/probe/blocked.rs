@@ -461,6 +461,30 @@ pub fn params_for(n: u64, p: f64, split_block: bool) -> Result<(u64, BlockLayout
     params_for_layouts(n, p, &candidates)
 }
 
+/// The parameters [`BlockedBloomFilter::new`](crate::BlockedBloomFilter::new) uses: the
+/// fastest layout whose size for `n` at `p` is at most 10% over the most compact `Bits(k)`
+/// layout's (the half-block split-block layout first, then the split-block one), else the
+/// compact layout.
+///
+/// ```
+/// use bloomkit::probe::blocked::{default_params, BlockLayout};
+/// let (blocks, layout) = default_params(1_000_000, 0.01)?;
+/// assert_eq!(layout, BlockLayout::SplitBlock256);
+/// assert!(blocks * 512 < 11 * 1_000_000); // about 10.5 bits per element
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn default_params(n: u64, p: f64) -> Result<(u64, BlockLayout)> {
+    let (compact, compact_layout) = params_for(n, p, false)?;
+    for fast in [BlockLayout::SplitBlock256, BlockLayout::SplitBlock] {
+        if let Ok((blocks, layout)) = params_for_layouts(n, p, &[fast]) {
+            if blocks as f64 <= compact as f64 * 1.10 {
+                return Ok((blocks, layout));
+            }
+        }
+    }
+    Ok((compact, compact_layout))
+}
+
 /// The smallest blocked filter (number of blocks, layout) among `candidates` whose expected FPR
 /// after `n` insertions is at most `p`. `n = 0` is treated as 1.
 pub fn params_for_layouts(
