@@ -316,6 +316,7 @@ impl RedisTarget {
                     estimated_items: info.estimated_count,
                     fill_ratio: info.set_bits as f64 / info.bits as f64,
                     estimated_fpp: info.estimated_fpp,
+                    layout: Some("register".into()),
                     layers: None,
                 })
             }
@@ -339,6 +340,7 @@ impl RedisTarget {
                     ),
                     fill_ratio: fill,
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
+                    layout: None,
                     layers: None,
                 })
             }
@@ -383,6 +385,7 @@ impl RedisTarget {
                     estimated_items: items,
                     fill_ratio: ones_total as f64 / bits.max(1) as f64,
                     estimated_fpp: 1.0 - miss,
+                    layout: None,
                     layers: Some(layers),
                 })
             }

@@ -234,6 +234,10 @@ pub struct Description {
     pub capacity: Option<u64>,
     /// Design FPR, if known.
     pub fpp: Option<f64>,
+    /// How a blocked filter places an element's bits in its block (`split-block-256`,
+    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); `None` for
+    /// the other kinds.
+    pub layout: Option<String>,
     /// Estimated distinct elements.
     pub estimated_items: f64,
     /// Fraction of bits (or counters) that are non-zero.
@@ -242,6 +246,16 @@ pub struct Description {
     pub estimated_fpp: f64,
     /// Layers (scalable only).
     pub layers: Option<Vec<LayerDesc>>,
+}
+
+/// The name `info` gives a blocked filter's in-block layout.
+pub fn layout_name(layout: bloomkit::probe::blocked::BlockLayout) -> String {
+    use bloomkit::probe::blocked::BlockLayout;
+    match layout {
+        BlockLayout::SplitBlock256 => "split-block-256".into(),
+        BlockLayout::SplitBlock => "split-block".into(),
+        BlockLayout::Bits(k) => format!("bits-{k}"),
+    }
 }
 
 /// Describes an in-memory filter.
@@ -311,6 +325,10 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         estimated_items: filter.estimated_len(),
         fill_ratio: fill,
         estimated_fpp: filter.estimated_fpp(),
+        layout: match filter {
+            AnyFilter::Blocked(f) => Some(layout_name(f.layout())),
+            _ => None,
+        },
         layers,
     }
 }

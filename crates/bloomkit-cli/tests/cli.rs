@@ -690,6 +690,7 @@ fn blocked_filters_in_files() {
     assert_ne!(blocks, compact);
     assert_eq!(v["bits"].as_u64(), Some(blocks * 512));
     assert_eq!(v["hashes"], 8);
+    assert_eq!(v["layout"], "split-block-256");
     let (code, _, err) = run(
         &[
             "create",

@@ -70,6 +70,7 @@ fn default_filter_in_redis_add_check_info_and_bulk_path() {
 
     let v = info(&t);
     assert_eq!(v["kind"], "blocked");
+    assert_eq!(v["layout"], "register");
     assert_eq!(v["capacity"], 10000);
     assert_eq!(v["fpp"], 0.01);
     let est = v["estimated_items"].as_u64().unwrap();

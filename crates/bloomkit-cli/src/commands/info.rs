@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 use std::process::ExitCode;
 
 /// The JSON object: exactly kind, scheme, bits, hashes, bytes, capacity, fpp,
-/// estimated_items, fill_ratio, estimated_fpp, plus layers for scalable filters.
+/// estimated_items, fill_ratio, estimated_fpp, plus layout for blocked filters and layers for
+/// scalable ones.
 pub(crate) fn to_json(d: &Description) -> Value {
     let mut v = json!({
         "kind": d.kind,
@@ -21,6 +22,9 @@ pub(crate) fn to_json(d: &Description) -> Value {
         "fill_ratio": d.fill_ratio,
         "estimated_fpp": d.estimated_fpp,
     });
+    if let Some(layout) = &d.layout {
+        v["layout"] = json!(layout);
+    }
     if let Some(layers) = &d.layers {
         v["layers"] = layers
             .iter()
@@ -52,6 +56,9 @@ pub(crate) fn run(target: &str, json: bool, ctx: &Context) -> Result<ExitCode> {
     println!("scheme:           {} (hashing {})", d.scheme, d.hashing);
     println!("bits:             {}", d.bits);
     println!("hashes:           {}", d.hashes);
+    if let Some(layout) = &d.layout {
+        println!("layout:           {layout}");
+    }
     println!("bytes:            {} ({})", d.bytes, human_bytes(d.bytes));
     println!(
         "capacity:         {}",
