@@ -6,7 +6,7 @@
 //! exactly (it sums over the distribution of block loads), so the measured FPR meets the target
 //! at the cost of extra bits per element over the classic filter (at 1%: +10% in the default
 //! half-block split-block layout, +5% in the split-block layout, +3% in the compact layout;
-//! +9–18% at 0.1%; see `docs/BENCHMARKS.md`).
+//! +8–17% at 0.1%; see `docs/BENCHMARKS.md`).
 //!
 //! ```
 //! use bloomkit::BlockedBloomFilter;

@@ -3,6 +3,7 @@
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
 use bloomkit::key::Utf16;
+use bloomkit::probe::blocked::BlockLayout;
 use bloomkit::storage::CounterWidth;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Error, Hashing, Preset,
@@ -39,24 +40,26 @@ fn counting() -> CountingBloomFilter {
     f
 }
 
-fn blocked(split: bool) -> BlockedBloomFilter {
-    let mut f = if split {
-        BlockedBloomFilter::new_split_block(500, 0.01).unwrap()
-    } else {
-        BlockedBloomFilter::new(500, 0.001).unwrap()
-    };
+/// `f` with 300 elements inserted.
+fn blocked(mut f: BlockedBloomFilter) -> BlockedBloomFilter {
     for i in 0..300u32 {
         f.insert(&i);
     }
     f
 }
 
-fn blocked_256() -> BlockedBloomFilter {
-    let mut f = BlockedBloomFilter::new_split_block_256(500, 0.01).unwrap();
-    for i in 0..300u32 {
-        f.insert(&i);
-    }
-    f
+/// One filter of each blocked layout: compact (`Bits(k)`), 512-bit split blocks, 256-bit half
+/// blocks.
+fn blocked_layouts() -> [BlockedBloomFilter; 3] {
+    let filters = [
+        blocked(BlockedBloomFilter::new_compact(500, 0.001).unwrap()),
+        blocked(BlockedBloomFilter::new_split_block(500, 0.01).unwrap()),
+        blocked(BlockedBloomFilter::new_split_block_256(500, 0.01).unwrap()),
+    ];
+    assert!(matches!(filters[0].layout(), BlockLayout::Bits(_)));
+    assert_eq!(filters[1].layout(), BlockLayout::SplitBlock);
+    assert_eq!(filters[2].layout(), BlockLayout::SplitBlock256);
+    filters
 }
 
 fn scalable() -> ScalableBloomFilter {
@@ -73,12 +76,13 @@ fn native_round_trips_every_kind() {
         capacity: 1000,
         fpp: 0.01,
     });
+    let [compact, split, half] = blocked_layouts();
     for (filter, design) in [
         (AnyFilter::from(classic()), design),
         (AnyFilter::from(counting()), None),
-        (AnyFilter::from(blocked(false)), design),
-        (AnyFilter::from(blocked(true)), None),
-        (AnyFilter::from(blocked_256()), design),
+        (AnyFilter::from(compact), design),
+        (AnyFilter::from(split), None),
+        (AnyFilter::from(half), design),
         (AnyFilter::from(scalable()), None),
     ] {
         let bytes = native::to_bytes(&filter, design).unwrap();
@@ -399,7 +403,11 @@ fn valid_inputs() -> Vec<(&'static str, Vec<u8>)> {
         ),
         (
             "native-blocked",
-            native::to_bytes(&blocked(false).into(), None).unwrap(),
+            native::to_bytes(
+                &blocked(BlockedBloomFilter::new_compact(500, 0.001).unwrap()).into(),
+                None,
+            )
+            .unwrap(),
         ),
         ("guava", guava::to_bytes(&g).unwrap()),
         ("go", go::to_bytes(&gf).unwrap()),
