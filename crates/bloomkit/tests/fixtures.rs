@@ -1,0 +1,126 @@
+//! Files written by an earlier build must stay readable and byte-identical.
+//!
+//! `tests/fixtures/v1/*.bloom` were written by the build before the library's restructuring
+//! (one file per kind, layout, scheme and counter width). For each one this test
+//! 1. decodes the committed file and checks that the keys inserted into it are present,
+//! 2. re-encodes what it decoded and compares with the committed bytes, and
+//! 3. builds the same filter again from the same keys and compares its encoding too,
+//!
+//! so any change of hashing, probing, sizing or encoding shows up as a failure here.
+//! `BLOOMKIT_WRITE_FIXTURES=1 cargo test --test fixtures` rewrites the files (only ever done
+//! on purpose, for a new format version).
+
+use bloomkit::codec::native::{self, Design};
+use bloomkit::storage::CounterWidth;
+use bloomkit::{
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter, Hashing, Preset,
+    ScalableBloomFilter, Spec,
+};
+use std::path::PathBuf;
+
+const KEYS: u64 = 300;
+
+fn key(i: u64) -> String {
+    format!("https://example.com/page/{i}")
+}
+
+fn fill(f: &mut AnyFilter) {
+    for i in 0..KEYS {
+        f.insert_encoded(key(i).as_bytes()).unwrap();
+    }
+}
+
+/// Every fixture: its file name, the filter it holds, and its recorded design.
+fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
+    let design = Some(Design {
+        capacity: 1000,
+        fpp: 0.01,
+    });
+    let classic = |spec: Spec| AnyFilter::from(BloomFilter::from_spec(spec).unwrap());
+    let preset = |p| classic(Spec::preset(p, 1000, 0.01).unwrap());
+    let blocked = |f: BlockedBloomFilter| AnyFilter::from(f);
+    let counting = |w| {
+        let spec = Spec::for_capacity(1000, 0.01).unwrap();
+        AnyFilter::from(CountingBloomFilter::from_spec(spec, w).unwrap())
+    };
+    vec![
+        ("classic.bloom", preset(Preset::Bloomkit), design),
+        ("classic-nodesign.bloom", preset(Preset::Bloomkit), None),
+        ("guava.bloom", preset(Preset::Guava), design),
+        ("guava32.bloom", preset(Preset::Guava32), design),
+        ("go.bloom", preset(Preset::Go), design),
+        ("redisson.bloom", preset(Preset::Redisson), design),
+        (
+            "classic-murmur3.bloom",
+            classic(
+                Spec::for_capacity(1000, 0.01)
+                    .unwrap()
+                    .with_hashing(Hashing::Murmur3),
+            ),
+            design,
+        ),
+        (
+            "blocked-default.bloom",
+            blocked(BlockedBloomFilter::new(1000, 0.01).unwrap()),
+            design,
+        ),
+        (
+            "blocked-compact.bloom",
+            blocked(BlockedBloomFilter::new_compact(1000, 0.01).unwrap()),
+            design,
+        ),
+        (
+            "blocked-split.bloom",
+            blocked(BlockedBloomFilter::new_split_block(1000, 0.01).unwrap()),
+            design,
+        ),
+        (
+            "blocked-split256.bloom",
+            blocked(BlockedBloomFilter::new_split_block_256(1000, 0.01).unwrap()),
+            design,
+        ),
+        ("counting4.bloom", counting(CounterWidth::Four), design),
+        ("counting8.bloom", counting(CounterWidth::Eight), design),
+        (
+            // 300 keys into layers of 100, 200, ...: three layers.
+            "scalable.bloom",
+            AnyFilter::from(ScalableBloomFilter::new(100, 0.01).unwrap()),
+            None,
+        ),
+    ]
+}
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1")
+}
+
+#[test]
+fn files_of_the_earlier_build_read_back_and_encode_identically() {
+    let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
+    for (name, mut filter, design) in fixtures() {
+        fill(&mut filter);
+        let rebuilt = native::to_bytes(&filter, design).unwrap();
+        let path = dir().join(name);
+        if write {
+            std::fs::write(&path, &rebuilt).unwrap();
+        }
+        let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let decoded = native::from_bytes(&committed, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.design, design, "{name}: design");
+        for i in 0..KEYS {
+            assert!(
+                decoded.filter.contains_encoded(key(i).as_bytes()),
+                "{name}: key {i} missing"
+            );
+        }
+        assert_eq!(
+            native::to_bytes(&decoded.filter, decoded.design).unwrap(),
+            committed,
+            "{name}: decoding and re-encoding changed the bytes"
+        );
+        assert_eq!(
+            rebuilt, committed,
+            "{name}: this build writes other bytes for the same filter"
+        );
+    }
+}
