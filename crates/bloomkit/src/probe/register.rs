@@ -34,7 +34,7 @@
 //! classic 6.2).
 //! Blocking in one word suits FPRs around 1 % and above; the tests measure it.
 
-use super::{reduce, Digest};
+use super::{reduce, splitmix64, Digest};
 use crate::error::{Error, Result};
 
 /// The largest `k` a register-blocked filter accepts: more than 24 of the 64 bits per element
@@ -91,14 +91,6 @@ pub struct RegisterLayout {
     hashes: u32,
 }
 
-/// One splitmix64 step (Steele, Lea & Flood), used to refill the mask's random fields.
-#[inline]
-fn splitmix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The `k`-bit mask that the register scheme derives from `h2` (see the module docs).
 #[inline]
 pub fn register_mask(h2: u64, k: u32) -> u64 {
@@ -110,7 +102,9 @@ pub fn register_mask(h2: u64, k: u32) -> u64 {
     while chosen < k {
         if fields == 10 {
             round += 1;
-            x = splitmix64(h2.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(round)));
+            // The mix of `h2 + round · γ` is the SplitMix64 output for state
+            // `h2 + (round − 1) · γ`.
+            x = splitmix64(h2.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(round - 1)));
             fields = 0;
         }
         let bit = 1u64 << (63 - (x >> 58));
