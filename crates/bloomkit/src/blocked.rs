@@ -367,7 +367,9 @@ mod tests {
             let keys: Vec<u64> = (0..20_000).collect();
             let (members, _) = keys.split_at(10_000);
             let new = || <$t>::from_spec(spec.clone()).unwrap();
+            #[allow(unused_mut)] // the atomic filter inserts through `&self`
             let (mut single, mut batch, mut by_hash) = (new(), new(), new());
+            #[allow(unused_mut)]
             let (mut portable, mut portable_batch) = (new(), new());
             portable.force_portable();
             portable_batch.force_portable();
