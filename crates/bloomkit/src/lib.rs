@@ -50,6 +50,7 @@ pub mod storage;
 
 pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
+pub use concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Incompatibility, Result};
 pub use filter::{AnyFilter, Filter};
@@ -58,7 +59,7 @@ pub use key::Key;
 pub use math::{Params, MAX_HASHES};
 pub use probe::{Digest, Scheme};
 pub use scalable::{ScalableBloomFilter, ScalableConfig};
-pub use spec::{Preset, Spec};
+pub use spec::{BlockSpec, Preset, Spec};
 
 // Compile README's examples as doctests so they cannot go stale.
 #[doc = include_str!("../../../README.md")]

@@ -335,6 +335,11 @@ impl BlockSpec {
         }
     }
 
+    /// The expected FPR after `n` distinct insertions ([`math::blocked_fpp`]).
+    pub fn expected_fpp(&self, n: u64) -> f64 {
+        math::blocked_fpp(&self.layout, self.blocks, n)
+    }
+
     /// The hash words `[h1, h2]` of an element ([`BlockLayout::hash`]).
     #[inline(always)]
     pub fn hash<K: Key + ?Sized>(&self, key: &K) -> [u64; 2] {

@@ -241,3 +241,38 @@ fn concurrent_inserts_lose_nothing() {
     let round = AtomicBloomFilter::from(seq_c.clone()).into_inner();
     assert_eq!(round, seq_c);
 }
+
+/// Every size search is bounded: for any n from 1e5 to 1e10 and targets up to 0.5, each
+/// blocked layout, the classic sizing and the register layout return the smallest size that
+/// meets the target; targets above 0.5 (which used to search for minutes) are sized for 0.5,
+/// which meets them too.
+#[test]
+fn sizing_is_bounded_and_meets_the_target_for_any_n() {
+    use bloomkit::math::{blocked_fpp, MAX_BLOCKED_FPP};
+    use bloomkit::probe::register::{RegisterLayout, MAX_SEGMENT_BITS};
+    for n in [100_000u64, 10_000_000, 1_000_000_000, 10_000_000_000] {
+        for p in [0.5, 0.3, 0.05] {
+            let layouts = [
+                blocked::default_params(n, p).unwrap(),
+                blocked::params_for(n, p, false).unwrap(),
+                blocked::params_for(n, p, true).unwrap(),
+                blocked::params_for_layouts(n, p, &[BlockLayout::SplitBlock256]).unwrap(),
+            ];
+            for (blocks, layout) in layouts {
+                assert!(blocked_fpp(&layout, blocks, n) <= p, "{n} {p} {layout}");
+                assert!(blocked_fpp(&layout, blocks - 1, n) > p, "{n} {p} {layout}");
+            }
+            assert!(bloomkit::math::params_for(n, p).unwrap().expected_fpp(n) <= p);
+            let r = RegisterLayout::for_capacity(n, p, MAX_SEGMENT_BITS).unwrap();
+            assert!(r.expected_fpp(n) <= p, "register {n} {p}");
+        }
+        for p in [0.7, 0.99] {
+            let half = blocked::default_params(n, MAX_BLOCKED_FPP).unwrap();
+            assert_eq!(blocked::default_params(n, p).unwrap(), half);
+            assert!(blocked_fpp(&half.1, half.0, n) <= MAX_BLOCKED_FPP);
+            let f = bloomkit::math::params_for(n, p).unwrap();
+            assert!(f.expected_fpp(n) <= p);
+            assert!(RegisterLayout::for_capacity(n, p, MAX_SEGMENT_BITS).is_ok());
+        }
+    }
+}

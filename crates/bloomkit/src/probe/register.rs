@@ -36,6 +36,7 @@
 
 use super::{reduce, splitmix64, Digest};
 use crate::error::{Error, Result};
+use crate::math::BlockModel;
 
 /// The largest `k` a register-blocked filter accepts: more than 24 of the 64 bits per element
 /// would fill the words faster than they help.
@@ -191,30 +192,15 @@ impl RegisterLayout {
     pub fn for_capacity(n: u64, p: f64, max_segment_bits: u64) -> Result<Self> {
         let p = crate::math::check_fpp(p)?;
         let n = n.max(1);
-        let target = p;
-        // Smallest W per k, by doubling then bisection.
-        let mut sizes: Vec<(u32, u64)> = Vec::new();
-        for k in 1..=MAX_REGISTER_HASHES {
-            let mut hi = n.div_ceil(8).max(1);
-            let mut steps = 0;
-            while model_fpp(hi, k, n) > target && steps <= 70 {
-                hi = hi.saturating_mul(2);
-                steps += 1;
-            }
-            if model_fpp(hi, k, n) > target {
-                continue;
-            }
-            let mut lo = 0u64; // model_fpp(lo) > target or lo == 0
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                if model_fpp(mid, k, n) <= target {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            sizes.push((k, hi));
-        }
+        // Smallest W per k: the one blocked size search, over 64-bit blocks.
+        let classic_words = crate::math::optimal_bits(n, p.min(crate::math::MAX_BLOCKED_FPP))? / 64;
+        let max_words = crate::math::MAX_BITS / 64;
+        let sizes: Vec<(u32, u64)> = (1..=MAX_REGISTER_HASHES)
+            .filter_map(|k| {
+                let w = crate::math::blocks_for(&Register(k), n, p, classic_words, max_words)?;
+                Some((k, w))
+            })
+            .collect();
         // Each bit costs a Redis subcommand on the add path, so take the smallest k whose size
         // is within 20 % of the smallest size (at 1 %: k = 3 with 14.7 bits per element instead
         // of k = 5 with 12.4; adds set 3 bits instead of 5).
@@ -228,12 +214,6 @@ impl RegisterLayout {
         let (words, k) = best.ok_or(Error::InvalidParameters(format!(
             "no register-blocked layout reaches p = {p}"
         )))?;
-        if words > crate::math::MAX_BITS / 64 {
-            return Err(Error::TooLarge {
-                bits: words.saturating_mul(64),
-                limit: "larger than this platform can address",
-            });
-        }
         RegisterLayout::new(words, k, max_segment_bits)
     }
 
@@ -278,9 +258,9 @@ impl RegisterLayout {
         }
     }
 
-    /// The modelled FPR after `n` distinct elements.
+    /// The modelled FPR after `n` distinct elements ([`crate::math::blocked_fpp`]).
     pub fn expected_fpp(&self, n: u64) -> f64 {
-        model_fpp(self.words(), self.hashes, n)
+        crate::math::blocked_fpp(&Register(self.hashes), self.words(), n)
     }
 
     /// Element count estimated from the number of set bits (the classic Swamidass–Baldi
@@ -291,25 +271,17 @@ impl RegisterLayout {
     }
 }
 
-/// `Σₗ Pois(l; n/W) · (1 − (1 − k/64)ˡ)ᵏ`: the FPR of a register-blocked filter of `W` words.
-fn model_fpp(words: u64, k: u32, n: u64) -> f64 {
-    if words == 0 {
-        return 1.0;
+/// The register layout with `k` bits per element as a block model: a 64-bit block holding `l`
+/// elements answers positive with probability `(1 − (1 − k/64)ˡ)ᵏ` (an upper bound, see the
+/// module docs).
+#[derive(Debug, Clone, Copy)]
+struct Register(u32);
+
+impl BlockModel for Register {
+    fn fpp_in_block(&self, load: u64) -> f64 {
+        let keep = 1.0 - f64::from(self.0) / 64.0;
+        (1.0 - keep.powf(load as f64)).powi(self.0 as i32)
     }
-    let lambda = n as f64 / words as f64;
-    let keep = 1.0 - f64::from(k) / 64.0;
-    let lmax = (lambda + 12.0 * lambda.sqrt() + 30.0) as u64;
-    let mut pois = (-lambda).exp(); // P(L = 0)
-    let mut sum = 0.0;
-    let mut keep_pow = 1.0;
-    for l in 0..=lmax {
-        if l > 0 {
-            pois *= lambda / l as f64;
-            keep_pow *= keep;
-        }
-        sum += pois * (1.0 - keep_pow).powi(k as i32);
-    }
-    sum
 }
 
 #[cfg(test)]

@@ -31,8 +31,9 @@
 //!   plain, the atomic and the memory-mapped blocked filters run the same code.
 //!
 //! Blocking costs accuracy: blocks receive a Poisson-distributed number of elements, and an
-//! overloaded block has a much higher FPR than the average. [`expected_fpp`] computes the exact
-//! expectation, `Σⱼ Poisson(j; n/B) · fpp_in_block(j)`, and [`params_for`] searches for the
+//! overloaded block has a much higher FPR than the average. [`math::blocked_fpp`] computes the
+//! exact expectation, `Σⱼ Poisson(j; n/B) · fpp_in_block(j)` (each layout gives its
+//! `fpp_in_block` through [`BlockModel`]), and [`params_for`] searches for the
 //! smallest filter whose expectation meets the target: the measured FPR then meets it too
 //! (`tests/blocked.rs`), at the price of extra bits per element (`docs/BENCHMARKS.md`).
 
@@ -44,7 +45,7 @@ mod avx2;
 use crate::error::{Error, Result};
 use crate::hash::Hashing;
 use crate::key::Key;
-use crate::math::{check_fpp, MAX_BITS};
+use crate::math::{self, check_fpp, BlockModel, MAX_BITS};
 use crate::probe::reduce;
 use crate::spec::BlockSpec;
 use crate::storage::{cell, prefetch, BlockCell, BlocksMut};
@@ -157,11 +158,12 @@ impl BlockLayout {
             BlockLayout::Bits(k) => portable::bits_set(block, h2, k),
         }
     }
+}
 
-    /// Probability that a query element not in the set tests positive in a block holding `j`
-    /// elements.
-    pub fn fpp_in_block(self, j: u64) -> f64 {
-        match self {
+/// The in-block FPR of each layout, for sizing ([`math::blocked_fpp`]).
+impl BlockModel for BlockLayout {
+    fn fpp_in_block(&self, j: u64) -> f64 {
+        match *self {
             BlockLayout::Bits(k) => {
                 let kf = f64::from(k);
                 // Each of the j·k sets hits a given bit with probability 1/512.
@@ -172,25 +174,39 @@ impl BlockLayout {
                 let fill = -((j as f64) * (-1.0 / 64.0f64).ln_1p()).exp_m1();
                 fill.powi(8)
             }
-            BlockLayout::SplitBlock256 => {
-                // Each of the j elements lands in either half: a binomial split.
-                let half_fpp = |i: u64| {
-                    let fill = -((i as f64) * (-1.0 / 32.0f64).ln_1p()).exp_m1();
-                    fill.powi(8)
-                };
-                // log C(j, i) - j ln 2, accumulated term by term.
-                let mut log_c = -(j as f64) * std::f64::consts::LN_2;
-                let mut total = 0.0;
-                for i in 0..=j {
-                    if i > 0 {
-                        log_c += ((j - i + 1) as f64).ln() - (i as f64).ln();
-                    }
-                    total += log_c.exp() * half_fpp(i);
-                }
-                total
-            }
+            BlockLayout::SplitBlock256 => split256_fpp(j),
         }
     }
+}
+
+/// In-block FPR of a half-block split block holding `j` elements: each element lands in either
+/// half, a binomial split, summed over the splits within `12√(j/4) + 30` of `j/2` (all of them
+/// up to a few hundred elements; beyond, the rest weighs under 10⁻³⁰).
+fn split256_fpp(j: u64) -> f64 {
+    let half_fpp = |i: u64| {
+        let fill = -((i as f64) * (-1.0 / 32.0f64).ln_1p()).exp_m1();
+        fill.powi(8)
+    };
+    let spread = 12.0 * (j as f64 / 4.0).sqrt() + 30.0;
+    let lo = (j as f64 / 2.0 - spread).max(0.0) as u64;
+    let hi = ((j as f64 / 2.0 + spread).ceil() as u64).min(j);
+    // log C(j, i) - j ln 2, accumulated term by term from i = lo.
+    let mut log_c = if lo == 0 {
+        -(j as f64) * LN_2
+    } else {
+        math::ln_factorial(j)
+            - math::ln_factorial(lo)
+            - math::ln_factorial(j - lo)
+            - (j as f64) * LN_2
+    };
+    let mut total = 0.0;
+    for i in lo..=hi {
+        if i > lo {
+            log_c += ((j - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        total += log_c.exp() * half_fpp(i);
+    }
+    total
 }
 
 impl fmt::Display for BlockLayout {
@@ -484,30 +500,6 @@ impl Path {
     }
 }
 
-/// Expected FPR of a blocked filter of `blocks` blocks after `n` insertions: the in-block FPR
-/// averaged over the Poisson distribution of block loads.
-pub fn expected_fpp(layout: BlockLayout, blocks: u64, n: u64) -> f64 {
-    if blocks == 0 {
-        return 1.0;
-    }
-    let lambda = n as f64 / blocks as f64;
-    if lambda == 0.0 {
-        return 0.0;
-    }
-    // Sum the Poisson terms around the mean until they are negligible.
-    let hi = (lambda + 12.0 * lambda.sqrt() + 30.0).ceil() as u64;
-    let mut total = 0.0;
-    // log P(j) = j ln λ - λ - ln j!
-    let mut log_p = -lambda;
-    for j in 0..=hi {
-        if j > 0 {
-            log_p += lambda.ln() - (j as f64).ln();
-        }
-        total += log_p.exp() * layout.fpp_in_block(j);
-    }
-    total.min(1.0)
-}
-
 /// The smallest blocked filter (number of blocks, layout) whose expected FPR after `n`
 /// insertions is at most `p`, trying the `k` values around the classic optimum and the
 /// split-block layout when `split_block` is true. `n = 0` is treated as 1.
@@ -548,51 +540,26 @@ pub fn default_params(n: u64, p: f64) -> Result<(u64, BlockLayout)> {
 }
 
 /// The smallest blocked filter (number of blocks, layout) among `candidates` whose expected FPR
-/// after `n` insertions is at most `p`. `n = 0` is treated as 1.
+/// after `n` insertions is at most `p` ([`math::blocks_for`], starting from the classic
+/// optimum, which a blocked filter never beats). `n = 0` is treated as 1.
 pub fn params_for_layouts(
     n: u64,
     p: f64,
     candidates: &[BlockLayout],
 ) -> Result<(u64, BlockLayout)> {
     let p = check_fpp(p)?;
-    let n = n.max(1);
+    // The search starts at the classic size for the target it searches for.
+    let ln_p = p.min(math::MAX_BLOCKED_FPP).ln();
+    let classic = (-(n.max(1) as f64) * ln_p / (LN_2 * LN_2) / BLOCK_BITS as f64).floor() as u64;
     let max_blocks = MAX_BITS / BLOCK_BITS;
-    let mut best: Option<(u64, BlockLayout)> = None;
-    for &layout in candidates {
-        // A blocked filter never beats the classic optimum, so start there (`lo` fails or is
-        // 0), grow `hi` until it meets p, then binary-search between them.
-        let classic = (-(n as f64) * p.ln() / (LN_2 * LN_2) / BLOCK_BITS as f64).floor() as u64;
-        let mut lo = classic.saturating_sub(1).min(max_blocks);
-        while lo > 0 && expected_fpp(layout, lo, n) <= p {
-            lo /= 2;
-        }
-        let mut hi = (lo + 1).max(lo + lo / 8);
-        while expected_fpp(layout, hi, n) > p {
-            if hi >= max_blocks {
-                break;
-            }
-            lo = hi;
-            hi = hi.saturating_mul(2).min(max_blocks);
-        }
-        if expected_fpp(layout, hi, n) > p {
-            continue;
-        }
-        while lo + 1 < hi {
-            let mid = lo + (hi - lo) / 2;
-            if expected_fpp(layout, mid, n) <= p {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        if best.is_none_or(|(b, _)| hi < b) {
-            best = Some((hi, layout));
-        }
-    }
-    best.ok_or(Error::TooLarge {
-        bits: u64::MAX,
-        limit: "no blocked filter this platform can address meets that FPR",
-    })
+    candidates
+        .iter()
+        .filter_map(|&l| Some((math::blocks_for(&l, n, p, classic, max_blocks)?, l)))
+        .min_by_key(|&(blocks, _)| blocks)
+        .ok_or(Error::TooLarge {
+            bits: u64::MAX,
+            limit: "no blocked filter this platform can address meets that FPR",
+        })
 }
 
 #[cfg(test)]
@@ -671,6 +638,7 @@ mod tests {
         for p in [0.1, 0.01, 0.001] {
             for n in [1000u64, 1_000_000] {
                 let (blocks, layout) = params_for(n, p, false).unwrap();
+                let expected_fpp = |l: BlockLayout, b, n| math::blocked_fpp(&l, b, n);
                 assert!(expected_fpp(layout, blocks, n) <= p);
                 assert!(expected_fpp(layout, blocks - 1, n) > p || blocks == 1);
                 let (b2, l2) = params_for(n, p, true).unwrap();
