@@ -14,7 +14,7 @@
 //! below: the same methods with the same code, over a [`BitVec`] or an
 //! [`AtomicBitVec`](crate::storage::AtomicBitVec). Only the receivers of the bit-setting
 //! methods differ (`&mut self` for the plain filter, `&self` for the atomic one). The probing
-//! loop itself is [`insert_positions`] / [`contains_positions`], which memory-mapped files
+//! loop itself is `insert_positions` / `contains_positions`, which memory-mapped files
 //! ([`crate::mmap`]) use too.
 
 use crate::error::Result;

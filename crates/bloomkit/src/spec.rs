@@ -6,6 +6,11 @@
 //! filter, a counting filter's counters, or bits kept in Redis. Two filters can be merged or
 //! compared exactly when their specs are equal.
 //!
+//! Blocked filters place an element's bits differently (all in one block, see
+//! [`crate::probe::blocked`]), so they have their own [`BlockSpec`]: number of blocks, in-block
+//! layout and hashing, with the same roles (locate an element, check compatibility with a
+//! typed [`Incompatibility`], a stable name).
+//!
 //! ```
 //! use bloomkit::{Spec, Preset, Scheme, Hashing};
 //! // bloomkit's own choice for a million elements at 1%.

@@ -101,28 +101,7 @@ pub(crate) fn run(
     // The (m, k, n) to report and plot.
     let (m, k, n) = match (bits, n, p) {
         (None, Some(n), Some(p)) => match hashes {
-            None => {
-                println!("For {n} elements at a false-positive rate of {}:\n", prob(p));
-                println!(
-                    "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12}  note",
-                    "kind", "scheme", "bits", "bytes", "k", "FPR at n", "bits/elem"
-                );
-                for r in rows(n, p)? {
-                    println!(
-                        "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
-                        r.kind,
-                        r.scheme,
-                        r.bits,
-                        human_bytes(r.bytes),
-                        r.hashes,
-                        prob(r.fpp),
-                        r.bits as f64 / n.max(1) as f64,
-                        r.note
-                    );
-                }
-                let d = math::params_for(n, p)?;
-                (d.bits, d.hashes, n)
-            }
+            None => print_table(n, p)?,
             Some(k) => {
                 let m = math::bits_for_hashes(n, p, k)?;
                 print_params(m, k, n, Some(p));
@@ -180,6 +159,34 @@ pub(crate) fn run(
         eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The table of every kind and scheme for (n, p); returns the default classic filter's
+/// (m, k, n) for the plot.
+fn print_table(n: u64, p: f64) -> Result<(u64, u32, u64)> {
+    println!(
+        "For {n} elements at a false-positive rate of {}:\n",
+        prob(p)
+    );
+    println!(
+        "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12}  note",
+        "kind", "scheme", "bits", "bytes", "k", "FPR at n", "bits/elem"
+    );
+    for r in rows(n, p)? {
+        println!(
+            "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
+            r.kind,
+            r.scheme,
+            r.bits,
+            human_bytes(r.bytes),
+            r.hashes,
+            prob(r.fpp),
+            r.bits as f64 / n.max(1) as f64,
+            r.note
+        );
+    }
+    let d = math::params_for(n, p)?;
+    Ok((d.bits, d.hashes, n))
 }
 
 fn print_params(m: u64, k: u32, n: u64, target: Option<f64>) {

@@ -22,6 +22,11 @@
 //! integer: `u64::from_be_bytes(segment[8·word .. 8·word + 8])`, which is also what
 //! `BITFIELD key GET i64 #word` returns (as a signed integer; reinterpret the bits).
 //!
+//! In the block-layout family this is the one-word block: each layout (the 512-bit ones of
+//! [`super::blocked`] and this one) says how an element marks and tests its block and what a
+//! block holding `l` elements answers ([`crate::math::BlockModel`]); sizing is the one
+//! block-load model and search of [`crate::math`].
+//!
 //! ## The price: memory
 //! Blocking raises the FPR for a given `m` (words get unequal loads), so [`RegisterLayout::for_capacity`]
 //! sizes the filter from the blocked model
@@ -215,6 +220,12 @@ impl RegisterLayout {
             "no register-blocked layout reaches p = {p}"
         )))?;
         RegisterLayout::new(words, k, max_segment_bits)
+    }
+
+    /// The layout's stable name in the block-layout family: `register` (the 512-bit layouts
+    /// are `split-block-256`, `split-block` and `bits-K`).
+    pub fn name(&self) -> &'static str {
+        "register"
     }
 
     /// Number of segments.

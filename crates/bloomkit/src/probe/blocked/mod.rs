@@ -23,7 +23,7 @@
 //! ## Where the code is
 //! - `portable.rs` defines every layout in plain Rust; `avx2.rs` holds the AVX2 kernels of the
 //!   split-block layouts, the only code with vector intrinsics.
-//! - [`Path`] is the choice between them, made once when a filter is built (from the layout, the
+//! - `Path` is the choice between them, made once when a filter is built (from the layout, the
 //!   hashing and the CPU), never per query: a query on a filter larger than the caches costs
 //!   one memory load, and every instruction around it costs throughput.
 //! - The probing loops (single key, and batches that hash a group of keys, prefetch their
