@@ -179,7 +179,10 @@ impl BlocksMut for &[AtomicBlock] {
         let block = unsafe { self.get_unchecked(i) };
         let mut missing = 0u64;
         for (w, m) in block.0.iter().zip(mask()) {
-            if m != 0 {
+            // A locked read-modify-write costs far more than a load and stops the CPU from
+            // overlapping the next elements' loads: skip it when the bits are already set (bits
+            // are never cleared while the filter is shared, so a set bit stays set).
+            if m & !w.load(Ordering::Relaxed) != 0 {
                 missing |= m & !w.fetch_or(m, Ordering::Relaxed);
             }
         }
