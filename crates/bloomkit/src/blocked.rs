@@ -312,32 +312,7 @@ macro_rules! blocked_filter {
             }
         }
 
-        impl Filter for $name {
-            fn kind(&self) -> &'static str {
-                "blocked"
-            }
-            fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
-                Ok(self.insert(bytes))
-            }
-            fn contains_encoded(&self, bytes: &[u8]) -> bool {
-                self.contains(bytes)
-            }
-            fn params(&self) -> Params {
-                self.spec.params()
-            }
-            fn estimated_len(&self) -> f64 {
-                $name::estimated_len(self)
-            }
-            fn estimated_fpp(&self) -> f64 {
-                $name::estimated_fpp(self)
-            }
-            fn memory_bytes(&self) -> usize {
-                $name::memory_bytes(self)
-            }
-            fn clear(&mut self) {
-                $name::clear(self)
-            }
-        }
+        crate::classic::filter_impl!($name, "blocked");
     };
 }
 pub(crate) use blocked_filter;

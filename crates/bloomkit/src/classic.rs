@@ -257,9 +257,18 @@ macro_rules! classic_filter {
             }
         }
 
+        crate::classic::filter_impl!($name, "classic");
+    };
+}
+pub(crate) use classic_filter;
+
+/// [`Filter`] for a filter type with the inherent methods of `classic_filter!` or
+/// `blocked_filter!` (the bit-array filters, plain or atomic); `$kind` is its kind's name.
+macro_rules! filter_impl {
+    ($name:ident, $kind:literal) => {
         impl Filter for $name {
             fn kind(&self) -> &'static str {
-                "classic"
+                $kind
             }
             fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
                 Ok(self.insert(bytes))
@@ -285,7 +294,7 @@ macro_rules! classic_filter {
         }
     };
 }
-pub(crate) use classic_filter;
+pub(crate) use filter_impl;
 
 classic_filter!(BloomFilter, BitVec, mut);
 
