@@ -211,6 +211,11 @@ impl MappedFilter {
         Ok(())
     }
 
+    /// The file's length in bytes (as mapped).
+    pub fn file_len(&self) -> u64 {
+        self.len() as u64
+    }
+
     /// The mapped file's length in bytes.
     fn len(&self) -> usize {
         match &self.map {
