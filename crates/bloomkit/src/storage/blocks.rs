@@ -3,10 +3,10 @@
 //!
 //! A blocked filter's code is written once over two small traits, so that the plain, the atomic
 //! and the memory-mapped filters run the same probing loops:
-//! - [`BlockCell`]: reading a block. Plain memory is tested in place (the probe loads the
+//! - `BlockCell`: reading a block. Plain memory is tested in place (the probe loads the
 //!   words it needs, vector-wide where it can); atomic memory is read word by word with relaxed
 //!   loads and compared with the element's mask.
-//! - [`BlocksMut`]: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
+//! - `BlocksMut`: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
 //!   with one `fetch_or` per word that receives bits, so concurrent inserts (from threads, or from
 //!   processes sharing a mapped file) never lose a bit.
 
@@ -37,7 +37,7 @@ impl AtomicBlock {
 }
 
 /// Reading one block, plain or atomic (see the module docs).
-pub trait BlockCell: Sync {
+pub(crate) trait BlockCell: Sync {
     /// Whether every bit of the element is set: plain blocks call `test` on their words, atomic
     /// blocks compare their words with `mask()`.
     fn probe(&self, test: impl FnOnce(&[u64; 8]) -> bool, mask: impl FnOnce() -> [u64; 8]) -> bool;
@@ -118,7 +118,7 @@ impl BlockCell for AtomicBlock {
 }
 
 /// Blocks an insert can set bits in (see the module docs).
-pub trait BlocksMut {
+pub(crate) trait BlocksMut {
     /// The block type, for reads.
     type Cell: BlockCell;
 

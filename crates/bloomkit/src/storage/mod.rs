@@ -11,7 +11,7 @@
 //!   two share their shape checks and read paths; only `set` differs (`|=` through `&mut`,
 //!   `fetch_or` through `&`).
 //! - [`Block`] and [`AtomicBlock`] (`blocks.rs`): 64-byte-aligned 512-bit blocks, for blocked
-//!   filters, read through [`BlockCell`] and updated through [`BlocksMut`], the two traits
+//!   filters, read through `BlockCell` and updated through `BlocksMut`, the two traits
 //!   the blocked probing loops are written over.
 //! - [`Counters`]: packed saturating 4- or 8-bit counters, for counting filters.
 //! - Memory-mapped files ([`crate::mmap`]) are viewed as atomic words or atomic blocks: the
@@ -31,7 +31,8 @@ pub(crate) use bits::{atomic_get, atomic_set, count_ones};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
-pub use blocks::{AtomicBlock, Block, BlockCell, BlocksMut};
+pub use blocks::{AtomicBlock, Block};
+pub(crate) use blocks::{BlockCell, BlocksMut};
 pub use counters::{CounterWidth, Counters};
 pub(crate) use sync::{AtomicU64, Ordering};
 
