@@ -425,3 +425,51 @@ fn plain_and_atomic_filters_set_the_same_bits() {
     assert_eq!(AtomicBloomFilter::from(plain.clone()).into_inner(), plain);
     assert_eq!(atomic.into_inner(), plain);
 }
+
+/// A blocked spec locates elements in range, names its layout stably, and reports the first
+/// difference from another spec as a typed incompatibility.
+#[test]
+fn block_specs_locate_name_and_compare() {
+    use bloomkit::{BlockSpec, Incompatibility};
+    let spec = BlockSpec::new(1000, BlockLayout::SplitBlock256, Hashing::Xxh3).unwrap();
+    for i in 0..10_000u64 {
+        let (block, h2) = spec.locate(&i);
+        assert!(block < 1000);
+        assert_eq!(spec.hash(&i), [h2, h2], "split blocks use one 64-bit hash");
+    }
+    for (layout, name) in [
+        (BlockLayout::SplitBlock256, "split-block-256"),
+        (BlockLayout::SplitBlock, "split-block"),
+        (BlockLayout::Bits(7), "bits-7"),
+    ] {
+        assert_eq!(layout.name(), name);
+        assert_eq!(BlockLayout::from_name(name), Some(layout));
+    }
+    for bad in ["bits-0", "bits-", "bits-x", "split", ""] {
+        assert_eq!(BlockLayout::from_name(bad), None, "{bad}");
+    }
+    let incompatibility = |other: &BlockSpec| match spec.check_compatible(other) {
+        Err(Error::Incompatible(i)) => i,
+        r => panic!("{r:?}"),
+    };
+    let bigger = BlockSpec::new(1001, BlockLayout::SplitBlock256, Hashing::Xxh3).unwrap();
+    assert_eq!(
+        incompatibility(&bigger),
+        Incompatibility::Bits(512_000, 512_512)
+    );
+    let split = BlockSpec::new(1000, BlockLayout::SplitBlock, Hashing::Xxh3).unwrap();
+    assert_eq!(
+        incompatibility(&split),
+        Incompatibility::Layout(BlockLayout::SplitBlock256, BlockLayout::SplitBlock)
+    );
+    let murmur = spec.clone().with_hashing(Hashing::Murmur3);
+    assert!(matches!(
+        incompatibility(&murmur),
+        Incompatibility::Hashing(..)
+    ));
+    assert!(spec.check_compatible(&spec.clone()).is_ok());
+    assert!(matches!(
+        BlockSpec::new(0, BlockLayout::SplitBlock, Hashing::Xxh3),
+        Err(Error::ZeroBits)
+    ));
+}
