@@ -62,7 +62,9 @@ use crate::math::{self, Params};
 use crate::probe::blocked::Path as BlockPath;
 use crate::spec::{BlockSpec, Spec};
 use crate::storage::{atomic_get, atomic_set, count_ones, AtomicBlock, AtomicU64, Ordering};
-use memmap2::{Mmap, MmapMut};
+#[cfg(target_pointer_width = "64")]
+use memmap2::Mmap;
+use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::path::Path;
 
@@ -83,7 +85,10 @@ pub enum MappedKind {
 
 /// The mapping: read-only, or read-write and shared with the file (and other processes).
 enum Map {
+    #[cfg(target_pointer_width = "64")]
     ReadOnly(Mmap),
+    #[cfg(not(target_pointer_width = "64"))]
+    ReadOnly(MmapMut),
     Shared(MmapMut),
 }
 
@@ -121,9 +126,15 @@ impl MappedFilter {
         let file = File::open(path).map_err(io(path, "opening"))?;
         check_length(&file, path)?;
         // SAFETY: the mapping is only ever read, through atomic loads (`words`), so writes by
-        // other processes are no data race. A truncation by another process would fault; the
+        // other processes are no data race; a relaxed atomic load of a pointer-sized word is
+        // allowed on read-only memory (on narrower targets the mapping is a private writable
+        // copy instead, never written). A truncation by another process would fault; the
         // module docs rule it out.
-        let map = unsafe { Mmap::map(&file) }.map_err(io(path, "mapping"))?;
+        #[cfg(target_pointer_width = "64")]
+        let map = unsafe { Mmap::map(&file) };
+        #[cfg(not(target_pointer_width = "64"))]
+        let map = unsafe { memmap2::MmapOptions::new().map_copy(&file) };
+        let map = map.map_err(io(path, "mapping"))?;
         Self::new(file, Map::ReadOnly(map), keys)
     }
 
