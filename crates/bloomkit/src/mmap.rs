@@ -124,6 +124,12 @@ impl MappedFilter {
     /// [`verify`](Self::verify)). A dirty file opens (see [`is_dirty`](Self::is_dirty)).
     pub fn open(path: &Path, keys: &[Hashing]) -> Result<Self> {
         let file = File::open(path).map_err(io(path, "opening"))?;
+        Self::from_file(file, path, keys)
+    }
+
+    /// [`open`](Self::open) for a file already open (for example the one the caller locked,
+    /// so that the mapping is of exactly that file); `path` is for messages.
+    pub fn from_file(file: File, path: &Path, keys: &[Hashing]) -> Result<Self> {
         check_length(&file, path)?;
         // SAFETY: the mapping is only ever read, through atomic loads (`words`), so writes by
         // other processes are no data race; a relaxed atomic load of a pointer-sized word is
@@ -147,6 +153,12 @@ impl MappedFilter {
             .write(true)
             .open(path)
             .map_err(io(path, "opening"))?;
+        Self::shared_from_file(file, path, keys)
+    }
+
+    /// [`open_shared`](Self::open_shared) for a file already open for reading and writing
+    /// (for example the one the caller locked); `path` is for messages.
+    pub fn shared_from_file(file: File, path: &Path, keys: &[Hashing]) -> Result<Self> {
         check_length(&file, path)?;
         // SAFETY: every access to the mapping goes through atomics (`words`, `blocks`), which
         // is sound while other processes read and write the same file. A truncation by another

@@ -169,6 +169,15 @@ fn read_only_mappings_refuse_inserts() {
     assert!(matches!(f.insert("x"), Err(Error::Unsupported { .. })));
     assert!(f.mark_dirty().is_err() && f.seal().is_err());
     assert!(!f.contains("x"));
+    // A file opened for reading only cannot be mapped for writing either.
+    let file = std::fs::File::open(&path).unwrap();
+    assert!(matches!(
+        MappedFilter::shared_from_file(file, &path, &[]),
+        Err(Error::Io { .. })
+    ));
+    let file = std::fs::File::open(&path).unwrap();
+    let again = MappedFilter::from_file(file, &path, &[]).unwrap();
+    assert_eq!(again.to_filter().unwrap(), f.to_filter().unwrap());
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
