@@ -233,11 +233,11 @@ impl RedisTarget {
     }
 
     /// The kind, as `info` reports it.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> bloomkit::Kind {
         match self.remote {
-            Remote::Register(_) => "blocked",
-            Remote::Redisson(_) => "classic",
-            Remote::Scalable(_) => "scalable",
+            Remote::Register(_) => bloomkit::Kind::Blocked,
+            Remote::Redisson(_) => bloomkit::Kind::Classic,
+            Remote::Scalable(_) => bloomkit::Kind::Scalable,
         }
     }
 

@@ -314,7 +314,7 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         other => (other.params().bits, f64::NAN, None, None, None),
     };
     Description {
-        kind: filter.kind(),
+        kind: filter.kind().name(),
         scheme,
         hashing,
         bits,
@@ -491,7 +491,7 @@ impl Target {
     }
 
     /// The filter's kind.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> bloomkit::Kind {
         match &self.backend {
             Backend::Memory(m) => m.filter.kind(),
             Backend::Redis(r) => r.kind(),

@@ -72,7 +72,7 @@ pub enum Error {
         /// What was asked.
         operation: &'static str,
         /// The kind of filter asked.
-        kind: &'static str,
+        kind: crate::Kind,
     },
 
     /// Reading or writing a file failed.

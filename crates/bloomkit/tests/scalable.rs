@@ -132,7 +132,7 @@ fn works_through_the_trait_and_rebuilds_from_parts() {
         f.insert_encoded(&i.to_le_bytes()).unwrap();
     }
     assert!((0..100u32).all(|i| f.contains_encoded(&i.to_le_bytes())));
-    assert_eq!(f.kind(), "scalable");
+    assert_eq!(f.kind(), bloomkit::Kind::Scalable);
 
     let mut s = ScalableBloomFilter::new(10, 0.01).unwrap();
     for i in 0..100u32 {

@@ -6,6 +6,7 @@
 use super::{FORMAT, HEADER_LEN, MAGIC, VERSION};
 use crate::codec::Reader;
 use crate::error::{Error, Result};
+use crate::kind::Kind;
 
 /// Bytes of [`HEADER_LEN`] that hold fields; the rest is zero padding.
 const FIELDS_LEN: usize = 88;
@@ -13,8 +14,8 @@ const FIELDS_LEN: usize = 88;
 /// The fixed header fields after the magic bytes and the version, exactly as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Fixed {
-    /// Kind code.
-    pub kind: u16,
+    /// The kind (stored as its [`Kind::code`]).
+    pub kind: Kind,
     /// Probing scheme code (blocked filters: block layout code).
     pub scheme: u8,
     /// Hash function code.
@@ -61,12 +62,11 @@ impl Fixed {
                 supported: "1",
             });
         }
-        let kind = r.u16_le("kind")?;
+        let code = r.u16_le("kind")?;
         // The kind is checked here, before the rest is read, so that an unknown kind is
         // reported as such even in a short input.
-        if !super::kind_is_known(kind) {
-            return Err(r.corrupt(format!("unknown filter kind {kind}")));
-        }
+        let kind = Kind::from_code(code)
+            .ok_or_else(|| r.corrupt(format!("unknown filter kind {code}")))?;
         let fixed = Fixed {
             kind,
             scheme: r.u8("scheme")?,
@@ -97,7 +97,7 @@ impl Fixed {
         let start = out.len();
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&self.kind.to_le_bytes());
+        out.extend_from_slice(&self.kind.code().to_le_bytes());
         out.extend_from_slice(&[
             self.scheme,
             self.hashing,
@@ -127,7 +127,7 @@ mod tests {
     #[test]
     fn fields_round_trip_through_the_header() {
         let fixed = Fixed {
-            kind: 3,
+            kind: Kind::Scalable,
             scheme: 1,
             hashing: 1,
             key_encoding: 1,

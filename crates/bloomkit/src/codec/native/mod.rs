@@ -18,12 +18,13 @@ mod table;
 pub use table::LayerEntry;
 
 use super::Reader;
+use crate::any::AnyFilter;
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
 use crate::error::{Error, Result};
-use crate::filter::AnyFilter;
 use crate::hash::Hashing;
+use crate::kind::Kind;
 use crate::math::Params;
 use crate::probe::blocked::{BlockLayout, BLOCK_BITS};
 use crate::probe::Scheme;
@@ -49,12 +50,6 @@ pub const ALIGN: usize = 64;
 /// The layer table may hold at most this many entries (a scalable filter doubling from one
 /// element reaches 2⁶⁴ elements in 64 layers).
 pub const MAX_LAYERS: u32 = 4096;
-
-/// Kind codes.
-const KIND_CLASSIC: u16 = 1;
-const KIND_COUNTING: u16 = 2;
-const KIND_SCALABLE: u16 = 3;
-const KIND_BLOCKED: u16 = 4;
 
 /// Scheme codes of the blocked layouts (the scheme byte of a blocked filter).
 const SCHEME_BLOCKED_BITS: u8 = 6;
@@ -129,14 +124,9 @@ fn hashing_from_code(code: u8, fingerprint: u64, keys: &[Hashing], r: &Reader) -
     }
 }
 
-/// Whether `kind` is a kind code this build knows.
-fn kind_is_known(kind: u16) -> bool {
-    (KIND_CLASSIC..=KIND_BLOCKED).contains(&kind)
-}
-
 /// What a filter contributes to its file, before the layout is computed.
 struct Parts<'a> {
-    kind: u16,
+    kind: Kind,
     /// Scheme code (blocked filters: block layout code).
     scheme: u8,
     hashing: &'a Hashing,
@@ -148,7 +138,7 @@ struct Parts<'a> {
 impl<'a> Parts<'a> {
     /// A filter of one layer: every kind but scalable.
     fn single(
-        kind: u16,
+        kind: Kind,
         scheme: u8,
         hashing: &'a Hashing,
         counter_bits: u8,
@@ -182,13 +172,13 @@ impl<'a> Parts<'a> {
                 };
                 let words = Cow::Owned(f.words().collect());
                 let l = layer(f.bits(), f.layout().hashes(), words);
-                Parts::single(KIND_BLOCKED, code, f.hashing(), 0, l)
+                Parts::single(Kind::Blocked, code, f.hashing(), 0, l)
             }
             AnyFilter::Classic(f) => {
                 let l = layer(f.bits(), f.hashes(), Cow::Borrowed(f.as_words()));
                 let spec = f.spec();
                 Parts::single(
-                    KIND_CLASSIC,
+                    Kind::Classic,
                     scheme_code(spec.scheme()),
                     spec.hashing(),
                     0,
@@ -201,7 +191,7 @@ impl<'a> Parts<'a> {
                 let l = layer(spec.bits(), spec.hashes(), words);
                 let bits = f.width().bits() as u8;
                 Parts::single(
-                    KIND_COUNTING,
+                    Kind::Counting,
                     scheme_code(spec.scheme()),
                     spec.hashing(),
                     bits,
@@ -226,7 +216,7 @@ impl<'a> Parts<'a> {
             })
             .collect();
         Parts {
-            kind: KIND_SCALABLE,
+            kind: Kind::Scalable,
             scheme: scheme_code(spec.scheme()),
             hashing: spec.hashing(),
             counter_bits: 0,
@@ -294,8 +284,8 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 /// The parsed header and layer table of a native file, before any payload is read.
 #[derive(Debug, Clone)]
 pub struct Header {
-    /// Kind code (1 classic, 2 counting, 3 scalable, 4 blocked).
-    pub kind: u16,
+    /// The kind of filter.
+    pub kind: Kind,
     /// The spec shared by all layers, with the first layer's size (not for blocked filters,
     /// whose probing is not a [`Scheme`]).
     pub spec: Option<Spec>,
@@ -336,7 +326,7 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
     let layers = table::read_table(&mut r, count, width, payload_offset, file_len)?;
     let first = layers[0].params;
     let block_layout = match fixed.kind {
-        KIND_BLOCKED => Some(block_layout(fixed.scheme, first, &r)?),
+        Kind::Blocked => Some(block_layout(fixed.scheme, first, &r)?),
         _ => None,
     };
     let spec = match scheme {
@@ -363,7 +353,7 @@ pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Hea
 /// names a block layout (checked to be a known one here).
 fn scheme_of(fixed: &Fixed, r: &Reader) -> Result<Option<Scheme>> {
     let code = fixed.scheme;
-    if fixed.kind != KIND_BLOCKED {
+    if fixed.kind != Kind::Blocked {
         return match scheme_from_code(code) {
             Some(s) => Ok(Some(s)),
             None => Err(r.corrupt(format!("unknown probing scheme code {code}"))),
@@ -383,8 +373,8 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
         return Err(r.corrupt(format!("unknown key encoding {}", fixed.key_encoding)));
     }
     let width = match (kind, counter_bits) {
-        (KIND_COUNTING, 4 | 8) => u64::from(counter_bits),
-        (KIND_CLASSIC | KIND_SCALABLE | KIND_BLOCKED, 0) => 1,
+        (Kind::Counting, 4 | 8) => u64::from(counter_bits),
+        (Kind::Classic | Kind::Scalable | Kind::Blocked, 0) => 1,
         _ => {
             return Err(r.corrupt(format!(
                 "counter width {counter_bits} does not fit filter kind {kind}"
@@ -406,7 +396,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     }
     let layer_count = fixed.layer_count;
     let layers_ok = match kind {
-        KIND_SCALABLE => (1..=MAX_LAYERS).contains(&layer_count),
+        Kind::Scalable => (1..=MAX_LAYERS).contains(&layer_count),
         _ => layer_count == 1,
     };
     if !layers_ok {
@@ -476,7 +466,7 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
     }
     verify_checksum(bytes)?;
     let header = parse_header(bytes, bytes.len() as u64, keys)?;
-    if header.kind == KIND_SCALABLE {
+    if header.kind == Kind::Scalable {
         let filter = AnyFilter::Scalable(decode_scalable(&header, bytes)?);
         return Ok(Decoded {
             filter,
@@ -513,14 +503,15 @@ fn decode_single(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
     let words = words_of(bytes, e);
     let spec = || header.spec.clone().expect("bit-array kinds have a spec");
     Ok(match header.kind {
-        KIND_BLOCKED => {
+        Kind::Blocked => {
             let layout = header.block_layout.expect("blocked kinds have a layout");
             let f = BlockedBloomFilter::from_words(&words, layout, header.hashing.clone());
             AnyFilter::Blocked(f.map_err(corrupt)?)
         }
-        KIND_CLASSIC => {
+        Kind::Classic => {
             AnyFilter::Classic(BloomFilter::from_words(spec(), words).map_err(corrupt)?)
         }
+        // Counting: the only other kind of one layer (`parse_header` checked the count).
         _ => {
             let width = if header.counter_bits == 4 {
                 CounterWidth::Four
