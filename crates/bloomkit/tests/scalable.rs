@@ -94,7 +94,11 @@ fn compound_fpr_bound_holds_for_any_tightening() {
         // Elements that were false positives when inserted are not counted as new: at most
         // p·n of them in expectation (5σ allowed).
         let lost_bound = (n as f64 * p + 5.0 * (n as f64 * p).sqrt()) as u64;
-        assert!(f.len() <= n && f.len() >= n - lost_bound, "r={r}: len {}", f.len());
+        assert!(
+            f.len() <= n && f.len() >= n - lost_bound,
+            "r={r}: len {}",
+            f.len()
+        );
 
         let fp = (0..trials)
             .filter(|i| f.contains(&format!("absent:{i}")))
@@ -102,7 +106,11 @@ fn compound_fpr_bound_holds_for_any_tightening() {
         let rate = fp / trials as f64;
         let sigma = (p * (1.0 - p) / trials as f64).sqrt();
         assert!(rate <= p + 5.0 * sigma, "r={r}: measured FPR {rate}");
-        assert!(f.estimated_fpp() <= p, "r={r}: estimate {}", f.estimated_fpp());
+        assert!(
+            f.estimated_fpp() <= p,
+            "r={r}: estimate {}",
+            f.estimated_fpp()
+        );
     }
 }
 
@@ -123,7 +131,10 @@ fn check_layers(f: &ScalableBloomFilter, config: &ScalableConfig, count: usize) 
             assert_eq!(layer.inserted(), capacity, "r={r}: layer {i} not full");
         }
     }
-    assert_eq!(f.layers().iter().map(|l| l.inserted()).sum::<u64>(), f.len());
+    assert_eq!(
+        f.layers().iter().map(|l| l.inserted()).sum::<u64>(),
+        f.len()
+    );
 }
 
 #[test]
