@@ -71,8 +71,9 @@ pub enum Error {
     Unsupported {
         /// What was asked.
         operation: &'static str,
-        /// The kind of filter asked.
-        kind: crate::Kind,
+        /// What was asked: a kind's stable name ([`Kind::name`](crate::Kind::name)), or a
+        /// description such as `read-only mapped`.
+        kind: &'static str,
     },
 
     /// Reading or writing a file failed.

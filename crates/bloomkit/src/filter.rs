@@ -37,7 +37,7 @@ pub trait Filter: Send + Sync + fmt::Debug {
         let _ = bytes;
         Err(crate::Error::Unsupported {
             operation: "remove",
-            kind: self.kind(),
+            kind: self.kind().name(),
         })
     }
 

@@ -101,7 +101,7 @@ fn impossible_removals_are_refused_and_change_nothing() {
         classic.remove_encoded(b"x"),
         Err(Error::Unsupported {
             operation: "remove",
-            kind: bloomkit::Kind::Classic
+            kind: "classic"
         })
     ));
     let mut counting: Box<dyn Filter> = Box::new(CountingBloomFilter::new(10, 0.1).unwrap());

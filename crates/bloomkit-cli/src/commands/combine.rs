@@ -32,7 +32,7 @@ fn combine(op: Op, acc: &mut AnyFilter, other: &AnyFilter) -> bloomkit::Result<(
                 Op::Union => "merge",
                 Op::Intersect => "intersect",
             },
-            kind: a.kind(),
+            kind: a.kind().name(),
         }),
     }
 }
