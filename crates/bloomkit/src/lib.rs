@@ -53,6 +53,7 @@ pub mod storage;
 pub use any::AnyFilter;
 pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
+pub use concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Incompatibility, Result};
 pub use filter::Filter;

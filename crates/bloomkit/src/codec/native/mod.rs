@@ -15,7 +15,7 @@
 mod fixed;
 mod table;
 
-pub use table::LayerEntry;
+pub(crate) use table::LayerEntry;
 
 use super::Reader;
 use crate::any::AnyFilter;
@@ -78,7 +78,7 @@ pub struct Decoded {
 }
 
 /// The numeric code of a probing scheme in the native format.
-pub fn scheme_code(s: Scheme) -> u8 {
+pub(crate) fn scheme_code(s: Scheme) -> u8 {
     match s {
         Scheme::EnhancedDouble => 1,
         Scheme::GuavaMitz64 => 2,
@@ -94,7 +94,7 @@ fn scheme_from_code(c: u8) -> Option<Scheme> {
 
 /// The numeric code of a hash function and the fingerprint that identifies its key (SipHash:
 /// [`crate::hash::SipKey::fingerprint`]; custom: XXH3-64 of its id; otherwise 0).
-pub fn hashing_code(h: &Hashing) -> (u8, u64) {
+pub(crate) fn hashing_code(h: &Hashing) -> (u8, u64) {
     match h {
         Hashing::Xxh3 => (1, 0),
         Hashing::Murmur3 => (2, 0),
@@ -283,7 +283,7 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 
 /// The parsed header and layer table of a native file, before any payload is read.
 #[derive(Debug, Clone)]
-pub struct Header {
+pub(crate) struct Header {
     /// The kind of filter.
     pub kind: Kind,
     /// The spec shared by all layers, with the first layer's size (not for blocked filters,
@@ -310,7 +310,7 @@ pub struct Header {
 
 /// Parses and checks the header and layer table; `file_len` is the whole input's length.
 /// Does not read the payload or verify the checksum.
-pub fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
+pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
     let scheme = scheme_of(&fixed, &r)?;

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 /// One entry of the layer table, with the position of its payload.
 #[derive(Debug, Clone, Copy)]
-pub struct LayerEntry {
+pub(crate) struct LayerEntry {
     /// Bits (or counters) and hash functions.
     pub params: Params,
     /// Capacity the layer was sized for (0 if unknown).
