@@ -134,7 +134,7 @@ impl RedisFilter {
     }
 
     /// See [`crate::RedisFilter::add_bulk`].
-    pub fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<()> {
+    pub fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         self.rt.block_on(self.inner.add_bulk(keys))
     }
 

@@ -142,6 +142,14 @@ impl Connection {
         for a in args {
             inv.arg(*a);
         }
+        self.invoke(&inv).await
+    }
+
+    /// Runs a prepared script invocation (EVALSHA, loading the script on first use).
+    pub(crate) async fn invoke<T: FromRedisValue>(
+        &self,
+        inv: &redis::ScriptInvocation<'_>,
+    ) -> Result<T> {
         let fut = async {
             let r: redis::RedisResult<T> = match &self.inner {
                 Inner::Single(c) => inv.invoke_async(&mut c.clone()).await,

@@ -17,6 +17,7 @@
 //! The key layout, metadata fields and protocols are in `docs/REDIS.md`.
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod blocking;
 pub mod conn;
@@ -31,5 +32,5 @@ pub use conn::{Connection, Options};
 pub use error::{Error, Result};
 pub use filter::{FilterOptions, Info, RedisFilter};
 pub use redisson::RedissonFilter;
-pub use scalable::{ScalableParams, ScalableRedisFilter};
+pub use scalable::{ScalableInfo, ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;

@@ -13,6 +13,11 @@ fn items(range: std::ops::Range<u64>) -> Vec<String> {
         .collect()
 }
 
+/// Segment `i`'s key name.
+fn seg_key(f: &RedisFilter, i: u32) -> String {
+    bloomkit_redis::keys::SegmentKeys::with_id(f.name(), f.id().unwrap()).segment(i)
+}
+
 async fn connect(s: &Server) -> Connection {
     Connection::open(&s.url(), &Options::default())
         .await
@@ -142,13 +147,13 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
     fs[2].add_bulk(&data[10_000..]).await.unwrap();
     let raw = redis::Client::open(server.url()).unwrap();
     for s in 0..fs[0].layout().segments() {
-        let get = |n: &str| -> Vec<u8> {
+        let get = |f: &RedisFilter| -> Vec<u8> {
             redis::cmd("GET")
-                .arg(format!("bloomkit:{{{n}:s{s}}}"))
+                .arg(seg_key(f, s))
                 .query(&mut raw.get_connection().unwrap())
                 .unwrap()
         };
-        let (x, y, z) = (get("script"), get("bitfield"), get("bulk"));
+        let (x, y, z) = (get(&fs[0]), get(&fs[1]), get(&fs[2]));
         assert!(!x.is_empty());
         // Lazily grown strings may differ in trailing zero bytes only.
         let trim = |v: Vec<u8>| {
@@ -168,7 +173,7 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
     // Bit order: the element's word, read as 8 big-endian bytes, contains its mask, and every
     // bit offset of the mask reads 1 with GETBIT.
     let p = fs[0].probe(&data[7]);
-    let key = format!("bloomkit:{{script:s{}}}", p.segment);
+    let key = seg_key(&fs[0], p.segment);
     let mut c = raw.get_connection().unwrap();
     let word: Vec<u8> = redis::cmd("GETRANGE")
         .arg(&key)
@@ -338,19 +343,25 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
         // Never a hang past the timeout (plus scheduling slack).
         assert!(start.elapsed() < Duration::from_millis(3000));
     }
-    // Back (empty: no persistence); the same handle reconnects.
+    // Back, but empty (no persistence): the same handle reconnects and finds its filter gone,
+    // a typed error, and writes nothing (no key is created).
     server.restart();
     let start = Instant::now();
     loop {
         match f.add("after").await {
-            Ok(_) => break,
+            Err(Error::Gone(_)) => break,
             Err(e) => {
                 assert!(e.is_fault(), "{e:?}");
                 assert!(start.elapsed() < Duration::from_secs(10), "no reconnect");
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
+            Ok(_) => panic!("wrote into a filter that is gone"),
         }
     }
+    let dbsize: i64 = conn.query(&redis::cmd("DBSIZE")).await.unwrap();
+    assert_eq!(dbsize, 0);
+    let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
+    f.add("after").await.unwrap();
     assert!(f.check("after").await.unwrap());
     // A fresh connection to a dead port fails with a typed error within the timeout.
     server.kill();
@@ -503,11 +514,13 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
             start.elapsed()
         );
     }
+    // The node comes back empty (no persistence): once reconnected, the client finds the
+    // segments it held gone, a typed error, and creates none of them again.
     cluster.nodes[victim].restart();
     let start = Instant::now();
     loop {
         match f.add_many(&data).await {
-            Ok(_) => break,
+            Err(Error::Gone(_)) => break,
             Err(e) => {
                 assert!(e.is_fault(), "{e:?}");
                 assert!(
@@ -516,9 +529,10 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
                 );
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
+            Ok(_) => panic!("wrote into segments that are gone"),
         }
     }
-    assert!(f.check_many(&data).await.unwrap().iter().all(|&b| b));
+    assert_eq!(cluster.nodes[victim].cli(&["DBSIZE"]), "0");
 }
 
 #[test]
@@ -641,7 +655,7 @@ async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
     let bytes = big.layout().segment_words() * 8;
     assert!(bytes > 2 * bloomkit_redis::segments::GROW_STEP_BYTES);
     let len: u64 = conn
-        .query(redis::cmd("STRLEN").arg("bloomkit:{big:s0}"))
+        .query(redis::cmd("STRLEN").arg(seg_key(&big, 0)))
         .await
         .unwrap();
     assert_eq!(len, bytes, "pre-grown to the full segment");
