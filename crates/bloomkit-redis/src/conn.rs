@@ -54,8 +54,9 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Connects to one Redis server, e.g. `redis://127.0.0.1:6379/`.
-    pub async fn open(url: &str, options: &Options) -> Result<Self> {
+    /// Connects to one Redis server, e.g. `redis://127.0.0.1:6379/`, or a
+    /// [`redis::ConnectionInfo`] (which can carry a password without a URL).
+    pub async fn open(url: impl redis::IntoConnectionInfo, options: &Options) -> Result<Self> {
         let t = options.timeout;
         let client = redis::Client::open(url)?;
         let config = ConnectionManagerConfig::new()
@@ -77,8 +78,31 @@ impl Connection {
 
     /// Connects to a Redis Cluster through any of its nodes.
     pub async fn open_cluster(urls: &[&str], options: &Options) -> Result<Self> {
+        let nodes = urls
+            .iter()
+            .map(|u| redis::IntoConnectionInfo::into_connection_info(*u))
+            .collect::<redis::RedisResult<Vec<_>>>()?;
+        Self::open_cluster_nodes(nodes, options).await
+    }
+
+    /// Connects to a Redis Cluster through any of these nodes; the first node's username and
+    /// password (if any) are used for every node.
+    pub async fn open_cluster_nodes(
+        nodes: Vec<redis::ConnectionInfo>,
+        options: &Options,
+    ) -> Result<Self> {
         let t = options.timeout;
-        let client = redis::cluster::ClusterClient::builder(urls.iter().copied())
+        let auth = nodes.first().map(|n| n.redis_settings().clone());
+        let mut builder = redis::cluster::ClusterClient::builder(nodes);
+        if let Some(a) = auth {
+            if let Some(u) = a.username() {
+                builder = builder.username(u);
+            }
+            if let Some(p) = a.password() {
+                builder = builder.password(p);
+            }
+        }
+        let client = builder
             .connection_timeout(t)
             .response_timeout(t)
             .retries(2)

@@ -164,11 +164,15 @@ impl RedissonFilter {
 
     /// Redisson's `count()`: `round(-size / k · ln(1 - BITCOUNT / size))`.
     pub async fn count(&self) -> Result<u64> {
-        let ones: u64 = self
-            .conn
-            .query(redis::cmd("BITCOUNT").arg(&self.name))
-            .await?;
+        let ones = self.set_bits().await?;
         Ok(math::estimate_count(self.spec.bits(), self.spec.hashes(), ones).round() as u64)
+    }
+
+    /// Bits currently set (`BITCOUNT` of the bitmap).
+    pub async fn set_bits(&self) -> Result<u64> {
+        self.conn
+            .query(redis::cmd("BITCOUNT").arg(&self.name))
+            .await
     }
 
     /// Deletes the bitmap and the config.
