@@ -249,7 +249,7 @@ fn connect(url: &RedisUrl) -> Result<(Runtime, Connection)> {
             if url.cluster {
                 Connection::open_cluster_nodes(vec![info], &options).await
             } else {
-                Connection::open(info, &options).await
+                Connection::open_info(info, &options).await
             }
         })
         .map_err(|e| anyhow!("{display}: {e} (is Redis running at {}?)", url.addr))?;

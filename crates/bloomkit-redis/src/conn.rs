@@ -54,11 +54,17 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Connects to one Redis server, e.g. `redis://127.0.0.1:6379/`, or a
-    /// [`redis::ConnectionInfo`] (which can carry a password without a URL).
-    pub async fn open(url: impl redis::IntoConnectionInfo, options: &Options) -> Result<Self> {
+    /// Connects to one Redis server, e.g. `redis://127.0.0.1:6379/`.
+    pub async fn open(url: &str, options: &Options) -> Result<Self> {
+        let info = redis::IntoConnectionInfo::into_connection_info(url)?;
+        Self::open_info(info, options).await
+    }
+
+    /// Connects to one Redis server described by a [`redis::ConnectionInfo`] (which can carry
+    /// a password without it ever being in a URL).
+    pub async fn open_info(info: redis::ConnectionInfo, options: &Options) -> Result<Self> {
         let t = options.timeout;
-        let client = redis::Client::open(url)?;
+        let client = redis::Client::open(info)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(t))
             .set_response_timeout(Some(t))

@@ -88,9 +88,9 @@ impl ScalableParams {
 
     fn validate(&self) -> Result<()> {
         bloomkit::math::check_fpp(self.fpp)?;
-        if !(2..=u64::from(u32::MAX)).contains(&self.growth)
-            || !(self.tightening > 0.0 && self.tightening < 1.0)
-        {
+        let growth_ok = (2..=u64::from(u32::MAX)).contains(&self.growth);
+        let tightening_ok = self.tightening > 0.0 && self.tightening < 1.0;
+        if !(growth_ok && tightening_ok) {
             return Err(bloomkit::Error::InvalidParameters(format!(
                 "growth must be >= 2 and tightening in (0, 1), got {} and {}",
                 self.growth, self.tightening

@@ -672,3 +672,198 @@ async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
     );
     big.delete().await.unwrap();
 }
+
+/// Every key in the server's database 0.
+async fn all_keys(conn: &Connection) -> Vec<String> {
+    let mut k: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
+    k.sort();
+    k
+}
+
+#[tokio::test]
+async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_one() {
+    use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let f = RedisFilter::create(&conn, "g", 200_000, 0.01)
+        .await
+        .unwrap();
+    let s = ScalableRedisFilter::create(&conn, "sg", ScalableParams::new(500, 0.01))
+        .await
+        .unwrap();
+    // Four writers, one per write path, each on its own connection, adding until they fail.
+    let mut writers = Vec::new();
+    for path in 0..4u64 {
+        let url = server.url();
+        writers.push(tokio::spawn(async move {
+            let c = Connection::open(&url, &Options::default()).await.unwrap();
+            let mut plain = RedisFilter::open(&c, "g").await.unwrap();
+            if path == 1 {
+                plain.set_add_method(AddMethod::Script);
+            }
+            let scalable = ScalableRedisFilter::open(&c, "sg").await.unwrap();
+            for i in 0.. {
+                let batch = items(path * 10_000_000 + i * 300..path * 10_000_000 + i * 300 + 300);
+                let r = match path {
+                    0 | 1 => plain.add_many(&batch).await.map(|_| ()),
+                    2 => plain.add_bulk(&batch).await.map(|_| ()),
+                    _ => scalable.add_many(&batch).await.map(|_| ()),
+                };
+                if let Err(e) = r {
+                    return e;
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            unreachable!()
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while f.count().await.unwrap() < 1_500.0 || s.count().await.unwrap() < 600.0 {
+        assert!(Instant::now() < deadline, "writers made no progress");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Another client deletes both and re-creates them with other parameters.
+    let c2 = connect(&server).await;
+    RedisFilter::open(&c2, "g")
+        .await
+        .unwrap()
+        .delete()
+        .await
+        .unwrap();
+    ScalableRedisFilter::open(&c2, "sg")
+        .await
+        .unwrap()
+        .delete()
+        .await
+        .unwrap();
+    let g2 = RedisFilter::create(&c2, "g", 5_000, 0.001).await.unwrap();
+    let s2 = ScalableRedisFilter::create(&c2, "sg", ScalableParams::new(800, 0.001))
+        .await
+        .unwrap();
+    for w in writers {
+        let e = w.await.unwrap();
+        assert!(
+            matches!(e, Error::Gone(ref n) if n == "g" || n == "sg"),
+            "{e:?}"
+        );
+    }
+    assert_eq!(
+        g2.info().await.unwrap().set_bits,
+        0,
+        "no bit in the new filter"
+    );
+    assert_eq!(
+        s2.info().await.unwrap().set_bits,
+        0,
+        "no bit in the new filter"
+    );
+    // Only the new filters' keys exist: no orphan of the old ones (their ids are gone).
+    let (id, sid) = (g2.id().unwrap(), s2.id().unwrap());
+    for k in all_keys(&conn).await {
+        assert!(
+            k.ends_with(":meta") || k.contains(id) || k.contains(sid),
+            "orphan key {k}"
+        );
+    }
+    // The old handles report it too, for reads as well as writes.
+    assert!(matches!(f.check("x").await, Err(Error::Gone(_))));
+    assert!(matches!(s.check("x").await, Err(Error::Gone(_))));
+    assert!(matches!(f.info().await, Err(Error::Gone(_))));
+    // Deleting both leaves nothing.
+    g2.delete().await.unwrap();
+    s2.delete().await.unwrap();
+    assert_eq!(all_keys(&conn).await, Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn filters_of_layout_1_stay_readable_and_writable() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    // A filter as layout 1 stored it: no id, segments named `bloomkit:{N:s<i>}`.
+    let layout =
+        bloomkit::probe::register::RegisterLayout::for_capacity(1000, 0.01, 1 << 27).unwrap();
+    let _: () = conn
+        .query(
+            redis::cmd("HSET")
+                .arg("bloomkit:{old}:meta")
+                .arg(&["kind", "register", "version", "1", "scheme", "register64"])
+                .arg(&["hashing", "xxh3", "capacity", "1000", "fpp", "0.01"])
+                .arg("segments")
+                .arg(layout.segments())
+                .arg("segment_words")
+                .arg(layout.segment_words())
+                .arg("hashes")
+                .arg(layout.hashes()),
+        )
+        .await
+        .unwrap();
+    let f = RedisFilter::open(&conn, "old").await.unwrap();
+    assert_eq!(f.id(), None);
+    let p = f.probe("before");
+    for off in p.bit_offsets() {
+        let _: i64 = conn
+            .query(
+                redis::cmd("SETBIT")
+                    .arg("bloomkit:{old:s0}")
+                    .arg(off)
+                    .arg(1),
+            )
+            .await
+            .unwrap();
+    }
+    assert!(f.check("before").await.unwrap());
+    assert!(f.add("after").await.unwrap());
+    assert!(f.add_bulk(&["bulk"]).await.unwrap()[0]);
+    assert!(f
+        .check_many(&["after", "bulk"])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&b| b));
+    assert_eq!(
+        all_keys(&conn).await,
+        ["bloomkit:{old:s0}", "bloomkit:{old}:meta"]
+    );
+    f.delete().await.unwrap();
+    assert!(all_keys(&conn).await.is_empty());
+}
+
+#[tokio::test]
+async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_required() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    RedisFilter::create(&conn, "m", 1000, 0.01).await.unwrap();
+    let _: i64 = conn
+        .query(
+            redis::cmd("HSET")
+                .arg("bloomkit:{m}:meta")
+                .arg("segments")
+                .arg(100_000_000u64),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(
+        RedisFilter::open(&conn, "m").await,
+        Err(Error::CorruptMetadata { .. })
+    ));
+    // A random key stored in the metadata: reopened by name alone.
+    let f = RedisFilter::create_with(&conn, "k", 1000, 0.01, FilterOptions::random_key().unwrap())
+        .await
+        .unwrap();
+    f.add("x").await.unwrap();
+    let g = RedisFilter::open(&conn, "k").await.unwrap();
+    assert!(g.check("x").await.unwrap());
+    assert!(g.info().await.unwrap().hashing.starts_with("siphash13:"));
+    // A key not stored: a typed error says it is needed.
+    let opts = FilterOptions {
+        hashing: bloomkit::Hashing::siphash([7; 16]),
+        ..FilterOptions::default()
+    };
+    RedisFilter::create_with(&conn, "nk", 1000, 0.01, opts)
+        .await
+        .unwrap();
+    assert!(matches!(
+        RedisFilter::open(&conn, "nk").await,
+        Err(Error::KeyRequired { .. })
+    ));
+}
