@@ -277,7 +277,7 @@ fn stored_kind(rt: &Runtime, conn: &Connection, name: &str) -> Result<Option<Str
 }
 
 /// Retries after a connection fault: this many attempts in all, waiting 0.2, 0.4, … up to 3.2
-/// seconds between them (about 15 s in all), while the client reconnects.
+/// seconds between them (about 10 s in all), while the client reconnects.
 const ATTEMPTS: u32 = 7;
 
 /// The message for a filter that needs a key nobody gave.
