@@ -165,11 +165,18 @@ pub(crate) async fn create_meta(
     name: &str,
     fields: &[(String, String)],
 ) -> Result<bool> {
+    create_hash(conn, &keys::meta(name), fields).await
+}
+
+/// Writes the hash `key` with these fields if it does not exist; `Ok(true)` if written.
+pub(crate) async fn create_hash(
+    conn: &Connection,
+    key: &str,
+    fields: &[(String, String)],
+) -> Result<bool> {
     let args = field_args(fields);
     let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-    let created: i64 = conn
-        .script(&CREATE_SCRIPT, &[&keys::meta(name)], &refs)
-        .await?;
+    let created: i64 = conn.script(&CREATE_SCRIPT, &[key], &refs).await?;
     Ok(created == 1)
 }
 

@@ -27,18 +27,6 @@ pub struct RedissonFilter {
     spec: Spec,
 }
 
-/// Writes the config hash unless it exists; returns 1 if written.
-static INIT_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
-        r#"
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'size', ARGV[1], 'hashIterations', ARGV[2],
-  'expectedInsertions', ARGV[3], 'falseProbability', ARGV[4])
-return 1
-"#,
-    )
-});
-
 impl RedissonFilter {
     /// Like Redisson's `tryInit(n, p)`: creates the config with Redisson's sizing, or opens the
     /// existing filter if its size and hash count are the same (else
@@ -49,20 +37,15 @@ impl RedissonFilter {
         // Java's Double.toString and Rust's Display agree on the shortest round-trip digits
         // for the usual probabilities (0.01, 0.03, 1.0E-4 differs only in style; Redisson
         // parses either with Double.parseDouble).
-        let created: i64 = conn
-            .script(
-                &INIT_SCRIPT,
-                &[&config_key],
-                &[
-                    params.bits.to_string().as_bytes(),
-                    params.hashes.to_string().as_bytes(),
-                    n.to_string().as_bytes(),
-                    p.to_string().as_bytes(),
-                ],
-            )
-            .await?;
+        let fields: Vec<(String, String)> = vec![
+            ("size".into(), params.bits.to_string()),
+            ("hashIterations".into(), params.hashes.to_string()),
+            ("expectedInsertions".into(), n.to_string()),
+            ("falseProbability".into(), p.to_string()),
+        ];
+        let created = crate::filter::create_hash(conn, &config_key, &fields).await?;
         let f = Self::open(conn, name).await?;
-        if created == 0 {
+        if !created {
             let have = f.spec.params();
             if have.bits != params.bits {
                 return Err(bloomkit::Error::Incompatible(Incompatibility::Bits(
