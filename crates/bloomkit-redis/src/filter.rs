@@ -151,6 +151,17 @@ pub(crate) fn segment_keys(
     }
 }
 
+/// The metadata hash of filter `name` ([`Error::NotFound`] if there is none).
+pub(crate) async fn read_meta(conn: &Connection, name: &str) -> Result<HashMap<String, String>> {
+    let meta: HashMap<String, String> = conn
+        .query(redis::cmd("HGETALL").arg(keys::meta(name)))
+        .await?;
+    if meta.is_empty() {
+        return Err(Error::NotFound(name.into()));
+    }
+    Ok(meta)
+}
+
 /// The fields of the metadata hash as script arguments.
 pub(crate) fn field_args(fields: &[(String, String)]) -> Vec<Vec<u8>> {
     fields
@@ -428,7 +439,7 @@ impl RedisFilter {
     /// Opens the existing filter `name`, reading its parameters from the metadata hash.
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
         keys::check_name(name)?;
-        let meta = Self::read_meta(conn, name).await?;
+        let meta = read_meta(conn, name).await?;
         let hashing = stored_hashing(name, &meta)?;
         Self::from_meta(conn, name, &meta, hashing)
     }
@@ -437,18 +448,8 @@ impl RedisFilter {
     /// hashes); it must match the stored hashing id.
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
         keys::check_name(name)?;
-        let meta = Self::read_meta(conn, name).await?;
+        let meta = read_meta(conn, name).await?;
         Self::from_meta(conn, name, &meta, hashing)
-    }
-
-    async fn read_meta(conn: &Connection, name: &str) -> Result<HashMap<String, String>> {
-        let meta: HashMap<String, String> = conn
-            .query(redis::cmd("HGETALL").arg(keys::meta(name)))
-            .await?;
-        if meta.is_empty() {
-            return Err(Error::NotFound(name.into()));
-        }
-        Ok(meta)
     }
 
     fn from_meta(
@@ -667,7 +668,7 @@ impl RedisFilter {
     /// name (after [`Error::Gone`], the new one). Keeps this handle's hashing if the stored
     /// metadata does not name its own.
     pub async fn reopen(&self) -> Result<Self> {
-        let meta = Self::read_meta(&self.conn, &self.name).await?;
+        let meta = read_meta(&self.conn, &self.name).await?;
         let hashing = match stored_hashing(&self.name, &meta) {
             Ok(h) => h,
             Err(Error::KeyRequired { .. }) => self.hashing.clone(),

@@ -20,8 +20,8 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::filter::{
-    confirm_created, create_meta, delete_meta, field, new_id, num, segment_keys, stored_hashing,
-    FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS, REGISTER_SCHEME,
+    confirm_created, create_meta, delete_meta, field, new_id, num, read_meta, segment_keys,
+    stored_hashing, FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS, REGISTER_SCHEME,
 };
 use crate::keys::{self, SegmentKeys};
 use crate::segments::{self, AddMethod, Keyspace};
@@ -624,14 +624,4 @@ impl ScalableRedisFilter {
         }
         Ok(())
     }
-}
-
-async fn read_meta(conn: &Connection, name: &str) -> Result<HashMap<String, String>> {
-    let meta: HashMap<String, String> = conn
-        .query(redis::cmd("HGETALL").arg(keys::meta(name)))
-        .await?;
-    if meta.is_empty() {
-        return Err(Error::NotFound(name.into()));
-    }
-    Ok(meta)
 }
