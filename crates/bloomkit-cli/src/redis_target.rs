@@ -83,6 +83,38 @@ fn percent_decode(s: &str, what: &str) -> Result<String> {
     String::from_utf8(out).map_err(|_| anyhow!("the {what} of a redis:// URL is not UTF-8"))
 }
 
+/// Whether `host` is `NAME[:PORT]` or `[IPv6][:PORT]` (letters, digits, `.`, `-`, `_`).
+fn valid_host(host: &str) -> bool {
+    let (name, port) = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, port))
+                if !ip.is_empty()
+                    && ip
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
+            {
+                (None, port)
+            }
+            _ => return false,
+        }
+    } else {
+        match host.split_once(':') {
+            Some((n, _)) => (Some(n), &host[n.len()..]),
+            None => (Some(host), ""),
+        }
+    };
+    let name_ok = name.is_none_or(|n| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+    });
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|p| {
+            !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
+        });
+    name_ok && port_ok
+}
+
 impl RedisUrl {
     /// Parses a TARGET if it is a Redis URL (`None`: not a URL at all, a file path).
     pub fn parse(target: &str) -> Result<Option<RedisUrl>> {
@@ -107,8 +139,15 @@ impl RedisUrl {
             Some((u, h)) => (Some(u), h),
             None => (None, authority),
         };
-        if host.is_empty() || path.is_empty() {
-            bail!("{shown}://{host}/…: expected HOST:PORT/NAME after the scheme");
+        // Checked before the host is ever shown: a password with an unencoded '/' would
+        // otherwise end up in it.
+        if !valid_host(host) {
+            bail!(
+                "{shown}://…: expected [USER:PASSWORD@]HOST[:PORT]/NAME (%-encode '/', '?', '#' and '@' in a password)"
+            );
+        }
+        if path.is_empty() {
+            bail!("{shown}://{host}/: missing filter name after the host");
         }
         if path.contains('?') || path.contains('#') {
             bail!(
@@ -144,10 +183,10 @@ impl RedisUrl {
         if cluster && db != 0 {
             bail!("{shown}://{host}/{db}/{name}: Redis Cluster has only database 0");
         }
-        let addr = if host.starts_with('[') || host.rsplit_once(':').is_some() {
-            host.to_string()
-        } else {
+        let addr = if host.ends_with(']') || !host.starts_with('[') && !host.contains(':') {
             format!("{host}:6379")
+        } else {
+            host.to_string()
         };
         Ok(Some(RedisUrl {
             addr,
@@ -411,7 +450,7 @@ impl RedisTarget {
             other => other,
         };
         if force {
-            Self::delete_existing(url, ctx)?;
+            Self::delete_existing(url)?;
         }
         let options = match &ctx.key {
             Some(h) => FilterOptions {
@@ -450,34 +489,22 @@ impl RedisTarget {
     }
 
     /// `create --force`: deletes what is stored under the name, whatever its kind and key.
-    fn delete_existing(url: &RedisUrl, ctx: &Context) -> Result<()> {
-        match Self::open(url, ctx) {
-            Ok(old) => old.delete(),
-            Err(_) => {
-                // Not openable (another key, corrupt metadata): remove the metadata, which
-                // makes every writer of it fail; its segments are left to their owner.
-                let (rt, conn) = connect(url)?;
+    fn delete_existing(url: &RedisUrl) -> Result<()> {
+        let (rt, conn) = connect(url)?;
+        let fail = |e: RedisError| anyhow!("{}: {e}", url.display());
+        match rt.block_on(bloomkit_redis::delete_filter(&conn, &url.name)) {
+            Ok(_) => Ok(()),
+            Err(RedisError::CorruptMetadata { .. }) => {
+                // Its segments cannot be listed: remove the metadata, which stops every
+                // writer of the old filter.
                 rt.block_on(
                     conn.query::<i64>(redis::cmd("DEL").arg(bloomkit_redis::keys::meta(&url.name))),
                 )
-                .map_err(|e| anyhow!("{}: {e}", url.display()))?;
+                .map_err(fail)?;
                 Ok(())
             }
+            Err(e) => Err(fail(e)),
         }
-    }
-
-    /// Deletes the filter.
-    pub fn delete(self) -> Result<()> {
-        let display = self.display.clone();
-        self.rt
-            .block_on(async move {
-                match self.remote {
-                    Remote::Register(f) => f.delete().await,
-                    Remote::Redisson(f) => f.delete().await,
-                    Remote::Scalable(f) => f.delete().await,
-                }
-            })
-            .map_err(|e| anyhow!("{display}: {e}"))
     }
 
     /// The kind, as `info` reports it.
@@ -637,9 +664,15 @@ mod tests {
             "redis+cluster://h:1/2/x",
             "redis://h:1/4/",
             "ftp://h/x",
+            "redis://:pa/ss@h:1/x",
+            "redis://h:port/x",
         ] {
             assert!(RedisUrl::parse(bad).is_err(), "{bad}");
         }
+        let u = RedisUrl::parse("redis://[::1]:7/x").unwrap().unwrap();
+        assert_eq!(u.addr, "[::1]:7");
+        let e = RedisUrl::parse("redis://:top/secret@h:1/x").unwrap_err();
+        assert!(!e.to_string().contains("top"), "{e}");
         let e = RedisUrl::parse("rediss://:topsecret@h:1/x").unwrap_err();
         assert!(e.to_string().contains("TLS") && !e.to_string().contains("topsecret"));
     }

@@ -696,4 +696,18 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
         "{err}"
     );
     assert_eq!(run(&["--key-file", key, "check", &k, "x"], "").0, 1);
+    // `create --force` replaces it without the key, leaving none of its keys behind; and it
+    // replaces a filter whose metadata is corrupt.
+    let old = filter_id(&mut c, "keyed").unwrap();
+    assert_eq!(
+        run(&["create", &k, "-n", "100", "-p", "0.01", "--force"], "").0,
+        0
+    );
+    assert!(keys(&mut c, &format!("*{old}*")).is_empty());
+    assert_eq!(run(&["check", &k, "x"], "").0, 1);
+    assert_eq!(
+        run(&["create", &t, "-n", "100", "-p", "0.01", "--force"], "").0,
+        0
+    );
+    assert_eq!(run(&["info", &t], "").0, 0);
 }

@@ -269,6 +269,11 @@ impl ScalableRedisFilter {
         self.rt.block_on(self.inner.count())
     }
 
+    /// See [`crate::ScalableRedisFilter::info`].
+    pub fn info(&self) -> Result<crate::ScalableInfo> {
+        self.rt.block_on(self.inner.info())
+    }
+
     /// See [`crate::ScalableRedisFilter::delete`].
     pub fn delete(self) -> Result<()> {
         self.rt.block_on(self.inner.delete())

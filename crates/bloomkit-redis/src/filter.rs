@@ -441,7 +441,7 @@ impl RedisFilter {
         keys::check_name(name)?;
         let meta = read_meta(conn, name).await?;
         let hashing = stored_hashing(name, &meta)?;
-        Self::from_meta(conn, name, &meta, hashing)
+        Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
     /// Opens the existing filter `name` with this hash function (required for keyed or custom
@@ -449,14 +449,16 @@ impl RedisFilter {
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
         keys::check_name(name)?;
         let meta = read_meta(conn, name).await?;
-        Self::from_meta(conn, name, &meta, hashing)
+        Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
+    /// The filter the metadata describes; `hashing` must match the stored id (`None`: the
+    /// handle is only used to delete the filter, hashing nothing).
     fn from_meta(
         conn: &Connection,
         name: &str,
         meta: &HashMap<String, String>,
-        hashing: Hashing,
+        hashing: Option<Hashing>,
     ) -> Result<Self> {
         let kind = field(name, meta, "kind")?;
         if kind != "register" {
@@ -474,12 +476,16 @@ impl RedisFilter {
             )));
         }
         let stored = field(name, meta, "hashing")?;
-        if stored != hashing.id() {
-            return Err(incompatible(Incompatibility::Hashing(
-                stored.into(),
-                hashing.id(),
-            )));
-        }
+        let hashing = match hashing {
+            Some(h) if stored != h.id() => {
+                return Err(incompatible(Incompatibility::Hashing(
+                    stored.into(),
+                    h.id(),
+                )))
+            }
+            Some(h) => h,
+            None => Hashing::Xxh3,
+        };
         let segments: u32 = num(name, meta, "segments")?;
         if segments > MAX_SEGMENTS {
             return Err(Error::CorruptMetadata {
@@ -635,6 +641,38 @@ impl RedisFilter {
     }
 }
 
+/// Deletes the bloomkit filter (plain or scalable) or Redisson filter named `name`, whatever
+/// its hashing (no key is needed): the metadata, then every segment. `Ok(false)` if there was
+/// none. Metadata too corrupt to list the segments: [`Error::CorruptMetadata`], nothing
+/// deleted.
+pub async fn delete_filter(conn: &Connection, name: &str) -> Result<bool> {
+    keys::check_name(name)?;
+    let meta = match read_meta(conn, name).await {
+        Ok(m) => m,
+        Err(Error::NotFound(_)) => {
+            return match crate::RedissonFilter::open(conn, name).await {
+                Ok(f) => f.delete().await.map(|()| true),
+                Err(Error::NotFound(_)) => Ok(false),
+                Err(e) => Err(e),
+            };
+        }
+        Err(e) => return Err(e),
+    };
+    match field(name, &meta, "kind")? {
+        "scalable" => {
+            crate::scalable::ScalableRedisFilter::for_deletion(conn, name, &meta)?
+                .delete()
+                .await?
+        }
+        _ => {
+            RedisFilter::from_meta(conn, name, &meta, None)?
+                .delete()
+                .await?
+        }
+    }
+    Ok(true)
+}
+
 /// Deletes the metadata hash if it still names filter `id` (any, for layout 1):
 /// [`Error::Gone`] if it names another.
 pub(crate) async fn delete_meta(conn: &Connection, name: &str, id: Option<&str>) -> Result<()> {
@@ -674,7 +712,7 @@ impl RedisFilter {
             Err(Error::KeyRequired { .. }) => self.hashing.clone(),
             Err(e) => return Err(e),
         };
-        let f = Self::from_meta(&self.conn, &self.name, &meta, hashing)?;
+        let f = Self::from_meta(&self.conn, &self.name, &meta, Some(hashing))?;
         Ok(RedisFilter {
             add_method: self.add_method,
             ..f

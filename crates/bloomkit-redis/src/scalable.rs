@@ -265,7 +265,16 @@ impl ScalableRedisFilter {
         keys::check_name(name)?;
         let meta = read_meta(conn, name).await?;
         let hashing = stored_hashing(name, &meta)?;
-        Self::from_meta(conn, name, &meta, hashing)
+        Self::from_meta(conn, name, &meta, Some(hashing))
+    }
+
+    /// A handle only for [`delete`](Self::delete): it hashes nothing, so no key is needed.
+    pub(crate) fn for_deletion(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+    ) -> Result<Self> {
+        Self::from_meta(conn, name, meta, None)
     }
 
     /// Opens an existing scalable filter with this hash function, which must match the stored
@@ -273,14 +282,16 @@ impl ScalableRedisFilter {
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
         keys::check_name(name)?;
         let meta = read_meta(conn, name).await?;
-        Self::from_meta(conn, name, &meta, hashing)
+        Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
+    /// The filter the metadata describes; `hashing` must match the stored id (`None`: only
+    /// for deletion).
     fn from_meta(
         conn: &Connection,
         name: &str,
         meta: &HashMap<String, String>,
-        hashing: Hashing,
+        hashing: Option<Hashing>,
     ) -> Result<Self> {
         let kind = field(name, meta, "kind")?;
         if kind != "scalable" {
@@ -296,11 +307,15 @@ impl ScalableRedisFilter {
             });
         }
         let stored = field(name, meta, "hashing")?;
-        if stored != hashing.id() {
-            return Err(Error::Core(bloomkit::Error::Incompatible(
-                Incompatibility::Hashing(stored.into(), hashing.id()),
-            )));
-        }
+        let hashing = match hashing {
+            Some(h) if stored != h.id() => {
+                return Err(Error::Core(bloomkit::Error::Incompatible(
+                    Incompatibility::Hashing(stored.into(), h.id()),
+                )))
+            }
+            Some(h) => h,
+            None => Hashing::Xxh3,
+        };
         let params = ScalableParams {
             capacity: num(name, meta, "capacity")?,
             fpp: num(name, meta, "fpp")?,
