@@ -152,8 +152,9 @@ return table.concat(out)
 pub(crate) static BITFIELD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(guarded_script!(
         r#"
-local out = {}
 local n = #ARGV
+if n <= 4001 then return redis.call('BITFIELD', KEYS[1], unpack(ARGV, 2, n)) end
+local out = {}
 local i = 2
 while i <= n do
   local j = math.min(n, i + 3999)
