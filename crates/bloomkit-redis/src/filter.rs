@@ -191,25 +191,26 @@ pub(crate) async fn create_hash(
     Ok(created == 1)
 }
 
-/// After creating the segment keys of filter `name` with id `id`: checks that the metadata
-/// still names that id. If another client deleted (or re-created) the filter meanwhile, the
-/// new segments are deleted again and [`Error::Gone`] returned, so no orphan key is left: a
-/// deleting client removes the metadata before the segments, so whichever of the two runs
-/// last finds the segments it must delete.
-pub(crate) async fn confirm_created(
-    conn: &Connection,
-    name: &str,
+/// Creates the segment keys of a new filter (or of a new scalable layer) named after id `id`,
+/// then checks that the metadata still names that id. If another client deleted (or
+/// re-created) the filter meanwhile, the segments are deleted again and [`Error::Gone`]
+/// returned, so no orphan key is left: a deleting client removes the metadata before the
+/// segments, so whichever of the two runs last removes them. (Also after a failed creation.)
+pub(crate) async fn create_segments(
+    ks: &Keyspace<'_>,
     id: &str,
-    delete_own: impl std::future::Future<Output = Result<()>>,
+    layout: &RegisterLayout,
 ) -> Result<()> {
-    let now: Option<String> = conn
-        .query(redis::cmd("HGET").arg(keys::meta(name)).arg("id"))
+    let made = segments::create(ks, layout).await;
+    let now: Option<String> = ks
+        .conn
+        .query(redis::cmd("HGET").arg(keys::meta(ks.name)).arg("id"))
         .await?;
     if now.as_deref() != Some(id) {
-        delete_own.await?;
-        return Err(Error::Gone(name.into()));
+        segments::delete(ks, layout.segments()).await?;
+        return Err(Error::Gone(ks.name.into()));
     }
-    Ok(())
+    made
 }
 
 /// What the metadata hash says about a filter (see docs/REDIS.md, "Metadata").
@@ -415,8 +416,7 @@ impl RedisFilter {
                 key_of: &key_of,
                 guarded: true,
             };
-            segments::create(&ks, &layout).await?;
-            confirm_created(conn, name, &id, segments::delete(&ks, layout.segments())).await?;
+            create_segments(&ks, &id, &layout).await?;
         }
         let filter = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created && filter.layout != layout {

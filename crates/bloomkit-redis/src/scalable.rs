@@ -20,7 +20,7 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::filter::{
-    confirm_created, create_meta, delete_meta, field, new_id, num, read_meta, segment_keys,
+    create_meta, create_segments, delete_meta, field, new_id, num, read_meta, segment_keys,
     stored_hashing, FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS, REGISTER_SCHEME,
 };
 use crate::keys::{self, SegmentKeys};
@@ -238,14 +238,7 @@ impl ScalableRedisFilter {
                 key_of: &key_of,
                 guarded: true,
             };
-            segments::create(&ks, &first.layout).await?;
-            confirm_created(
-                conn,
-                name,
-                &id,
-                segments::delete(&ks, first.layout.segments()),
-            )
-            .await?;
+            create_segments(&ks, &id, &first.layout).await?;
         }
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created && f.params != params {
@@ -539,19 +532,8 @@ impl ScalableRedisFilter {
         let Some(id) = &self.id else {
             return Ok(());
         };
-        self.with_layer(j, async |ks| {
-            segments::create(ks, layout).await?;
-            // If the filter was deleted meanwhile, remove what was just created (the deleting
-            // client may have run before these keys existed).
-            confirm_created(
-                &self.conn,
-                &self.name,
-                id,
-                segments::delete(ks, layout.segments()),
-            )
+        self.with_layer(j, async |ks| create_segments(ks, id, layout).await)
             .await
-        })
-        .await
     }
 
     /// Adds one element; `true` if it was new.
