@@ -7,6 +7,11 @@
 //! unrounded `size`; bit `i` is Redis bit offset `i` (most significant first in each byte).
 //! Element bytes are the codec's: `StringCodec` is the UTF-8 of a string (`&str` keys),
 //! `ByteArrayCodec` the raw bytes (`&[u8]` keys).
+//!
+//! Filters created here also get a random id in the config (field `bloomkitId`, which Redisson
+//! ignores); every add checks, atomically with its write, that the config still has this
+//! filter's size, hash count and id, so a writer whose filter was deleted or re-created fails
+//! with [`Error::Gone`] instead of writing into the new one or re-creating the bitmap.
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
@@ -25,6 +30,7 @@ pub struct RedissonFilter {
     name: String,
     config_key: String,
     spec: Spec,
+    id: Option<String>,
 }
 
 impl RedissonFilter {
@@ -42,6 +48,7 @@ impl RedissonFilter {
             ("hashIterations".into(), params.hashes.to_string()),
             ("expectedInsertions".into(), n.to_string()),
             ("falseProbability".into(), p.to_string()),
+            ("bloomkitId".into(), crate::filter::new_id()?),
         ];
         let created = crate::filter::create_hash(conn, &config_key, &fields).await?;
         let f = Self::open(conn, name).await?;
@@ -87,6 +94,7 @@ impl RedissonFilter {
             name: name.into(),
             config_key,
             spec,
+            id: meta.get("bloomkitId").cloned(),
         })
     }
 
@@ -100,21 +108,29 @@ impl RedissonFilter {
         &self.config_key
     }
 
-    /// Adds elements; returns for each whether it was new. One `BITFIELD SET u1` command per
-    /// call (atomic for the whole batch).
+    /// Adds elements; returns for each whether it was new. One script per call (atomic for the
+    /// whole batch): the config check, then `BITFIELD SET u1 ...`.
     pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
         let k = self.spec.hashes() as usize;
-        let mut cmd = redis::cmd("BITFIELD");
-        cmd.arg(&self.name);
+        let mut inv = crate::segments::REDISSON_ADD_SCRIPT.prepare_invoke();
+        inv.key(&self.name)
+            .key(&self.config_key)
+            .arg(self.spec.bits())
+            .arg(self.spec.hashes())
+            .arg(self.id.as_deref().unwrap_or(""));
         for key in keys {
             for p in self.spec.positions(key) {
-                cmd.arg("SET").arg("u1").arg(p).arg(1);
+                inv.arg("SET").arg("u1").arg(p).arg(1);
             }
         }
-        let old: Vec<u8> = self.conn.query(&cmd).await?;
+        let old: Vec<u8> = self
+            .conn
+            .invoke(&inv)
+            .await
+            .map_err(|e| e.about(&self.name))?;
         Ok(old.chunks(k).map(|c| c.contains(&0)).collect())
     }
 
@@ -136,7 +152,19 @@ impl RedissonFilter {
                 cmd.arg("GET").arg("u1").arg(p);
             }
         }
-        let bits: Vec<u8> = self.conn.query(&cmd).await?;
+        // Then the config, on the same connection: it must still describe this filter.
+        let mut pipe = redis::pipe();
+        pipe.add_command(cmd)
+            .cmd("HMGET")
+            .arg(&self.config_key)
+            .arg(&["size", "hashIterations", "bloomkitId"]);
+        let (bits, config): (Vec<u8>, Vec<Option<String>>) = self.conn.pipe(&pipe).await?;
+        let same = config.first().cloned().flatten() == Some(self.spec.bits().to_string())
+            && config.get(1).cloned().flatten() == Some(self.spec.hashes().to_string())
+            && (self.id.is_none() || config.get(2).cloned().flatten() == self.id);
+        if !same {
+            return Err(Error::Gone(self.name.clone()));
+        }
         Ok(bits.chunks(k).map(|c| !c.contains(&0)).collect())
     }
 

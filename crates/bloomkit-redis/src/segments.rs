@@ -69,7 +69,7 @@ impl Keyspace<'_> {
 /// The guard every write script starts with: with ARGV[1] = '1', a missing segment key
 /// (`KEYS[1]`) makes the script fail with the `BLOOMKIT_GONE` code before writing anything.
 macro_rules! guarded_script {
-    ($body:literal) => {
+    ($body:expr) => {
         concat!(
             "if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then\n",
             "  return redis.error_reply('BLOOMKIT_GONE the filter was deleted or re-created')\n",
@@ -145,17 +145,20 @@ return table.concat(out)
     ))
 });
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = `BITFIELD` subcommands of 4 arguments
-/// each (`SET u1 <offset> 1`, or `INCRBY u8 #<byte> 0` to grow the string). Runs them in
-/// slices of 4,000 arguments (Lua's `unpack` limit is about 8,000) and returns the
-/// concatenated replies: the guarded form of one `BITFIELD` command.
-pub(crate) static BITFIELD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(guarded_script!(
-        r#"
+/// Lua that runs `BITFIELD KEYS[1]` with the subcommands `ARGV[first..]` (4 arguments each)
+/// in slices of 4,000 arguments (Lua's `unpack` limit is about 8,000) and returns the
+/// concatenated replies.
+macro_rules! bitfield_from {
+    ($first:literal) => {
+        concat!(
+            "local first = ",
+            $first,
+            "\n",
+            r#"
 local n = #ARGV
-if n <= 4001 then return redis.call('BITFIELD', KEYS[1], unpack(ARGV, 2, n)) end
+if n - first < 4000 then return redis.call('BITFIELD', KEYS[1], unpack(ARGV, first, n)) end
 local out = {}
-local i = 2
+local i = first
 while i <= n do
   local j = math.min(n, i + 3999)
   local r = redis.call('BITFIELD', KEYS[1], unpack(ARGV, i, j))
@@ -164,6 +167,29 @@ while i <= n do
 end
 return out
 "#
+        )
+    };
+}
+
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = `BITFIELD` subcommands of 4 arguments
+/// each (`SET u1 <offset> 1`, or `INCRBY u8 #<byte> 0` to grow the string): the guarded form
+/// of one `BITFIELD` command.
+pub(crate) static BITFIELD_SCRIPT: LazyLock<Script> =
+    LazyLock::new(|| Script::new(guarded_script!(bitfield_from!("2"))));
+
+/// KEYS[1] = a Redisson bitmap, KEYS[2] = its config hash (same slot); ARGV[1] = `size`,
+/// ARGV[2] = `hashIterations`, ARGV[3] = `bloomkitId` ('' if the filter has none);
+/// ARGV[4..] = `BITFIELD` subcommands. Fails with `BLOOMKIT_GONE` before writing anything if
+/// the config is gone or describes another filter.
+pub(crate) static REDISSON_ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(
+        r#"
+local c = redis.call('HMGET', KEYS[2], 'size', 'hashIterations', 'bloomkitId')
+if c[1] ~= ARGV[1] or c[2] ~= ARGV[2] or (ARGV[3] ~= '' and c[3] ~= ARGV[3]) then
+  return redis.error_reply('BLOOMKIT_GONE the filter was deleted or re-created')
+end
+"#,
+        bitfield_from!("4")
     ))
 });
 

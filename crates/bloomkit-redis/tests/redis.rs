@@ -867,3 +867,34 @@ async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_r
         Err(Error::KeyRequired { .. })
     ));
 }
+
+#[tokio::test]
+async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing() {
+    use bloomkit_redis::RedissonFilter;
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let f = RedissonFilter::create(&conn, "rj", 1000, 0.01)
+        .await
+        .unwrap();
+    f.add("a").await.unwrap();
+    // Re-created with the same parameters by another client: a new id.
+    let c2 = connect(&server).await;
+    RedissonFilter::open(&c2, "rj")
+        .await
+        .unwrap()
+        .delete()
+        .await
+        .unwrap();
+    let g = RedissonFilter::create(&c2, "rj", 1000, 0.01).await.unwrap();
+    assert!(matches!(f.add("b").await, Err(Error::Gone(_))));
+    assert!(matches!(f.check("a").await, Err(Error::Gone(_))));
+    assert_eq!(
+        g.count().await.unwrap(),
+        0,
+        "nothing written into the new filter"
+    );
+    // Deleted: the old handle does not re-create the bitmap.
+    g.delete().await.unwrap();
+    assert!(matches!(f.add("c").await, Err(Error::Gone(_))));
+    assert_eq!(all_keys(&conn).await, Vec::<String>::new());
+}
