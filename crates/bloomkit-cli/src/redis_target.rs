@@ -15,8 +15,8 @@ use crate::cli::{Kind, SchemeName};
 use crate::target::{Context, Description, LayerDesc, NewFilter};
 use anyhow::{anyhow, bail, Result};
 use bloomkit_redis::{
-    Connection, Error as RedisError, FilterOptions, Options, RedisFilter, RedissonFilter,
-    ScalableParams, ScalableRedisFilter,
+    stored_kind, Connection, Error as RedisError, FilterOptions, Options, RedisFilter,
+    RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
 };
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -295,26 +295,6 @@ fn connect(url: &RedisUrl) -> Result<(Runtime, Connection)> {
     Ok((rt, conn))
 }
 
-/// What is stored under `name`: "register", "scalable", "redisson", or None.
-fn stored_kind(rt: &Runtime, conn: &Connection, name: &str) -> Result<Option<String>, RedisError> {
-    rt.block_on(async {
-        let kind: Option<String> = conn
-            .query(
-                redis::cmd("HGET")
-                    .arg(bloomkit_redis::keys::meta(name))
-                    .arg("kind"),
-            )
-            .await?;
-        if kind.is_some() {
-            return Ok(kind);
-        }
-        let redisson: i64 = conn
-            .query(redis::cmd("EXISTS").arg(bloomkit_redis::keys::redisson_config(name)))
-            .await?;
-        Ok((redisson == 1).then(|| "redisson".to_string()))
-    })
-}
-
 /// Retries after a connection fault: this many attempts in all, waiting 0.2, 0.4, … up to 3.2
 /// seconds between them (about 10 s in all), while the client reconnects.
 const ATTEMPTS: u32 = 7;
@@ -370,8 +350,9 @@ impl RedisTarget {
     /// Whether a filter exists at this URL.
     pub fn exists(url: &RedisUrl) -> Result<bool> {
         let (rt, conn) = connect(url)?;
-        let kind =
-            stored_kind(&rt, &conn, &url.name).map_err(|e| anyhow!("{}: {e}", url.display()))?;
+        let kind = rt
+            .block_on(stored_kind(&conn, &url.name))
+            .map_err(|e| anyhow!("{}: {e}", url.display()))?;
         Ok(kind.is_some())
     }
 
@@ -386,12 +367,12 @@ impl RedisTarget {
             }
             e => anyhow!("{display}: {e}"),
         };
-        let kind = stored_kind(&rt, &conn, name).map_err(fail)?;
-        let remote = match kind.as_deref() {
+        let kind = rt.block_on(stored_kind(&conn, name)).map_err(fail)?;
+        let remote = match kind {
             None => bail!(
                 "{display}: no such filter (create it with: bloomkit create {display} --capacity N --fpp P)"
             ),
-            Some("register") => Remote::Register(
+            Some(StoredKind::Register) => Remote::Register(
                 rt.block_on(async {
                     match &ctx.key {
                         Some(h) => RedisFilter::open_with(&conn, name, h.clone()).await,
@@ -400,7 +381,7 @@ impl RedisTarget {
                 })
                 .map_err(fail)?,
             ),
-            Some("scalable") => Remote::Scalable(
+            Some(StoredKind::Scalable) => Remote::Scalable(
                 rt.block_on(async {
                     match &ctx.key {
                         Some(h) => ScalableRedisFilter::open_with(&conn, name, h.clone()).await,
@@ -409,10 +390,12 @@ impl RedisTarget {
                 })
                 .map_err(fail)?,
             ),
-            Some("redisson") => {
+            Some(StoredKind::Redisson) => {
                 Remote::Redisson(rt.block_on(RedissonFilter::open(&conn, name)).map_err(fail)?)
             }
-            Some(other) => bail!("{display}: unknown filter kind {other:?} in Redis"),
+            Some(StoredKind::Unknown(other)) => {
+                bail!("{display}: unknown filter kind {other:?} in Redis")
+            }
         };
         Ok(RedisTarget {
             rt,

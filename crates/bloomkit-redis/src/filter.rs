@@ -641,6 +641,38 @@ impl RedisFilter {
     }
 }
 
+/// What is stored under a filter name (see [`stored_kind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredKind {
+    /// A [`RedisFilter`].
+    Register,
+    /// A [`crate::ScalableRedisFilter`].
+    Scalable,
+    /// A [`crate::RedissonFilter`] (a Redisson config hash).
+    Redisson,
+    /// bloomkit metadata of a kind this version does not know.
+    Unknown(String),
+}
+
+/// What is stored under `name`, if anything: bloomkit metadata first, then a Redisson config.
+pub async fn stored_kind(conn: &Connection, name: &str) -> Result<Option<StoredKind>> {
+    keys::check_name(name)?;
+    let kind: Option<String> = conn
+        .query(redis::cmd("HGET").arg(keys::meta(name)).arg("kind"))
+        .await?;
+    if let Some(k) = kind {
+        return Ok(Some(match k.as_str() {
+            "register" => StoredKind::Register,
+            "scalable" => StoredKind::Scalable,
+            _ => StoredKind::Unknown(k),
+        }));
+    }
+    let redisson: i64 = conn
+        .query(redis::cmd("EXISTS").arg(keys::redisson_config(name)))
+        .await?;
+    Ok((redisson == 1).then_some(StoredKind::Redisson))
+}
+
 /// Deletes the bloomkit filter (plain or scalable) or Redisson filter named `name`, whatever
 /// its hashing (no key is needed): the metadata, then every segment. `Ok(false)` if there was
 /// none. Metadata too corrupt to list the segments: [`Error::CorruptMetadata`], nothing

@@ -30,7 +30,7 @@ pub mod segments;
 
 pub use conn::{Connection, Options};
 pub use error::{Error, Result};
-pub use filter::{delete_filter, FilterOptions, Info, RedisFilter};
+pub use filter::{delete_filter, stored_kind, FilterOptions, Info, RedisFilter, StoredKind};
 pub use redisson::RedissonFilter;
 pub use scalable::{ScalableInfo, ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;
