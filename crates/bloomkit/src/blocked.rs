@@ -312,7 +312,7 @@ macro_rules! blocked_filter {
             }
         }
 
-        crate::classic::filter_impl!($name, "blocked");
+        crate::classic::filter_impl!($name, Blocked);
     };
 }
 pub(crate) use blocked_filter;

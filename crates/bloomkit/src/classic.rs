@@ -257,7 +257,7 @@ macro_rules! classic_filter {
             }
         }
 
-        crate::classic::filter_impl!($name, "classic");
+        crate::classic::filter_impl!($name, Classic);
     };
 }
 pub(crate) use classic_filter;
@@ -265,10 +265,10 @@ pub(crate) use classic_filter;
 /// [`Filter`] for a filter type with the inherent methods of `classic_filter!` or
 /// `blocked_filter!` (the bit-array filters, plain or atomic); `$kind` is its kind's name.
 macro_rules! filter_impl {
-    ($name:ident, $kind:literal) => {
+    ($name:ident, $kind:ident) => {
         impl Filter for $name {
-            fn kind(&self) -> &'static str {
-                $kind
+            fn kind(&self) -> crate::Kind {
+                crate::Kind::$kind
             }
             fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
                 Ok(self.insert(bytes))

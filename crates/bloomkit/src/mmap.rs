@@ -51,13 +51,16 @@
 
 #![cfg(not(loom))]
 
+use crate::any::AnyFilter;
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::{contains_positions, insert_positions, BloomFilter};
-use crate::codec::native::{self, Header, HEADER_LEN, LAYER_ENTRY_LEN, MAX_LAYERS};
+use crate::codec::native::{
+    self, Header, DIRTY_MARK_OFFSET, HEADER_LEN, LAYER_ENTRY_LEN, MAX_LAYERS,
+};
 use crate::error::{Error, Result};
-use crate::filter::AnyFilter;
 use crate::hash::Hashing;
 use crate::key::Key;
+use crate::kind::Kind;
 use crate::math::{self, Params};
 use crate::probe::blocked::Path as BlockPath;
 use crate::spec::{BlockSpec, Spec};
@@ -68,15 +71,12 @@ use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::path::Path;
 
-/// Byte offset of the dirty mark in the header.
-pub const DIRTY_MARK_OFFSET: usize = 88;
-
 /// Byte offset of the first layer's "inserted" counter (header, then 24 bytes into the entry).
 const INSERTED_OFFSET: usize = HEADER_LEN + 24;
 
 /// What a mapped file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MappedKind {
+enum MappedKind {
     /// A classic filter of this spec.
     Classic(Spec),
     /// A blocked filter of this spec.
@@ -210,8 +210,8 @@ impl MappedFilter {
         self.payload = (layer.offset / 8, layer.words);
         self.capacity = header.capacity;
         self.fpp = header.fpp;
-        self.kind = match (header.spec, header.block_layout) {
-            (Some(spec), None) if header.kind == 1 => {
+        self.kind = match (header.spec, header.block_spec) {
+            (Some(spec), None) if header.kind == Kind::Classic => {
                 // Bits past m must be clear, as in a BitVec.
                 let tail = spec.bits() % 64;
                 let last = self.payload_words()[layer.words - 1].load(Ordering::Relaxed);
@@ -220,9 +220,8 @@ impl MappedFilter {
                 }
                 MappedKind::Classic(spec)
             }
-            (None, Some(layout)) => {
-                let spec = BlockSpec::new(layer.words as u64 / 8, layout, header.hashing)?;
-                self.path = BlockPath::new(layout, spec.hashing());
+            (None, Some(spec)) => {
+                self.path = BlockPath::new(spec.layout(), spec.hashing());
                 MappedKind::Blocked(spec)
             }
             _ => {
@@ -354,16 +353,12 @@ impl MappedFilter {
         matches!(self.map, Map::Shared(_))
     }
 
-    /// What the file holds, with its spec.
-    pub fn kind(&self) -> &MappedKind {
-        &self.kind
-    }
-
-    /// The kind's stable name: `classic` or `blocked`.
-    pub fn kind_name(&self) -> &'static str {
+    /// The kind of filter: [`Kind::Classic`] or [`Kind::Blocked`] (with [`spec`](Self::spec)
+    /// or [`block_spec`](Self::block_spec)).
+    pub fn kind(&self) -> Kind {
         match self.kind {
-            MappedKind::Classic(_) => "classic",
-            MappedKind::Blocked(_) => "blocked",
+            MappedKind::Classic(_) => Kind::Classic,
+            MappedKind::Blocked(_) => Kind::Blocked,
         }
     }
 

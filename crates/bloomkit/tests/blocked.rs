@@ -182,7 +182,7 @@ fn union_intersection_and_errors() {
         BlockedBloomFilter::from_words(&[0; 7], BlockLayout::SplitBlock, Hashing::Xxh3).is_err()
     );
     let f: Box<dyn Filter> = Box::new(a);
-    assert_eq!(f.kind(), "blocked");
+    assert_eq!(f.kind(), bloomkit::Kind::Blocked);
 }
 
 proptest! {
@@ -334,7 +334,7 @@ macro_rules! blocked_suite {
             let bigger = <$t>::with_layout(blocks + 1, layout, Hashing::Xxh3).unwrap();
             assert!(matches!(union.union(&bigger), Err(Error::Incompatible(_))));
             let mut f: Box<dyn Filter> = Box::new(union);
-            assert_eq!(f.kind(), "blocked");
+            assert_eq!(f.kind(), bloomkit::Kind::Blocked);
             assert!(f.insert_encoded(b"x").unwrap() && f.contains_encoded(b"x"));
             f.clear();
             assert!(!f.contains_encoded(b"x") && f.estimated_len() == 0.0);
@@ -376,7 +376,7 @@ macro_rules! classic_suite {
         ));
         assert!(format!("{f:?}").contains("set_bits"));
         let mut boxed: Box<dyn Filter> = Box::new(f);
-        assert_eq!(boxed.kind(), "classic");
+        assert_eq!(boxed.kind(), bloomkit::Kind::Classic);
         boxed.clear();
         assert_eq!(boxed.estimated_len(), 0.0);
     }};
