@@ -6,6 +6,7 @@
 
 use crate::cli::{Kind, SchemeName};
 use crate::redis_target::RedisTarget;
+use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Context as _, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::storage::CounterWidth;
@@ -14,6 +15,10 @@ use bloomkit::{
     ScalableBloomFilter, ScalableConfig, Spec,
 };
 use std::path::{Path, PathBuf};
+
+mod file;
+
+pub use file::FileTarget;
 
 /// Where a filter lives, parsed from a TARGET argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,8 +93,20 @@ pub struct Context {
 impl Context {
     /// Reads `--key-file`: 16 raw bytes, or 32 hex digits (surrounding whitespace ignored).
     pub fn load_key(path: &Path) -> Result<Hashing> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading key file {}", path.display()))?;
+        // A key file is tiny: refuse anything else before reading it (a FIFO or /dev/zero
+        // would block or never end).
+        bloomkit::sharing::require_regular_file(path, "reading key file")
+            .map_err(|e| anyhow!("{e}"))?;
+        let len = std::fs::metadata(path)
+            .with_context(|| format!("reading key file {}", path.display()))?
+            .len();
+        if len > 4096 {
+            bail!(
+                "key file {}: expected 16 raw bytes or 32 hex digits, found {len} bytes",
+                path.display()
+            );
+        }
+        let bytes = bloomkit::file::read_regular(path).map_err(|e| anyhow!("key file: {e}"))?;
         let key: [u8; 16] = if bytes.len() == 16 {
             bytes.try_into().expect("16 bytes")
         } else {
@@ -109,7 +126,8 @@ impl Context {
         Ok(Hashing::siphash(key))
     }
 
-    fn keys(&self) -> Vec<Hashing> {
+    /// The hashers to open keyed filters with.
+    pub fn keys(&self) -> Vec<Hashing> {
         self.key.iter().cloned().collect()
     }
 }
@@ -333,19 +351,11 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
     }
 }
 
-/// A filter in memory, loaded from (and saved back to) a file.
-#[derive(Debug)]
-struct Loaded {
-    filter: AnyFilter,
-    design: Option<Design>,
-    dirty: bool,
-}
-
 /// Where an open filter's state is.
 #[derive(Debug)]
 enum Backend {
-    /// In memory, from a file.
-    Memory(Loaded),
+    /// A file (see [`file`]).
+    File(FileTarget),
     /// In Redis.
     Redis(RedisTarget),
 }
@@ -370,29 +380,22 @@ impl Target {
         }
     }
 
-    /// Opens an existing filter.
+    /// Opens an existing filter for reading.
     pub fn open(location: &Location, ctx: &Context) -> Result<Target> {
+        Self::open_with(location, ctx, false)
+    }
+
+    /// Opens an existing filter to change it (a file must be a writable regular file).
+    pub fn open_for_update(location: &Location, ctx: &Context) -> Result<Target> {
+        Self::open_with(location, ctx, true)
+    }
+
+    fn open_with(location: &Location, ctx: &Context, update: bool) -> Result<Target> {
         let backend = match location {
-            Location::File(path) => {
-                if !path.exists() {
-                    bail!(
-                        "{}: no such filter (create it with: bloomkit create {} --capacity N --fpp P)",
-                        path.display(),
-                        path.display()
-                    );
-                }
-                let decoded = bloomkit::file::load(path, &ctx.keys()).map_err(|e| match e {
-                    bloomkit::Error::MissingKey(_) => {
-                        anyhow!("{}: {e} (pass the key with --key-file)", path.display())
-                    }
-                    e => anyhow!("{}: {e}", path.display()),
-                })?;
-                Backend::Memory(Loaded {
-                    filter: decoded.filter,
-                    design: decoded.design,
-                    dirty: false,
-                })
+            Location::File(path) if update => {
+                Backend::File(FileTarget::open_for_update(path, ctx.keys())?)
             }
+            Location::File(path) => Backend::File(FileTarget::open(path, ctx.keys())?),
             Location::Redis {
                 addr,
                 cluster,
@@ -411,58 +414,38 @@ impl Target {
         })
     }
 
-    /// A new filter at `location` (files are written by [`Target::save`]). Refuses to replace
-    /// an existing one unless `force`.
+    /// Creates a new filter at `location` (a file is written at once). Refuses to replace an
+    /// existing one unless `force`; without it, creation is exclusive: of several processes
+    /// creating the same file at once, exactly one succeeds.
     pub fn create(
         location: &Location,
         new: NewFilter,
         force: bool,
         ctx: &Context,
     ) -> Result<Target> {
-        if !force && Self::exists(location)? {
-            bail!(
-                "{}: a filter already exists (use --force to replace it)",
-                location.display()
-            );
-        }
         match location {
-            Location::File(_) => {
+            Location::File(path) => {
                 let filter = build(new, ctx)?;
                 let design = Some(Design {
                     capacity: new.capacity,
                     fpp: new.fpp,
                 });
-                Self::replace(location, filter, design, true)
+                Ok(Target {
+                    location: location.clone(),
+                    backend: Backend::File(FileTarget::create(
+                        path,
+                        filter,
+                        design,
+                        force,
+                        ctx.keys(),
+                    )?),
+                })
             }
             Location::Redis {
                 addr,
                 cluster,
                 name,
-            } => Ok(Target {
-                location: location.clone(),
-                backend: Backend::Redis(RedisTarget::create(
-                    addr,
-                    *cluster,
-                    name,
-                    &location.display(),
-                    new,
-                    force,
-                    ctx,
-                )?),
-            }),
-        }
-    }
-
-    /// A target that will hold `filter` (saved by [`Target::save`]). Refuses to replace an
-    /// existing filter unless `force`. Only files can take a whole filter.
-    pub fn replace(
-        location: &Location,
-        filter: AnyFilter,
-        design: Option<Design>,
-        force: bool,
-    ) -> Result<Target> {
-        match location {
-            Location::File(_) => {
+            } => {
                 if !force && Self::exists(location)? {
                     bail!(
                         "{}: a filter already exists (use --force to replace it)",
@@ -471,13 +454,39 @@ impl Target {
                 }
                 Ok(Target {
                     location: location.clone(),
-                    backend: Backend::Memory(Loaded {
-                        filter,
-                        design,
-                        dirty: true,
-                    }),
+                    backend: Backend::Redis(RedisTarget::create(
+                        addr,
+                        *cluster,
+                        name,
+                        &location.display(),
+                        new,
+                        force,
+                        ctx,
+                    )?),
                 })
             }
+        }
+    }
+
+    /// Writes `filter` as a new file at `location` (at once). Refuses to replace an existing
+    /// filter unless `force`. Only files can take a whole filter.
+    pub fn replace(
+        location: &Location,
+        filter: AnyFilter,
+        design: Option<Design>,
+        force: bool,
+    ) -> Result<Target> {
+        match location {
+            Location::File(path) => Ok(Target {
+                location: location.clone(),
+                backend: Backend::File(FileTarget::create(
+                    path,
+                    filter,
+                    design,
+                    force,
+                    Vec::new(),
+                )?),
+            }),
             Location::Redis { .. } => bail!(
                 "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
                 location.display()
@@ -493,48 +502,66 @@ impl Target {
     /// The filter's kind.
     pub fn kind(&self) -> &'static str {
         match &self.backend {
-            Backend::Memory(m) => m.filter.kind(),
+            Backend::File(f) => f.filter().kind(),
             Backend::Redis(r) => r.kind(),
         }
     }
 
     /// Whether large adds can take a bulk path (which does not report new elements one by
-    /// one; see [`Target::insert_batch`]).
+    /// one; see [`Target::insert_chunk`]).
     pub fn has_bulk(&self) -> bool {
         match &self.backend {
-            Backend::Memory(_) => false,
+            Backend::File(_) => false,
             Backend::Redis(r) => r.has_bulk(),
+        }
+    }
+
+    /// Most lines worth applying at once: `save_every` for a file that is saved whole, one
+    /// batch where every batch is applied as it comes (Redis).
+    pub fn chunk_lines(&self, save_every: usize) -> usize {
+        match &self.backend {
+            Backend::File(_) => save_every.max(1),
+            Backend::Redis(_) => crate::stream::BATCH,
         }
     }
 
     /// Estimated number of distinct elements in the filter.
     pub fn estimated_items(&self) -> Result<f64> {
         match &self.backend {
-            Backend::Memory(m) => Ok(m.filter.estimated_len()),
+            Backend::File(f) => Ok(f.filter().estimated_len()),
             Backend::Redis(r) => r.estimated_items(),
         }
     }
 
-    /// Inserts every element of a batch; `new[i]` says whether element `i` was new. With
-    /// `bulk` on a target that [has a bulk path](Target::has_bulk), `new` is left empty.
-    pub fn insert_batch(
-        &mut self,
-        elements: &[Vec<u8>],
-        new: &mut Vec<bool>,
-        bulk: bool,
-    ) -> Result<()> {
+    /// Inserts every element of a chunk; `new[i]` says whether element `i` was new. With
+    /// `bulk` on a target that [has a bulk path](Target::has_bulk), `new` is left empty. A file
+    /// is saved before this returns.
+    pub fn insert_chunk(&mut self, chunk: &Chunk, new: &mut Vec<bool>, bulk: bool) -> Result<()> {
         new.clear();
         match &mut self.backend {
-            Backend::Redis(r) => r.insert_batch(elements, new, bulk)?,
-            Backend::Memory(m) => {
-                for e in elements {
-                    let was_new = m
-                        .filter
-                        .insert_encoded(e)
-                        .map_err(|err| anyhow!("{}: {err}", self.location.display()))?;
-                    new.push(was_new);
+            Backend::Redis(r) => {
+                let mut part = Vec::new();
+                for elements in chunk.element_batches() {
+                    r.insert_batch(elements, &mut part, bulk)?;
+                    new.extend_from_slice(&part);
                 }
-                m.dirty = true;
+            }
+            Backend::File(f) => {
+                let display = self.location.display();
+                *new = f.update(|filter| {
+                    let mut new = Vec::with_capacity(chunk.len());
+                    for elements in chunk.element_batches() {
+                        for e in elements {
+                            new.push(
+                                filter
+                                    .insert_encoded(e)
+                                    .map_err(|err| anyhow!("{display}: {err}"))?,
+                            );
+                        }
+                    }
+                    let changed = new.contains(&true);
+                    Ok((new, changed))
+                })?;
             }
         }
         Ok(())
@@ -544,55 +571,72 @@ impl Target {
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         present.clear();
         match &self.backend {
-            Backend::Memory(m) => {
-                present.extend(elements.iter().map(|e| m.filter.contains_encoded(e)));
+            Backend::File(f) => {
+                present.extend(elements.iter().map(|e| f.filter().contains_encoded(e)));
             }
             Backend::Redis(r) => r.contains_batch(elements, present)?,
         }
         Ok(())
     }
 
-    /// Removes every element of a batch (counting filters only). Fails naming the first
-    /// element (by index) that cannot be removed; a file target is then not saved.
-    pub fn remove_batch(
+    /// Removes every element of a chunk (counting filters only), saving a file before it
+    /// returns. Fails naming the first element (by its index in the chunk) that cannot be
+    /// removed; nothing of the chunk is then saved.
+    pub fn remove_chunk(
         &mut self,
-        elements: &[Vec<u8>],
+        chunk: &Chunk,
     ) -> std::result::Result<(), (usize, anyhow::Error)> {
+        let display = self.location.display();
         match &mut self.backend {
-            Backend::Memory(m) => {
-                if !matches!(m.filter, AnyFilter::Counting(_)) {
-                    return Err((
-                        0,
-                        anyhow!(
-                            "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
-                            self.location.display(),
-                            m.filter.kind()
-                        ),
-                    ));
-                }
-                for (i, e) in elements.iter().enumerate() {
-                    m.filter
-                        .remove_encoded(e)
-                        .map_err(|err| (i, anyhow!("{err}")))?;
-                }
-                m.dirty = true;
-                Ok(())
+            Backend::File(f) => {
+                let mut failed = None;
+                let result = f.update(|filter| {
+                    if !matches!(filter, AnyFilter::Counting(_)) {
+                        failed = Some(0);
+                        bail!(
+                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                            filter.kind()
+                        );
+                    }
+                    for (i, (_, e)) in chunk.iter().enumerate() {
+                        if let Err(err) = filter.remove_encoded(e) {
+                            failed = Some(i);
+                            bail!("{err}");
+                        }
+                    }
+                    Ok(((), true))
+                });
+                result.map_err(|e| (failed.unwrap_or(0), e))
             }
             Backend::Redis(r) => Err((
                 0,
                 anyhow!(
-                    "{}: a {} filter cannot remove items; only counting filters can, and they live in files",
-                    self.location.display(),
+                    "{display}: a {} filter cannot remove items; only counting filters can, and they live in files",
                     r.kind()
                 ),
             )),
         }
     }
 
+    /// Changes a file's whole filter and saves it, under the file's lock (see
+    /// [`FileTarget::update`]).
+    pub fn update_whole(
+        &mut self,
+        change: impl FnOnce(&mut AnyFilter) -> Result<()>,
+    ) -> Result<()> {
+        match &mut self.backend {
+            Backend::File(f) => f.update(|filter| change(filter).map(|()| ((), true))),
+            Backend::Redis(_) => bail!(
+                "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
+                self.location.display()
+            ),
+        }
+    }
+
     /// Describes the filter.
     pub fn describe(&self) -> Result<Description> {
         match &self.backend {
-            Backend::Memory(m) => Ok(describe(&m.filter, m.design)),
+            Backend::File(f) => Ok(describe(f.filter(), f.design())),
             Backend::Redis(r) => r.describe(),
         }
     }
@@ -600,30 +644,11 @@ impl Target {
     /// The filter as it is now, with its design (file targets only).
     pub fn snapshot(&self) -> Result<(AnyFilter, Option<Design>)> {
         match &self.backend {
-            Backend::Memory(m) => Ok((m.filter.clone(), m.design)),
+            Backend::File(f) => Ok((f.filter().clone(), f.design())),
             Backend::Redis(_) => bail!(
                 "{}: a Redis filter cannot be read back whole; merge, intersect and export take file targets",
                 self.location.display()
             ),
-        }
-    }
-
-    /// Writes changes back: an atomic replace for files.
-    pub fn save(&mut self) -> Result<()> {
-        match (&mut self.backend, &self.location) {
-            (Backend::Memory(m), Location::File(path)) => {
-                if m.dirty {
-                    bloomkit::file::save(path, &m.filter, m.design)
-                        .map_err(|e| anyhow!("saving {}: {e}", path.display()))?;
-                    m.dirty = false;
-                }
-                Ok(())
-            }
-            // Redis applies every batch as it goes.
-            (Backend::Redis(_), _) => Ok(()),
-            (Backend::Memory(_), Location::Redis { .. }) => {
-                unreachable!("memory backends come from files")
-            }
         }
     }
 }

@@ -248,7 +248,10 @@ fn keep_mode_and_owner(file: &File, tmp: &Path, real: &Path, meta: &Metadata) ->
         }
     }
     file.set_permissions(meta.permissions())
-        .map_err(io_error(format!("setting the permissions of {}", tmp.display())))
+        .map_err(io_error(format!(
+            "setting the permissions of {}",
+            tmp.display()
+        )))
 }
 
 /// Renames `tmp` over `real` and flushes the directory; removes `tmp` on failure.
@@ -340,13 +343,7 @@ pub(crate) fn read_bounded(file: &File, path: &Path) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     bytes
         .try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
-        .map_err(|_| {
-            refusal(
-                path,
-                "reading",
-                format!("{len} bytes do not fit in memory"),
-            )
-        })?;
+        .map_err(|_| refusal(path, "reading", format!("{len} bytes do not fit in memory")))?;
     f.take(len)
         .read_to_end(&mut bytes)
         .map_err(io_error(context()))?;

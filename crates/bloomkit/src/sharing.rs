@@ -27,7 +27,7 @@
 //! let locked = LockedFile::open(&path, LockMode::Exclusive)?;
 //! let mut loaded = locked.load(&[])?;
 //! loaded.filter.insert_encoded(b"x")?;
-//! locked.replace(&native::to_bytes(&loaded.filter, loaded.design)?)?;
+//! let _new_identity = locked.replace(&native::to_bytes(&loaded.filter, loaded.design)?)?;
 //! assert!(bloomkit::file::load(&path, &[])?.filter.contains_encoded(b"x"));
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! # Ok::<(), bloomkit::Error>(())
@@ -153,7 +153,8 @@ impl LockedFile {
     /// Replaces the file with `bytes`: a new file next to it with the same permissions and
     /// owner, flushed, then renamed over the real path while this exclusive lock is still
     /// held. Consumes the lock (it locks the old file, which is no longer at the path).
-    pub fn replace(self, bytes: &[u8]) -> Result<()> {
+    /// Returns the new file's [identity](Self::identity).
+    pub fn replace(self, bytes: &[u8]) -> Result<(u64, u64)> {
         if self.mode != LockMode::Exclusive {
             return Err(refusal(
                 &self.path,
@@ -162,9 +163,16 @@ impl LockedFile {
             ));
         }
         let tmp = write_temp(&self.path, bytes, Some(&self.meta))?;
+        let new = match fs::symlink_metadata(&tmp) {
+            Ok(meta) => identity(&meta),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(io_error(format!("reading {}", tmp.display()))(e));
+            }
+        };
         let result = rename_into_place(&tmp, &self.path);
         drop(self); // releases the lock after the rename
-        result
+        result.map(|()| new)
     }
 }
 
@@ -189,9 +197,12 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
     let _ = fs::remove_file(&tmp);
     match linked {
         Ok(()) => sync_parent(&real),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists(
-            std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a file already exists there"),
-        )),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(exists(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "a file already exists there",
+            )))
+        }
         // File systems without hard links: an exclusive open, then the bytes (a reader may
         // then briefly see a short file, which its checksum rejects).
         Err(_) => {
