@@ -19,7 +19,7 @@ use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
 pub const BATCH: usize = 4096;
 
 /// A chunk stops growing past this many bytes of lines.
-const MAX_CHUNK_BYTES: usize = 64 << 20;
+const MAX_CHUNK_BYTES: usize = 32 << 20;
 
 /// How a command wants its input cut.
 #[derive(Debug, Clone, Copy)]

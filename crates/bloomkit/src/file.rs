@@ -198,8 +198,13 @@ pub(crate) fn remove_stale_temps(path: &Path) {
 }
 
 /// Writes `bytes` to a new temporary file next to `real` and flushes it. When `like` is given
-/// (the file being replaced), the temporary file gets its permissions and owner.
-pub(crate) fn write_temp(real: &Path, bytes: &[u8], like: Option<&Metadata>) -> Result<PathBuf> {
+/// (the file being replaced), the temporary file gets its permissions and owner. Returns its
+/// name and the open file.
+pub(crate) fn write_temp(
+    real: &Path,
+    bytes: &[u8],
+    like: Option<&Metadata>,
+) -> Result<(PathBuf, File)> {
     let tmp = temp_path(real);
     let result = (|| {
         let mut file = OpenOptions::new()
@@ -213,10 +218,11 @@ pub(crate) fn write_temp(real: &Path, bytes: &[u8], like: Option<&Metadata>) -> 
         file.write_all(bytes)
             .map_err(io_error(format!("writing {}", tmp.display())))?;
         file.sync_all()
-            .map_err(io_error(format!("flushing {}", tmp.display())))
+            .map_err(io_error(format!("flushing {}", tmp.display())))?;
+        Ok(file)
     })();
     match result {
-        Ok(()) => Ok(tmp),
+        Ok(file) => Ok((tmp, file)),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
             Err(e)
@@ -283,7 +289,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Err(e) => return Err(io_error(format!("reading {}", path.display()))(e)),
     };
     remove_stale_temps(&real);
-    let tmp = write_temp(&real, bytes, old.as_ref())?;
+    let (tmp, _) = write_temp(&real, bytes, old.as_ref())?;
     rename_into_place(&tmp, &real)
 }
 
@@ -358,5 +364,9 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
 
 /// Loads a native file, verifying its checksum. `keys` supplies keyed or custom hashers.
 pub fn load(path: &Path, keys: &[Hashing]) -> Result<Decoded> {
-    native::from_bytes(&read_regular(path)?, keys)
+    let bytes = read_regular(path)?;
+    if let Ok(real) = fs::canonicalize(path) {
+        remove_stale_temps(&real);
+    }
+    native::from_bytes(&bytes, keys)
 }

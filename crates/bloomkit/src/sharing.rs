@@ -27,7 +27,7 @@
 //! let locked = LockedFile::open(&path, LockMode::Exclusive)?;
 //! let mut loaded = locked.load(&[])?;
 //! loaded.filter.insert_encoded(b"x")?;
-//! let _new_identity = locked.replace(&native::to_bytes(&loaded.filter, loaded.design)?)?;
+//! let _new_file = locked.replace(&native::to_bytes(&loaded.filter, loaded.design)?)?;
 //! assert!(bloomkit::file::load(&path, &[])?.filter.contains_encoded(b"x"));
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! # Ok::<(), bloomkit::Error>(())
@@ -68,7 +68,7 @@ pub struct LockedFile {
 }
 
 /// Device and inode of `meta` (on systems without them: always equal).
-fn identity(meta: &Metadata) -> (u64, u64) {
+pub(crate) fn identity(meta: &Metadata) -> (u64, u64) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -139,9 +139,20 @@ impl LockedFile {
     }
 
     /// The file's device and inode: equal for two locks of the same file, different once a
-    /// [`replace`](Self::replace) put a new file at the path.
+    /// [`replace`](Self::replace) put a new file at the path. An inode number can be reused
+    /// once its file is deleted and closed: compare with a file you still hold open (see
+    /// [`identity_of`]).
     pub fn identity(&self) -> (u64, u64) {
         identity(&self.meta)
+    }
+
+    /// Releases the lock and keeps the file open (so that its inode number cannot be given
+    /// to another file while it is held).
+    pub fn unlock(self) -> Result<File> {
+        self.file
+            .unlock()
+            .map_err(io_error(format!("unlocking {}", self.path.display())))?;
+        Ok(self.file)
     }
 
     /// Reads the file (at most its size when it was locked) and decodes it, verifying the
@@ -153,8 +164,8 @@ impl LockedFile {
     /// Replaces the file with `bytes`: a new file next to it with the same permissions and
     /// owner, flushed, then renamed over the real path while this exclusive lock is still
     /// held. Consumes the lock (it locks the old file, which is no longer at the path).
-    /// Returns the new file's [identity](Self::identity).
-    pub fn replace(self, bytes: &[u8]) -> Result<(u64, u64)> {
+    /// Returns the new file, open (not locked).
+    pub fn replace(self, bytes: &[u8]) -> Result<File> {
         if self.mode != LockMode::Exclusive {
             return Err(refusal(
                 &self.path,
@@ -162,14 +173,7 @@ impl LockedFile {
                 "it is locked shared; replacing needs the exclusive lock".into(),
             ));
         }
-        let tmp = write_temp(&self.path, bytes, Some(&self.meta))?;
-        let new = match fs::symlink_metadata(&tmp) {
-            Ok(meta) => identity(&meta),
-            Err(e) => {
-                let _ = fs::remove_file(&tmp);
-                return Err(io_error(format!("reading {}", tmp.display()))(e));
-            }
-        };
+        let (tmp, new) = write_temp(&self.path, bytes, Some(&self.meta))?;
         let result = rename_into_place(&tmp, &self.path);
         drop(self); // releases the lock after the rename
         result.map(|()| new)
@@ -192,7 +196,7 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     let real = real_path(path)?;
     remove_stale_temps(&real);
-    let tmp = write_temp(&real, bytes, None)?;
+    let (tmp, _) = write_temp(&real, bytes, None)?;
     let linked = fs::hard_link(&tmp, &real);
     let _ = fs::remove_file(&tmp);
     match linked {
@@ -218,6 +222,13 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
             sync_parent(&real)
         }
     }
+}
+
+/// The device and inode of an open file (see [`LockedFile::identity`]).
+pub fn identity_of(file: &File) -> Result<(u64, u64)> {
+    file.metadata()
+        .map(|m| identity(&m))
+        .map_err(io_error("reading an open filter file".into()))
 }
 
 /// Whether `path` names an existing file system object that is not a regular file (a
