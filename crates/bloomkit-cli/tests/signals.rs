@@ -87,7 +87,10 @@ fn kill_9_of_dedup_loses_no_printed_line() {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
         let kind = ["classic", "scalable", "counting", "blocked"][trial as usize % 4];
-        ok(&["create", &f, "-n", "20000", "-p", "1e-6", "--kind", kind], b"");
+        ok(
+            &["create", &f, "-n", "20000", "-p", "1e-6", "--kind", kind],
+            b"",
+        );
         let feed = lines(&format!("t{trial}"), 0..20_000);
         let every = ["1", "100", "5000"][trial as usize % 3];
         let run = Dedup::start(&["dedup", "-q", &f, "--save-every", every], feed, true);
@@ -104,7 +107,11 @@ fn kill_9_of_dedup_loses_no_printed_line() {
         printed.extend(rest);
         let printed: Vec<String> = printed.into_iter().filter(|l| !l.is_empty()).collect();
         assert_all_present(&f, &printed);
-        assert!(temp_files(d.path()).is_empty(), "{:?}", temp_files(d.path()));
+        assert!(
+            temp_files(d.path()).is_empty(),
+            "{:?}",
+            temp_files(d.path())
+        );
     }
 }
 
@@ -118,7 +125,10 @@ fn kill_9_of_add_loses_no_reported_add() {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("a.bloom").to_string_lossy().into_owned();
         let kind = ["classic", "scalable", "counting", "blocked"][trial as usize % 4];
-        ok(&["create", &f, "-n", "50000", "-p", "0.01", "--kind", kind], b"");
+        ok(
+            &["create", &f, "-n", "50000", "-p", "0.01", "--kind", kind],
+            b"",
+        );
         let reported = lines(&format!("r{trial}"), 0..5_000);
         let r = ok(&["add", &f], &input(&reported));
         assert!(r.err.starts_with("added 5000 items"), "{}", r.err);
@@ -133,7 +143,11 @@ fn kill_9_of_add_loses_no_reported_add() {
         child.kill().unwrap();
         child.wait().unwrap();
         ok(&["info", &f], b"");
-        assert!(temp_files(d.path()).is_empty(), "{:?}", temp_files(d.path()));
+        assert!(
+            temp_files(d.path()).is_empty(),
+            "{:?}",
+            temp_files(d.path())
+        );
         assert_all_present(&f, &reported);
     }
 }

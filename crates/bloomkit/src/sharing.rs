@@ -188,13 +188,13 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
         context: format!("creating {}", path.display()),
         source,
     };
+    let real = real_path(path)?;
     if fs::symlink_metadata(path).is_ok() {
         return Err(exists(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             "a file already exists there",
         )));
     }
-    let real = real_path(path)?;
     remove_stale_temps(&real);
     let (tmp, _) = write_temp(&real, bytes, None)?;
     let linked = fs::hard_link(&tmp, &real);
