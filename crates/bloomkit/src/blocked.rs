@@ -161,7 +161,7 @@ impl BlockedBloomFilter {
 
     /// A filter from its words (8 per block), for example read from a file.
     pub fn from_words(words: &[u64], layout: BlockLayout, hashing: Hashing) -> Result<Self> {
-        if words.is_empty() || words.len() % 8 != 0 {
+        if words.is_empty() || !words.len().is_multiple_of(8) {
             return Err(Error::InvalidParameters(format!(
                 "{} words is not a whole, non-zero number of 8-word blocks",
                 words.len()

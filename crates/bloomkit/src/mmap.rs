@@ -60,7 +60,7 @@ fn check_layout(bytes: &[u8], keys: &[Hashing]) -> Result<(Header, usize, usize)
         });
     }
     let layer = header.layers[0];
-    if (bytes.as_ptr() as usize + layer.offset) % 8 != 0 {
+    if !(bytes.as_ptr() as usize + layer.offset).is_multiple_of(8) {
         return Err(Error::Corrupt {
             format: "bloomkit",
             reason: "payload is not 8-byte aligned in memory".into(),
