@@ -356,7 +356,8 @@ pub(crate) fn read_bounded(file: &File, path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads a regular file whole (see [`read_bounded`]); FIFOs and devices are refused.
+/// Reads a regular file whole, no further than the size it had when the read began; FIFOs
+/// and devices are refused.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
     let file = open_regular(path, "reading")?;
     read_bounded(&file, path)
