@@ -18,7 +18,7 @@
 //! processes") describes the whole protocol.
 //!
 //! ```
-//! use bloomkit::{BloomFilter, codec::native, sharing::{self, LockedFile, LockMode}};
+//! use bloomkit::{BloomFilter, Filter, codec::native, sharing::{self, LockedFile, LockMode}};
 //! let dir = std::env::temp_dir().join(format!("bloomkit-sharing-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let path = dir.join("seen.bloom");
