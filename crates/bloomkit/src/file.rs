@@ -363,11 +363,83 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
     read_bounded(&file, path)
 }
 
-/// Loads a native file, verifying its checksum. `keys` supplies keyed or custom hashers.
+/// Byte offset of the dirty mark in the header (see docs/FORMAT.md, "Sharing a file between
+/// processes").
+const DIRTY_MARK: usize = 88;
+
+/// Whether `bytes` is a classic or blocked native file whose dirty mark is set: a writer had
+/// it open for in-place updates, so its trailing checksum may be stale.
+pub fn is_dirty(bytes: &[u8]) -> bool {
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    bytes.len() >= native::HEADER_LEN + 8
+        && bytes.starts_with(b"BLOOMKIT")
+        && matches!(u16::from_le_bytes([bytes[10], bytes[11]]), 1 | 4)
+        && word(DIRTY_MARK) == Some(1)
+}
+
+/// Decodes a native file's bytes, verifying the checksum; a dirty file (see [`is_dirty`]) is
+/// checked with its checksum recomputed, so every structural check still applies but
+/// damage to its bits cannot be detected.
+pub fn decode(mut bytes: Vec<u8>, keys: &[Hashing]) -> Result<Decoded> {
+    if is_dirty(&bytes) {
+        bytes[DIRTY_MARK..DIRTY_MARK + 8].fill(0);
+        let body = bytes.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+    native::from_bytes(&bytes, keys)
+}
+
+/// Loads a native file, verifying its checksum (see [`decode`]). `keys` supplies keyed or
+/// custom hashers.
 pub fn load(path: &Path, keys: &[Hashing]) -> Result<Decoded> {
     let bytes = read_regular(path)?;
     if let Ok(real) = fs::canonicalize(path) {
         remove_stale_temps(&real);
     }
-    native::from_bytes(&bytes, keys)
+    decode(bytes, keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BloomFilter, ScalableBloomFilter};
+
+    fn with_stale_checksum(filter: AnyFilter, mark: u64) -> Vec<u8> {
+        let mut bytes = native::to_bytes(&filter, None).unwrap();
+        // An in-place writer set a bit (the payload's first byte) after the checksum was
+        // written, with the dirty mark `mark`.
+        let payload = u64::from_le_bytes(bytes[72..80].try_into().unwrap()) as usize;
+        bytes[payload] |= 0x80;
+        bytes[DIRTY_MARK..DIRTY_MARK + 8].copy_from_slice(&mark.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn a_dirty_classic_file_decodes_with_its_new_bits() {
+        let f: AnyFilter = BloomFilter::new(1000, 0.01).unwrap().into();
+        let bytes = with_stale_checksum(f.clone(), 1);
+        assert!(is_dirty(&bytes));
+        let decoded = decode(bytes, &[]).unwrap();
+        assert_ne!(decoded.filter, f, "the bit set in place is there");
+    }
+
+    #[test]
+    fn a_sealed_file_with_a_stale_checksum_is_rejected() {
+        let f: AnyFilter = BloomFilter::new(1000, 0.01).unwrap().into();
+        assert!(matches!(
+            decode(with_stale_checksum(f, 0), &[]),
+            Err(Error::Checksum { .. })
+        ));
+        // Only classic and blocked files are written in place: the mark means nothing on a
+        // scalable file, whose damage is still detected.
+        let s: AnyFilter = ScalableBloomFilter::new(1000, 0.01).unwrap().into();
+        let bytes = with_stale_checksum(s, 1);
+        assert!(!is_dirty(&bytes));
+        assert!(decode(bytes, &[]).is_err());
+    }
 }

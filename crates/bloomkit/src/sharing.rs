@@ -33,7 +33,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-use crate::codec::native::{self, Decoded};
+use crate::codec::native::Decoded;
 use crate::error::{Error, Result};
 use crate::file::{
     io_error, open_regular, read_bounded, real_path, refusal, remove_stale_temps,
@@ -156,9 +156,9 @@ impl LockedFile {
     }
 
     /// Reads the file (at most its size when it was locked) and decodes it, verifying the
-    /// checksum.
+    /// checksum (see [`crate::file::decode`]).
     pub fn load(&self, keys: &[Hashing]) -> Result<Decoded> {
-        native::from_bytes(&read_bounded(&self.file, &self.path)?, keys)
+        crate::file::decode(read_bounded(&self.file, &self.path)?, keys)
     }
 
     /// Replaces the file with `bytes`: a new file next to it with the same permissions and
