@@ -231,6 +231,17 @@ pub fn identity_of(file: &File) -> Result<(u64, u64)> {
         .map_err(io_error("reading an open filter file".into()))
 }
 
+/// Whether `path` still names the open file `file` (same device and inode): false once
+/// another process replaced or removed it.
+pub fn still_at(file: &File, path: &Path) -> Result<bool> {
+    let mine = identity_of(file)?;
+    match fs::metadata(path) {
+        Ok(meta) => Ok(identity(&meta) == mine),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io_error(format!("reading {}", path.display()))(e)),
+    }
+}
+
 /// Whether `path` names an existing file system object that is not a regular file (a
 /// directory, FIFO, socket or device), with what it is.
 pub fn special_file(path: &Path) -> Option<&'static str> {
