@@ -9,8 +9,9 @@
 //! | `--kind scalable` | bloomkit-redis's scalable filter (layers grow as it fills) | `scalable` |
 
 use crate::cli::{Kind, SchemeName};
-use crate::target::{Context, Description, LayerDesc, NewFilter};
+use crate::target::{Context, Description, NewFilter};
 use anyhow::{anyhow, bail, Result};
+use bloomkit::scalable::LayerInfo;
 use bloomkit_redis::{
     Connection, Error as RedisError, FilterOptions, Options, RedisFilter, RedissonFilter,
     ScalableParams, ScalableRedisFilter,
@@ -362,7 +363,7 @@ impl RedisTarget {
                     bits += layer.layout.bits();
                     ones_total += ones;
                     items += est;
-                    layers.push(LayerDesc {
+                    layers.push(LayerInfo {
                         capacity: layer.capacity,
                         fpp: params.fpp
                             * (1.0 - params.tightening)

@@ -1,24 +1,26 @@
 //! Targets: where a filter lives (a file or a Redis key) and the few operations every command
 //! needs on it: open, create, insert/test/remove batches, describe, snapshot, save.
 //!
-//! Commands never touch files or Redis directly; they go through [`Target`], so a new kind of
-//! filter or a new place to keep one is a change to this file only.
+//! Commands never touch files or Redis directly; they go through [`Target`]. Its parts, one
+//! concern each: [`keys`] (`--key-file`), [`build`] (new filters), [`describe`] (`info`),
+//! [`file`] (the file backend: locks, saves); the Redis backend is `crate::redis_target`.
 
-use crate::cli::{Kind, SchemeName};
 use crate::redis_target::RedisTarget;
 use crate::stream::Chunk;
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
-use bloomkit::storage::CounterWidth;
-use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter, Hashing,
-    ScalableBloomFilter, ScalableConfig, Spec,
-};
-use std::path::{Path, PathBuf};
+use bloomkit::{AnyFilter, Filter};
+use std::path::PathBuf;
 
+mod build;
+mod describe;
 mod file;
+mod keys;
 
+pub use build::{build, NewFilter};
+pub use describe::{describe, scheme_name, Description};
 pub use file::FileTarget;
+pub use keys::Context;
 
 /// Where a filter lives, parsed from a TARGET argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,274 +82,6 @@ impl Location {
                 if *cluster { "redis+cluster" } else { "redis" }
             ),
         }
-    }
-}
-
-/// Options that apply to every target (from global flags).
-#[derive(Debug, Clone, Default)]
-pub struct Context {
-    /// The SipHash key from `--key-file`, if any.
-    pub key: Option<Hashing>,
-}
-
-impl Context {
-    /// Reads `--key-file`: 16 raw bytes, or 32 hex digits (surrounding whitespace ignored).
-    pub fn load_key(path: &Path) -> Result<Hashing> {
-        // A key file is tiny: refuse anything else before reading it (a FIFO or /dev/zero
-        // would block or never end).
-        bloomkit::sharing::require_regular_file(path, "reading key file")
-            .map_err(|e| anyhow!("{e}"))?;
-        let len = std::fs::metadata(path)
-            .with_context(|| format!("reading key file {}", path.display()))?
-            .len();
-        if len > 4096 {
-            bail!(
-                "key file {}: expected 16 raw bytes or 32 hex digits, found {len} bytes",
-                path.display()
-            );
-        }
-        let bytes = bloomkit::file::read_regular(path).map_err(|e| anyhow!("key file: {e}"))?;
-        let key: [u8; 16] = if bytes.len() == 16 {
-            bytes.try_into().expect("16 bytes")
-        } else {
-            let text = std::str::from_utf8(&bytes).unwrap_or("").trim();
-            let mut out = Vec::new();
-            crate::items::ItemFormat::Hex
-                .encode(text.as_bytes(), &mut out)
-                .ok()
-                .and_then(|_| out.try_into().ok())
-                .ok_or_else(|| {
-                    anyhow!(
-                        "key file {}: expected 16 raw bytes or 32 hex digits",
-                        path.display()
-                    )
-                })?
-        };
-        Ok(Hashing::siphash(key))
-    }
-
-    /// The hashers to open keyed filters with.
-    pub fn keys(&self) -> Vec<Hashing> {
-        self.key.iter().cloned().collect()
-    }
-}
-
-/// What to create.
-#[derive(Debug, Clone, Copy)]
-pub struct NewFilter {
-    /// Design capacity.
-    pub capacity: u64,
-    /// Design FPR.
-    pub fpp: f64,
-    /// Kind (None: the target's default).
-    pub kind: Option<Kind>,
-    /// Scheme.
-    pub scheme: SchemeName,
-}
-
-/// Builds an empty in-memory filter.
-pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
-    let preset = new.scheme.preset();
-    let mut spec = Spec::preset(preset, new.capacity, new.fpp)?;
-    if let Some(key) = &ctx.key {
-        if new.scheme != SchemeName::Default {
-            bail!(
-                "--key-file gives keyed SipHash hashing, which --scheme {} cannot use (it hashes as that library does); use --scheme default",
-                new.scheme.name()
-            );
-        }
-        spec = spec.with_hashing(key.clone());
-    }
-    Ok(match new.kind.unwrap_or(Kind::Classic) {
-        Kind::Classic => BloomFilter::from_spec(spec)?.into(),
-        Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
-        Kind::Scalable => {
-            if new.scheme != SchemeName::Default {
-                bail!(
-                    "scalable filters use bloomkit's own scheme only; drop --scheme {}",
-                    new.scheme.name()
-                );
-            }
-            let mut config = ScalableConfig::new(new.capacity.max(1), new.fpp);
-            config.hashing = spec.hashing().clone();
-            ScalableBloomFilter::with_config(config)?.into()
-        }
-        Kind::Blocked => {
-            if new.scheme != SchemeName::Default {
-                bail!(
-                    "blocked filters use bloomkit's own scheme only; drop --scheme {}",
-                    new.scheme.name()
-                );
-            }
-            let (blocks, layout) = bloomkit::probe::blocked::default_params(new.capacity, new.fpp)?;
-            BlockedBloomFilter::with_layout(blocks, layout, spec.hashing().clone())?.into()
-        }
-    })
-}
-
-/// The CLI's name for the way a spec maps elements, or a description if it matches no
-/// preset.
-pub fn scheme_name(spec: &Spec) -> String {
-    let keyed = matches!(spec.hashing(), Hashing::SipHash13(_));
-    for s in [
-        SchemeName::Default,
-        SchemeName::Guava,
-        SchemeName::Guava32,
-        SchemeName::Go,
-        SchemeName::Redisson,
-    ] {
-        let p = s.preset();
-        if p.scheme() == spec.scheme()
-            && (p.hashing() == *spec.hashing() || (keyed && s == SchemeName::Default))
-        {
-            return s.name().to_string();
-        }
-    }
-    format!("{}+{}", spec.scheme().name(), spec.hashing().id())
-}
-
-/// The spec of a filter, or `None` for a blocked filter (its layout replaces the spec).
-fn spec_of(filter: &AnyFilter) -> Option<&Spec> {
-    Some(match filter {
-        AnyFilter::Classic(f) => f.spec(),
-        AnyFilter::Counting(f) => f.spec(),
-        AnyFilter::Scalable(f) => f.layers()[0].filter().spec(),
-        _ => return None,
-    })
-}
-
-/// One layer of a scalable filter, for `info`.
-#[derive(Debug, Clone)]
-pub struct LayerDesc {
-    /// Elements the layer was sized for.
-    pub capacity: u64,
-    /// Its FPR target.
-    pub fpp: f64,
-    /// Bits.
-    pub bits: u64,
-    /// Hash functions.
-    pub hashes: u32,
-    /// New elements inserted into it.
-    pub inserted: u64,
-    /// Fraction of bits set.
-    pub fill_ratio: f64,
-}
-
-/// What `info` reports.
-#[derive(Debug, Clone)]
-pub struct Description {
-    /// Kind name.
-    pub kind: &'static str,
-    /// Scheme name (see [`scheme_name`]).
-    pub scheme: String,
-    /// The hash function's id.
-    pub hashing: String,
-    /// Bits (or counters); summed over layers for scalable filters.
-    pub bits: u64,
-    /// Hash functions (of the newest layer for scalable filters).
-    pub hashes: u32,
-    /// Bytes of bits or counters.
-    pub bytes: u64,
-    /// Design capacity (initial capacity for scalable filters), if known.
-    pub capacity: Option<u64>,
-    /// Design FPR, if known.
-    pub fpp: Option<f64>,
-    /// How a blocked filter places an element's bits in its block (`split-block-256`,
-    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); `None` for
-    /// the other kinds.
-    pub layout: Option<String>,
-    /// Estimated distinct elements.
-    pub estimated_items: f64,
-    /// Fraction of bits (or counters) that are non-zero.
-    pub fill_ratio: f64,
-    /// Current estimated FPR.
-    pub estimated_fpp: f64,
-    /// Layers (scalable only).
-    pub layers: Option<Vec<LayerDesc>>,
-}
-
-/// The name `info` gives a blocked filter's in-block layout.
-pub fn layout_name(layout: bloomkit::probe::blocked::BlockLayout) -> String {
-    use bloomkit::probe::blocked::BlockLayout;
-    match layout {
-        BlockLayout::SplitBlock256 => "split-block-256".into(),
-        BlockLayout::SplitBlock => "split-block".into(),
-        BlockLayout::Bits(k) => format!("bits-{k}"),
-    }
-}
-
-/// Describes an in-memory filter.
-pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
-    let (scheme, hashing) = match (spec_of(filter), filter) {
-        (Some(spec), _) => (scheme_name(spec), spec.hashing().id()),
-        (None, AnyFilter::Blocked(f)) => ("default".to_string(), f.hashing().id()),
-        (None, other) => (other.kind().to_string(), String::new()),
-    };
-    let (bits, fill, capacity, fpp, layers) = match filter {
-        AnyFilter::Blocked(f) => (
-            f.bits(),
-            f.count_ones() as f64 / f.bits() as f64,
-            design.map(|d| d.capacity),
-            design.map(|d| d.fpp),
-            None,
-        ),
-        AnyFilter::Classic(f) => (
-            f.bits(),
-            f.fill_ratio(),
-            design.map(|d| d.capacity),
-            design.map(|d| d.fpp),
-            None,
-        ),
-        AnyFilter::Counting(f) => (
-            f.spec().bits(),
-            f.count_nonzero() as f64 / f.spec().bits() as f64,
-            design.map(|d| d.capacity),
-            design.map(|d| d.fpp),
-            None,
-        ),
-        AnyFilter::Scalable(f) => {
-            let info = f.layer_info();
-            let bits: u64 = info.iter().map(|l| l.bits).sum();
-            let ones: f64 = info.iter().map(|l| l.fill_ratio * l.bits as f64).sum();
-            (
-                bits,
-                ones / bits as f64,
-                Some(f.config().initial_capacity),
-                Some(f.config().fpp),
-                Some(
-                    info.iter()
-                        .map(|l| LayerDesc {
-                            capacity: l.capacity,
-                            fpp: l.fpp,
-                            bits: l.bits,
-                            hashes: l.hashes,
-                            inserted: l.inserted,
-                            fill_ratio: l.fill_ratio,
-                        })
-                        .collect(),
-                ),
-            )
-        }
-        // A kind added to the library later: what the Filter trait tells.
-        other => (other.params().bits, f64::NAN, None, None, None),
-    };
-    Description {
-        kind: filter.kind(),
-        scheme,
-        hashing,
-        bits,
-        hashes: filter.params().hashes,
-        bytes: filter.memory_bytes() as u64,
-        capacity,
-        fpp,
-        estimated_items: filter.estimated_len(),
-        fill_ratio: fill,
-        estimated_fpp: filter.estimated_fpp(),
-        layout: match filter {
-            AnyFilter::Blocked(f) => Some(layout_name(f.layout())),
-            _ => None,
-        },
-        layers,
     }
 }
 
@@ -677,19 +411,5 @@ mod tests {
         ));
         assert!(Location::parse("redis://h:1").is_err());
         assert!(Location::parse("http://x/y").is_err());
-    }
-
-    #[test]
-    fn scheme_names_round_trip() {
-        for s in [
-            SchemeName::Default,
-            SchemeName::Guava,
-            SchemeName::Guava32,
-            SchemeName::Go,
-            SchemeName::Redisson,
-        ] {
-            let spec = Spec::preset(s.preset(), 1000, 0.01).unwrap();
-            assert_eq!(scheme_name(&spec), s.name());
-        }
     }
 }
