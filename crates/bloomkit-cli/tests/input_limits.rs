@@ -65,6 +65,20 @@ fn dev_zero_as_input_is_a_clear_error() {
 }
 
 #[test]
+fn an_endless_import_from_standard_input_is_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("x.bloom").to_string_lossy().into_owned();
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let (code, err) = finished(limited(
+        &["import", "-", "--format", "guava", &out],
+        Stdio::from(zero),
+    ));
+    assert_eq!(code, 2);
+    assert!(err.contains("too large to hold in memory"), "{err}");
+    assert!(!d.path().join("x.bloom").exists());
+}
+
+#[test]
 fn dev_zero_as_a_file_is_refused() {
     let d = tempfile::tempdir().unwrap();
     for args in [

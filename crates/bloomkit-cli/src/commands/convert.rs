@@ -92,6 +92,29 @@ pub(crate) fn export(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Reads standard input whole; memory that cannot be had is an error, not an abort (the input
+/// may be endless, as `/dev/zero` is).
+fn read_stdin() -> Result<Vec<u8>> {
+    let mut input = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).context("reading standard input"),
+        };
+        if bytes.try_reserve(n).is_err() {
+            bail!(
+                "standard input: more than {} bytes, too large to hold in memory",
+                bytes.len()
+            );
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+}
+
 pub(crate) fn import(
     file: &Path,
     format: Format,
@@ -102,12 +125,7 @@ pub(crate) fn import(
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
     let bytes = if file.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut b)
-            .context("reading standard input")?;
-        b
+        read_stdin()?
     } else {
         // A regular file only (a FIFO would block, /dev/zero never end), read up to its size.
         bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?
