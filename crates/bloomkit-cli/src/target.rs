@@ -158,22 +158,12 @@ impl Target {
         ctx: &Context,
     ) -> Result<Target> {
         match location {
-            Location::File(path) => {
-                let filter = build(new, ctx)?;
+            Location::File(_) => {
                 let design = Some(Design {
                     capacity: new.capacity,
                     fpp: new.fpp,
                 });
-                Ok(Target {
-                    location: location.clone(),
-                    backend: Backend::File(FileTarget::create(
-                        path,
-                        filter,
-                        design,
-                        force,
-                        ctx.keys(),
-                    )?),
-                })
+                Self::replace(location, build(new, ctx)?, design, force, ctx)
             }
             Location::Redis {
                 addr,
@@ -209,6 +199,7 @@ impl Target {
         filter: AnyFilter,
         design: Option<Design>,
         force: bool,
+        ctx: &Context,
     ) -> Result<Target> {
         match location {
             Location::File(path) => Ok(Target {
@@ -218,7 +209,7 @@ impl Target {
                     filter,
                     design,
                     force,
-                    Vec::new(),
+                    ctx.keys(),
                 )?),
             }),
             Location::Redis { .. } => bail!(

@@ -77,20 +77,26 @@ impl Dedup {
     }
 }
 
+/// A new filter for trial `trial` in a new directory, of a kind that changes with the trial.
+fn trial_filter(trial: u64, capacity: &str, fpp: &str) -> (tempfile::TempDir, String) {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f.bloom").to_string_lossy().into_owned();
+    let kind = ["classic", "scalable", "counting", "blocked"][trial as usize % 4];
+    ok(
+        &["create", &f, "-n", capacity, "-p", fpp, "--kind", kind],
+        b"",
+    );
+    (d, f)
+}
+
 #[test]
 fn kill_9_of_dedup_loses_no_printed_line() {
-    // 50 trials: dedup (classic and scalable files, small and large save intervals) killed
+    // 50 trials: dedup (every kind of file, small and large save intervals) killed
     // with SIGKILL at a random point of its input; every line it printed is in the file,
     // and the next command leaves no temporary file behind.
     for trial in 0..50u64 {
         let mut rng = Rng::new(1000 + trial);
-        let d = tempfile::tempdir().unwrap();
-        let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
-        let kind = ["classic", "scalable", "counting", "blocked"][trial as usize % 4];
-        ok(
-            &["create", &f, "-n", "20000", "-p", "1e-6", "--kind", kind],
-            b"",
-        );
+        let (d, f) = trial_filter(trial, "20000", "1e-6");
         let feed = lines(&format!("t{trial}"), 0..20_000);
         let every = ["1", "100", "5000"][trial as usize % 3];
         let run = Dedup::start(&["dedup", "-q", &f, "--save-every", every], feed, true);
@@ -122,13 +128,7 @@ fn kill_9_of_add_loses_no_reported_add() {
     // command removes any temporary file the killed save left.
     for trial in 0..50u64 {
         let mut rng = Rng::new(2000 + trial);
-        let d = tempfile::tempdir().unwrap();
-        let f = d.path().join("a.bloom").to_string_lossy().into_owned();
-        let kind = ["classic", "scalable", "counting", "blocked"][trial as usize % 4];
-        ok(
-            &["create", &f, "-n", "50000", "-p", "0.01", "--kind", kind],
-            b"",
-        );
+        let (d, f) = trial_filter(trial, "50000", "0.01");
         let reported = lines(&format!("r{trial}"), 0..5_000);
         let r = ok(&["add", &f], &input(&reported));
         assert!(r.err.starts_with("added 5000 items"), "{}", r.err);

@@ -79,7 +79,7 @@ pub(crate) fn run(
         let Some((filter, design)) = first else {
             bail!("give at least two input filters");
         };
-        Target::replace(&out_location, filter, design, force)?
+        Target::replace(&out_location, filter, design, force, ctx)?
     };
     if !quiet {
         let d = t.describe()?;

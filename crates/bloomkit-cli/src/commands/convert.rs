@@ -120,7 +120,7 @@ pub(crate) fn import(
     format: Format,
     target: &str,
     force: bool,
-    _ctx: &Context,
+    ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
@@ -136,7 +136,7 @@ pub(crate) fn import(
         Format::GoJson => go::from_json(&bytes),
     }
     .map_err(|e| anyhow!("{}: {e}", file.display()))?;
-    let t = Target::replace(&location, filter.into(), None, force)?;
+    let t = Target::replace(&location, filter.into(), None, force, ctx)?;
     if !quiet {
         let d = t.describe()?;
         eprintln!(
