@@ -5,7 +5,7 @@
 //! concern each: [`keys`] (`--key-file`), [`build`] (new filters), [`describe`] (`info`),
 //! [`file`] (the file backend: locks, saves); the Redis backend is `crate::redis_target`.
 
-use crate::redis_target::RedisTarget;
+use crate::redis_target::{RedisTarget, RedisUrl};
 use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
@@ -28,59 +28,26 @@ pub enum Location {
     /// A file in bloomkit's native format.
     File(PathBuf),
     /// A key in Redis (`redis://HOST:PORT/NAME`) or Redis Cluster (`redis+cluster://...`).
-    Redis {
-        /// `HOST:PORT`.
-        addr: String,
-        /// Whether it is a cluster.
-        cluster: bool,
-        /// The filter's name (the key, before any suffix bloomkit-redis adds).
-        name: String,
-    },
+    Redis(RedisUrl),
 }
 
 impl Location {
     /// Parses a TARGET: a `redis://` or `redis+cluster://` URL, or else a file path.
     pub fn parse(target: &str) -> Result<Location> {
-        let (rest, cluster) = if let Some(r) = target.strip_prefix("redis://") {
-            (r, false)
-        } else if let Some(r) = target.strip_prefix("redis+cluster://") {
-            (r, true)
-        } else if target.contains("://") {
-            bail!("{target}: unknown URL scheme (use a file path, redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME)");
-        } else {
-            if target.is_empty() {
-                bail!("empty target (give a file path or a redis:// URL)");
-            }
-            return Ok(Location::File(PathBuf::from(target)));
-        };
-        let (addr, name) = rest.split_once('/').ok_or_else(|| {
-            anyhow!(
-                "{target}: missing filter name (expected {}://HOST:PORT/NAME)",
-                if cluster { "redis+cluster" } else { "redis" }
-            )
-        })?;
-        if addr.is_empty() || name.is_empty() {
-            bail!("{target}: expected HOST:PORT/NAME after the scheme");
+        if let Some(url) = RedisUrl::parse(target)? {
+            return Ok(Location::Redis(url));
         }
-        Ok(Location::Redis {
-            addr: addr.to_string(),
-            cluster,
-            name: name.to_string(),
-        })
+        if target.is_empty() {
+            bail!("empty target (give a file path or a redis:// URL)");
+        }
+        Ok(Location::File(PathBuf::from(target)))
     }
 
-    /// A short name for messages.
+    /// A short name for messages (never a password).
     pub fn display(&self) -> String {
         match self {
             Location::File(p) => p.display().to_string(),
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => format!(
-                "{}://{addr}/{name}",
-                if *cluster { "redis+cluster" } else { "redis" }
-            ),
+            Location::Redis(url) => url.display(),
         }
     }
 }
@@ -106,11 +73,7 @@ impl Target {
     pub fn exists(location: &Location) -> Result<bool> {
         match location {
             Location::File(p) => Ok(p.exists()),
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => RedisTarget::exists(addr, *cluster, name, &location.display()),
+            Location::Redis(url) => RedisTarget::exists(url),
         }
     }
 
@@ -130,17 +93,7 @@ impl Target {
                 Backend::File(FileTarget::open_for_update(path, ctx.keys())?)
             }
             Location::File(path) => Backend::File(FileTarget::open(path, ctx.keys())?),
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => Backend::Redis(RedisTarget::open(
-                addr,
-                *cluster,
-                name,
-                &location.display(),
-                ctx,
-            )?),
+            Location::Redis(url) => Backend::Redis(RedisTarget::open(url, ctx)?),
         };
         Ok(Target {
             location: location.clone(),
@@ -165,11 +118,7 @@ impl Target {
                 });
                 Self::replace(location, build(new, ctx)?, design, force, ctx)
             }
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => {
+            Location::Redis(url) => {
                 if !force && Self::exists(location)? {
                     bail!(
                         "{}: a filter already exists (use --force to replace it)",
@@ -178,15 +127,7 @@ impl Target {
                 }
                 Ok(Target {
                     location: location.clone(),
-                    backend: Backend::Redis(RedisTarget::create(
-                        addr,
-                        *cluster,
-                        name,
-                        &location.display(),
-                        new,
-                        force,
-                        ctx,
-                    )?),
+                    backend: Backend::Redis(RedisTarget::create(url, new, force, ctx)?),
                 })
             }
         }
@@ -212,7 +153,7 @@ impl Target {
                     ctx.keys(),
                 )?),
             }),
-            Location::Redis { .. } => bail!(
+            Location::Redis(_) => bail!(
                 "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
                 location.display()
             ),
@@ -225,15 +166,14 @@ impl Target {
     }
 
     /// The filter's kind.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> bloomkit::Kind {
         match &self.backend {
             Backend::File(f) => f.filter().kind(),
             Backend::Redis(r) => r.kind(),
         }
     }
 
-    /// Whether large adds can take a bulk path (which does not report new elements one by
-    /// one; see [`Target::insert_chunk`]).
+    /// Whether large adds can take a bulk path (see [`Target::insert_chunk`]).
     pub fn has_bulk(&self) -> bool {
         match &self.backend {
             Backend::File(_) => false,
@@ -250,17 +190,9 @@ impl Target {
         }
     }
 
-    /// Estimated number of distinct elements in the filter.
-    pub fn estimated_items(&self) -> Result<f64> {
-        match &self.backend {
-            Backend::File(f) => Ok(f.filter().estimated_len()),
-            Backend::Redis(r) => r.estimated_items(),
-        }
-    }
-
     /// Inserts every element of a chunk; `new[i]` says whether element `i` was new. With
-    /// `bulk` on a target that [has a bulk path](Target::has_bulk), `new` is left empty. A file
-    /// is saved before this returns.
+    /// `bulk` on a target that [has a bulk path](Target::has_bulk), the batches take it. A
+    /// file is saved before this returns.
     pub fn insert_chunk(&mut self, chunk: &Chunk, new: &mut Vec<bool>, bulk: bool) -> Result<()> {
         new.clear();
         match &mut self.backend {
@@ -388,17 +320,9 @@ mod tests {
             Location::parse("a/b.bloom").unwrap(),
             Location::File("a/b.bloom".into())
         );
-        assert_eq!(
-            Location::parse("redis://127.0.0.1:6379/seen").unwrap(),
-            Location::Redis {
-                addr: "127.0.0.1:6379".into(),
-                cluster: false,
-                name: "seen".into()
-            }
-        );
         assert!(matches!(
             Location::parse("redis+cluster://h:1/x").unwrap(),
-            Location::Redis { cluster: true, .. }
+            Location::Redis(u) if u.cluster && u.name == "x"
         ));
         assert!(Location::parse("redis://h:1").is_err());
         assert!(Location::parse("http://x/y").is_err());

@@ -18,15 +18,12 @@ pub(crate) fn run(
     let mut t = Target::open_for_update(&Location::parse(target)?, ctx)?;
     let mut new = Vec::new();
     let mut added = 0u64;
-    // A large add (full batches) to a Redis target goes through its bulk path, which does not
-    // report new elements one by one: count them from the filter's estimate instead.
-    let mut bulk_from: Option<f64> = None;
+    // A large add (full batches) to a Redis target goes through its bulk path.
+    let mut bulk_used = false;
     let policy = write_policy(&t, item_args, save, false);
     let mut outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
         let bulk = t.has_bulk() && chunk.len() == BATCH;
-        if bulk && bulk_from.is_none() {
-            bulk_from = Some(t.estimated_items()?);
-        }
+        bulk_used |= bulk;
         t.insert_chunk(chunk, &mut new, bulk)?;
         added += new.iter().filter(|&&n| n).count() as u64;
         Ok(())
@@ -39,19 +36,11 @@ pub(crate) fn run(
             End::Signal(s) => format!(" (stopped by signal {s}; everything read was saved)"),
             _ => String::new(),
         };
-        match bulk_from {
-            None => eprintln!(
-                "added {total} items to {place}: {added} new, {} probably already present{stopped}",
-                total - added
-            ),
-            Some(before) => {
-                let after = t.estimated_items()?;
-                eprintln!(
-                    "added {total} items to {place} (bulk path): about {:.0} new by the filter's estimate{stopped}",
-                    (after - before).max(0.0)
-                );
-            }
-        }
+        let path = if bulk_used { " (bulk path)" } else { "" };
+        eprintln!(
+            "added {total} items to {place}{path}: {added} new, {} probably already present{stopped}",
+            total - added
+        );
     }
     Ok(code.unwrap_or(ExitCode::SUCCESS))
 }

@@ -23,6 +23,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let ctx = Context {
         key: cli.key_file.as_deref().map(Context::load_key).transpose()?,
     };
+    crate::redis_target::set_password_file(cli.password_file.clone());
     let quiet = cli.quiet;
     match cli.command {
         Command::Create {
@@ -111,7 +112,9 @@ pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
     match (target.location(), applied) {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
-        (Location::Redis { .. }, n) => format!("the {n} items before it were applied"),
+        (Location::Redis(_), n) => format!(
+            "the {n} items before it were applied; running it again is safe: adding an element twice changes nothing"
+        ),
     }
 }
 

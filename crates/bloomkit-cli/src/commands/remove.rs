@@ -16,7 +16,7 @@ pub(crate) fn run(
     quiet: bool,
 ) -> Result<ExitCode> {
     let mut t = Target::open_for_update(&Location::parse(target)?, ctx)?;
-    if t.kind() != "counting" {
+    if t.kind() != bloomkit::Kind::Counting {
         bail!(
             "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
             t.location().display(),
