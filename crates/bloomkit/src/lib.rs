@@ -47,6 +47,7 @@ pub mod math;
 pub mod mmap;
 pub mod probe;
 pub mod scalable;
+pub mod sharing;
 pub mod spec;
 pub mod storage;
 

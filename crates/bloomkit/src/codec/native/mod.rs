@@ -419,7 +419,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
 
 /// The block layout of a blocked filter from its scheme byte and its (only) layer's size.
 fn block_layout(code: u8, first: Params, r: &Reader) -> Result<BlockLayout> {
-    if first.bits % BLOCK_BITS != 0 {
+    if !first.bits.is_multiple_of(BLOCK_BITS) {
         return Err(r.corrupt(format!(
             "{} bits is not a whole number of blocks",
             first.bits
