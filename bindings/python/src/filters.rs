@@ -104,11 +104,13 @@ impl Store {
                 Atomic::Blocked(AtomicBlockedBloomFilter::from(f)),
             ))),
             (class, filter) if Class::of(&filter)? == class => Store::Local(Mutex::new(filter)),
-            (class, filter) => return Err(PyValueError::new_err(format!(
+            (class, filter) => {
+                return Err(PyValueError::new_err(format!(
                 "the data holds a {} filter, which a {} cannot hold (bloomkit.load reads any kind)",
                 filter.kind(),
                 class.name()
-            ))),
+            )))
+            }
         })
     }
 
