@@ -1,6 +1,6 @@
 //! The `bloomkit._bloomkit` extension module: bloomkit's filters, files and Redis filters for
-//! Python. A thin layer: element types become Rust keys ([`elements`]), errors become Python
-//! exceptions ([`errors`]), and every operation is the Rust crates'.
+//! Python. A thin layer: element types become Rust keys (`elements.rs`), errors become Python
+//! exceptions (`errors.rs`), and every operation is the Rust crates'.
 
 mod elements;
 mod errors;
