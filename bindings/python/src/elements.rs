@@ -34,12 +34,40 @@ fn int_key(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     })
 }
 
+extern "C" {
+    // Exported by the interpreter of every CPython 3 with this signature; part of the limited
+    // API from 3.10 on, which is why pyo3's abi3-py39 declarations leave it out. Without it a
+    // `str` would be copied into a new `bytes` object for every call.
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut pyo3::ffi::PyObject,
+        size: *mut pyo3::ffi::Py_ssize_t,
+    ) -> *const std::os::raw::c_char;
+}
+
+/// The UTF-8 bytes of a `str`, without copying them (CPython keeps them in the object);
+/// `UnicodeEncodeError` for a string with lone surrogates.
+#[inline]
+fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (checked by the downcast) and the GIL is held (a `Bound`
+    // exists). The function returns NULL with an exception set, or a pointer to `size` bytes
+    // of UTF-8 that CPython caches inside the string object and keeps until the object dies;
+    // the returned slice borrows `s`, so it cannot outlive the object.
+    unsafe {
+        let data = PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
+        if data.is_null() {
+            return Err(PyErr::fetch(s.py()));
+        }
+        Ok(std::slice::from_raw_parts(data.cast::<u8>(), size as usize))
+    }
+}
+
 /// Calls `f` with the element's key bytes; a `TypeError` for unsupported types.
 #[inline]
 pub fn with_key<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
     if let Ok(s) = obj.downcast::<PyString>() {
-        let text = s.to_cow()?;
-        return Ok(text.as_ref().with_bytes(f));
+        // A `str` is the bytes of its UTF-8 encoding, as Rust's `&str`.
+        return Ok(utf8(s)?.with_bytes(f));
     }
     if let Ok(b) = obj.downcast::<PyBytes>() {
         return Ok(b.as_bytes().with_bytes(f));

@@ -79,6 +79,15 @@ def test_element_types_are_encoded_as_rust_keys():
     assert (2**63 - 1) not in f
     with pytest.raises(OverflowError, match="64-bit"):
         f.add(2**64)
+    # A str that has no UTF-8 encoding (a lone surrogate) is refused, not mangled.
+    with pytest.raises(UnicodeEncodeError):
+        f.add("\ud800")
+    with pytest.raises(UnicodeEncodeError):
+        f.add_many(["ok", "\udfff"])
+    assert "ok" not in f  # a batch is checked completely before any of it is added
+    # Non-ASCII strings take the same path as ASCII ones.
+    f.add_many(["日本語", "emoji 😀"])
+    assert "日本語".encode() in f and "emoji 😀".encode("utf-8") in f
 
 
 @pytest.mark.parametrize("bad", [1.5, None, object(), ["a"], ("a",)])
