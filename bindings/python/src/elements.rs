@@ -62,58 +62,92 @@ fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
     }
 }
 
+/// One element's key, borrowed from the Python object where that object is immutable.
+pub enum Element<'a> {
+    /// The UTF-8 of a `str` (as Rust's `&str`) or the contents of a `bytes` (as `&[u8]`).
+    Bytes(&'a [u8]),
+    /// An `int`, as Rust's `i64`.
+    Int(i64),
+    /// A copy of a `bytearray` (mutable, so not borrowed).
+    Owned(Vec<u8>),
+}
+
+impl<'a> Element<'a> {
+    /// The key of a Python object; a `TypeError` naming the supported types for others.
+    #[inline]
+    pub fn of(obj: &'a Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = obj.downcast::<PyString>() {
+            return Ok(Element::Bytes(utf8(s)?));
+        }
+        if let Ok(b) = obj.downcast::<PyBytes>() {
+            return Ok(Element::Bytes(b.as_bytes()));
+        }
+        if obj.is_instance_of::<PyInt>() {
+            return Ok(Element::Int(int_key(obj)?));
+        }
+        if let Ok(b) = obj.downcast::<PyByteArray>() {
+            return Ok(Element::Owned(b.to_vec()));
+        }
+        Err(type_error(obj))
+    }
+}
+
+/// The encoding is the Rust types' own.
+impl Key for Element<'_> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Element::Bytes(b) => b.encode(out),
+            Element::Int(i) => i.encode(out),
+            Element::Owned(v) => v.encode(out),
+        }
+    }
+
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match self {
+            Element::Bytes(b) => b.with_bytes(f),
+            Element::Int(i) => i.with_bytes(f),
+            Element::Owned(v) => v.with_bytes(f),
+        }
+    }
+}
+
 /// Calls `f` with the element's key bytes; a `TypeError` for unsupported types.
 #[inline]
 pub fn with_key<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
-    if let Ok(s) = obj.downcast::<PyString>() {
-        // A `str` is the bytes of its UTF-8 encoding, as Rust's `&str`.
-        return Ok(utf8(s)?.with_bytes(f));
-    }
-    if let Ok(b) = obj.downcast::<PyBytes>() {
-        return Ok(b.as_bytes().with_bytes(f));
-    }
-    if obj.is_instance_of::<PyInt>() {
-        return Ok(int_key(obj)?.with_bytes(f));
-    }
-    if let Ok(b) = obj.downcast::<PyByteArray>() {
-        return Ok(b.to_vec().with_bytes(f));
-    }
-    Err(type_error(obj))
+    Ok(Element::of(obj)?.with_bytes(f))
 }
 
-/// Many elements' key bytes in one buffer, collected while holding the GIL so that the
-/// probing can run without it.
-#[derive(Default)]
-pub struct Batch {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
+/// Batch methods take elements from their iterable this many at a time.
+pub const CHUNK: usize = 4096;
 
-impl Batch {
-    /// Collects every element of `iterable` (any iterable: list, tuple, generator, ...).
-    pub fn collect(iterable: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut batch = Batch::default();
-        if let Ok(hint) = iterable.len() {
-            batch.ends.reserve(hint);
+/// Calls `f` without the GIL on the keys of each chunk of up to [`CHUNK`] elements of
+/// `iterable` (any iterable: list, tuple, generator, ...). A chunk is checked completely
+/// before `f` sees it; an element that is refused stops the iteration there, after the chunks
+/// before it.
+pub fn for_each_chunk(
+    iterable: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&[Element<'_>]) -> PyResult<()> + Send,
+) -> PyResult<()> {
+    let py = iterable.py();
+    let hint = iterable.len().unwrap_or(CHUNK).min(CHUNK);
+    let mut iter = iterable.try_iter()?;
+    let mut items = Vec::with_capacity(hint);
+    loop {
+        items.clear();
+        for item in iter.by_ref().take(CHUNK) {
+            items.push(item?);
         }
-        for item in iterable.try_iter()? {
-            let item = item?;
-            with_key(&item, |b| batch.bytes.extend_from_slice(b))?;
-            batch.ends.push(batch.bytes.len());
+        if items.is_empty() {
+            return Ok(());
         }
-        Ok(batch)
-    }
-
-    /// The keys, in order.
-    pub fn keys(&self) -> Vec<&[u8]> {
-        let mut start = 0;
-        self.ends
+        let keys = items
             .iter()
-            .map(|&end| {
-                let key = &self.bytes[start..end];
-                start = end;
-                key
-            })
-            .collect()
+            .map(Element::of)
+            .collect::<PyResult<Vec<_>>>()?;
+        py.allow_threads(|| f(&keys))?;
+        if items.len() < CHUNK {
+            return Ok(());
+        }
     }
 }

@@ -2,14 +2,14 @@
 //! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
-use crate::elements::{with_key, Batch};
+use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
 use bloomkit::concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 use bloomkit::{
-    file, AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter as _, Preset,
-    ScalableBloomFilter, Spec,
+    file, AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter as _, Key,
+    Preset, ScalableBloomFilter, Spec,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -184,7 +184,7 @@ impl Store {
     }
 
     /// Adds a batch; call without the GIL.
-    fn insert_batch(&self, keys: &[&[u8]]) -> bloomkit::Result<()> {
+    fn insert_batch(&self, keys: &[Element<'_>]) -> bloomkit::Result<()> {
         match self {
             Store::Local(m) => {
                 let mut filter = lock(m);
@@ -192,14 +192,14 @@ impl Store {
                     AnyFilter::Blocked(f) => f.insert_batch(keys),
                     other => {
                         for key in keys {
-                            other.insert_encoded(key)?;
+                            key.with_bytes(|b| other.insert_encoded(b))?;
                         }
                     }
                 }
             }
             Store::Atomic(l) => Store::atomic(l, |a| match a {
                 Atomic::Classic(f) => keys.iter().for_each(|k| {
-                    f.insert(*k);
+                    f.insert(k);
                 }),
                 Atomic::Blocked(f) => f.insert_batch(keys),
             }),
@@ -207,19 +207,22 @@ impl Store {
         Ok(())
     }
 
-    /// Tests a batch; call without the GIL.
-    fn contains_batch(&self, keys: &[&[u8]]) -> Vec<bool> {
+    /// Tests a batch, appending the answers to `out`; call without the GIL.
+    fn contains_batch(&self, keys: &[Element<'_>], out: &mut Vec<bool>) {
         match self {
             Store::Local(m) => {
                 let filter = lock(m);
                 match &*filter {
-                    AnyFilter::Blocked(f) => f.contains_batch(keys),
-                    other => keys.iter().map(|k| other.contains_encoded(k)).collect(),
+                    AnyFilter::Blocked(f) => out.extend(f.contains_batch(keys)),
+                    other => out.extend(
+                        keys.iter()
+                            .map(|k| k.with_bytes(|b| other.contains_encoded(b))),
+                    ),
                 }
             }
             Store::Atomic(l) => Store::atomic(l, |a| match a {
-                Atomic::Classic(f) => keys.iter().map(|k| f.contains(*k)).collect(),
-                Atomic::Blocked(f) => keys.iter().map(|k| f.contains(*k)).collect(),
+                Atomic::Classic(f) => out.extend(keys.iter().map(|k| f.contains(k))),
+                Atomic::Blocked(f) => out.extend(keys.iter().map(|k| f.contains(k))),
             }),
         }
     }
@@ -347,24 +350,30 @@ impl Filter {
         with_key(element, |k| self.store.contains(k))
     }
 
-    /// Adds every element of any iterable, probing without the GIL.
-    fn add_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<()> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| self.store.insert_batch(&batch.keys()))
-            .map_err(errors::core)
+    /// Adds every element of any iterable, taking 4096 at a time and probing without the GIL.
+    /// An element of an unsupported type stops it with a `TypeError`: the chunks of 4096
+    /// before it have been added, nothing from its chunk on.
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
+        for_each_chunk(elements, |keys| {
+            self.store.insert_batch(keys).map_err(errors::core)
+        })
     }
 
     /// Tests every element of any iterable, probing without the GIL; a list of bools.
-    fn contains_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        Ok(py.allow_threads(|| self.store.contains_batch(&batch.keys())))
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::with_capacity(elements.len().unwrap_or(0));
+        for_each_chunk(elements, |keys| {
+            self.store.contains_batch(keys, &mut answers);
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// Adds the elements of every iterable given (as `set.update`).
     #[pyo3(signature = (*iterables))]
-    fn update(&self, py: Python<'_>, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
+    fn update(&self, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
         for iterable in iterables.iter() {
-            self.add_many(py, &iterable)?;
+            self.add_many(&iterable)?;
         }
         Ok(())
     }
@@ -613,12 +622,10 @@ fn preset(name: &str) -> PyResult<Preset> {
 }
 
 fn new_filter(
-    py: Python<'_>,
     class: Class,
     filter: AnyFilter,
     design: Option<Design>,
 ) -> PyResult<PyClassInitializer<Filter>> {
-    let _ = py;
     Ok(PyClassInitializer::from(Filter::from_any(
         class, filter, design,
     )?))
@@ -648,17 +655,12 @@ pub struct PyBloomFilter;
 impl PyBloomFilter {
     #[new]
     #[pyo3(signature = (capacity, fpp, preset = "bloomkit"))]
-    fn new(
-        py: Python<'_>,
-        capacity: i128,
-        fpp: f64,
-        preset: &str,
-    ) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: i128, fpp: f64, preset: &str) -> PyResult<PyClassInitializer<Self>> {
         let capacity = positive("capacity", capacity)?;
         let spec = Spec::preset(self::preset(preset)?, capacity, fpp).map_err(errors::core)?;
         let f = BloomFilter::from_spec(spec).map_err(errors::core)?;
         Ok(
-            new_filter(py, Class::Classic, f.into(), Some(Design { capacity, fpp }))?
+            new_filter(Class::Classic, f.into(), Some(Design { capacity, fpp }))?
                 .add_subclass(PyBloomFilter),
         )
     }
@@ -743,11 +745,11 @@ pub struct PyBlockedBloomFilter;
 #[pymethods]
 impl PyBlockedBloomFilter {
     #[new]
-    fn new(py: Python<'_>, capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         let capacity = positive("capacity", capacity)?;
         let f = BlockedBloomFilter::new(capacity, fpp).map_err(errors::core)?;
         Ok(
-            new_filter(py, Class::Blocked, f.into(), Some(Design { capacity, fpp }))?
+            new_filter(Class::Blocked, f.into(), Some(Design { capacity, fpp }))?
                 .add_subclass(PyBlockedBloomFilter),
         )
     }
@@ -760,16 +762,13 @@ pub struct PyCountingBloomFilter;
 #[pymethods]
 impl PyCountingBloomFilter {
     #[new]
-    fn new(py: Python<'_>, capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         let capacity = positive("capacity", capacity)?;
         let f = CountingBloomFilter::new(capacity, fpp).map_err(errors::core)?;
-        Ok(new_filter(
-            py,
-            Class::Counting,
-            f.into(),
-            Some(Design { capacity, fpp }),
-        )?
-        .add_subclass(PyCountingBloomFilter))
+        Ok(
+            new_filter(Class::Counting, f.into(), Some(Design { capacity, fpp }))?
+                .add_subclass(PyCountingBloomFilter),
+        )
     }
 
     /// An upper bound on how many times the element was added (the smallest of its counters).
@@ -795,7 +794,6 @@ impl PyScalableBloomFilter {
     #[new]
     #[pyo3(signature = (initial_capacity, fpp, growth = 2, tightening = 0.5, max_layers = None, max_capacity = None))]
     fn new(
-        py: Python<'_>,
         initial_capacity: i128,
         fpp: f64,
         growth: u32,
@@ -810,7 +808,7 @@ impl PyScalableBloomFilter {
         config.max_layers = max_layers;
         config.max_capacity = max_capacity;
         let f = ScalableBloomFilter::with_config(config).map_err(errors::core)?;
-        Ok(new_filter(py, Class::Scalable, f.into(), None)?.add_subclass(PyScalableBloomFilter))
+        Ok(new_filter(Class::Scalable, f.into(), None)?.add_subclass(PyScalableBloomFilter))
     }
 
     /// The number of layers so far.
@@ -833,11 +831,10 @@ pub struct PyAtomicBloomFilter;
 #[pymethods]
 impl PyAtomicBloomFilter {
     #[new]
-    fn new(py: Python<'_>, capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         let capacity = positive("capacity", capacity)?;
         let f = BloomFilter::new(capacity, fpp).map_err(errors::core)?;
         Ok(new_filter(
-            py,
             Class::AtomicClassic,
             f.into(),
             Some(Design { capacity, fpp }),
@@ -853,11 +850,10 @@ pub struct PyAtomicBlockedBloomFilter;
 #[pymethods]
 impl PyAtomicBlockedBloomFilter {
     #[new]
-    fn new(py: Python<'_>, capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         let capacity = positive("capacity", capacity)?;
         let f = BlockedBloomFilter::new(capacity, fpp).map_err(errors::core)?;
         Ok(new_filter(
-            py,
             Class::AtomicBlocked,
             f.into(),
             Some(Design { capacity, fpp }),

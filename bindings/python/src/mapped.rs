@@ -1,9 +1,10 @@
 //! `bloomkit.MappedBloomFilter`: a classic filter's native file mapped into memory
 //! (`BloomFilter.open_mmap`), read-only or read-write.
 
-use crate::elements::{with_key, Batch};
+use crate::elements::{for_each_chunk, with_key};
 use crate::errors;
 use bloomkit::mmap::{MmapBloomFilter, MmapBloomFilterMut};
+use bloomkit::Key;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -71,9 +72,13 @@ impl MappedBloomFilter {
     }
 
     /// Tests every element of any iterable without the GIL; a list of bools.
-    fn contains_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        Ok(py.allow_threads(|| batch.keys().iter().map(|k| self.contains(k)).collect()))
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::with_capacity(elements.len().unwrap_or(0));
+        for_each_chunk(elements, |keys| {
+            answers.extend(keys.iter().map(|k| k.with_bytes(|b| self.contains(b))));
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// Adds an element in place (read-write mappings only).
@@ -91,16 +96,15 @@ impl MappedBloomFilter {
     }
 
     /// Adds every element of any iterable without the GIL (read-write mappings only).
-    fn add_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
         let writer = self.writer()?;
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| {
+        for_each_chunk(elements, |keys| {
             let mut w = lock(writer);
-            for k in batch.keys() {
+            for k in keys {
                 w.insert(k);
             }
-        });
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Updates the checksum and writes every change to the file now.

@@ -1,6 +1,6 @@
 //! `bloomkit.redis`: the blocking filters of bloomkit-redis. Network waits run without the GIL.
 
-use crate::elements::{with_key, Batch};
+use crate::elements::{for_each_chunk, with_key};
 use crate::errors;
 use crate::filters::positive;
 use bloomkit_redis::blocking::{self, BlockingConnection};
@@ -94,17 +94,23 @@ impl PyRedisFilter {
     }
 
     /// Adds every element of any iterable in a few round trips; for each, whether it was new.
-    fn add_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| self.inner.add_many(&batch.keys()))
-            .map_err(errors::redis)
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(self.inner.add_many(keys).map_err(errors::redis)?);
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// Tests every element of any iterable in a few round trips; a list of bools.
-    fn contains_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| self.inner.check_many(&batch.keys()))
-            .map_err(errors::redis)
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(self.inner.check_many(keys).map_err(errors::redis)?);
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// The estimated number of distinct elements added.
@@ -201,17 +207,23 @@ impl PyScalableRedisFilter {
     }
 
     /// Adds every element of any iterable; for each, whether it was new.
-    fn add_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| self.inner.add_many(&batch.keys()))
-            .map_err(errors::redis)
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(self.inner.add_many(keys).map_err(errors::redis)?);
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// Tests every element of any iterable; a list of bools.
-    fn contains_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| self.inner.check_many(&batch.keys()))
-            .map_err(errors::redis)
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(self.inner.check_many(keys).map_err(errors::redis)?);
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// The estimated number of distinct elements added.
@@ -294,29 +306,27 @@ impl PyRedissonFilter {
     }
 
     /// Adds every element of any iterable, one round trip each.
-    fn add_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| {
-            batch
-                .keys()
-                .iter()
-                .map(|k| self.inner.add(*k))
-                .collect::<Result<Vec<bool>, _>>()
-        })
-        .map_err(errors::redis)
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            for k in keys {
+                answers.push(self.inner.add(k).map_err(errors::redis)?);
+            }
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// Tests every element of any iterable; a list of bools.
-    fn contains_many(&self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let batch = Batch::collect(elements)?;
-        py.allow_threads(|| {
-            batch
-                .keys()
-                .iter()
-                .map(|k| self.inner.check(*k))
-                .collect::<Result<Vec<bool>, _>>()
-        })
-        .map_err(errors::redis)
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            for k in keys {
+                answers.push(self.inner.check(k).map_err(errors::redis)?);
+            }
+            Ok(())
+        })?;
+        Ok(answers)
     }
 
     /// Redisson's `count()`: its estimate of the elements added.

@@ -84,7 +84,7 @@ def test_element_types_are_encoded_as_rust_keys():
         f.add("\ud800")
     with pytest.raises(UnicodeEncodeError):
         f.add_many(["ok", "\udfff"])
-    assert "ok" not in f  # a batch is checked completely before any of it is added
+    assert "ok" not in f  # a chunk is checked completely before any of it is added
     # Non-ASCII strings take the same path as ASCII ones.
     f.add_many(["日本語", "emoji 😀"])
     assert "日本語".encode() in f and "emoji 😀".encode("utf-8") in f
@@ -232,3 +232,18 @@ def test_threads_adding_at_once_lose_nothing(kind):
 def test_the_base_class_cannot_be_created():
     with pytest.raises(TypeError):
         bloomkit.Filter()
+
+
+def test_batches_are_taken_4096_at_a_time():
+    f = bloomkit.BlockedBloomFilter(100_000, 0.0001)
+    items = [f"e{i}" for i in range(10_000)]
+    with pytest.raises(TypeError, match="not float"):
+        f.add_many(items[:5000] + [0.5] + items[5000:])
+    # The first chunk (4096 elements) went in; the one holding the float and all after it not.
+    assert f.contains_many(items[:4096]) == [True] * 4096
+    assert sum(f.contains_many(items[4096:])) < 10  # FPR 1e-4 on 5904 absent: expected < 1
+    # Generators of any length, and lengths that are multiples of the chunk.
+    g = bloomkit.BloomFilter(100_000, 0.001)
+    g.add_many(str(i) for i in range(8192))
+    assert g.contains_many(str(i) for i in range(8192)) == [True] * 8192
+    assert len(g.contains_many(iter(range(12_345)))) == 12_345
