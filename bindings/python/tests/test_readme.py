@@ -44,3 +44,13 @@ def scrapy_request():
     from scrapy.http import Request
 
     return Request("https://example.com/")
+
+
+def test_the_package_docstring_example_runs(tmp_path, monkeypatch):
+    doc = bloomkit.__doc__
+    after = doc[doc.index("::\n") + 3:].lstrip("\n")
+    block = after[: after.index("\n\n")]
+    code = "\n".join(line[4:] for line in block.splitlines())
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "bloomkit/__init__.py", "exec"), {})
+    assert "https://example.com/" in bloomkit.load("seen.bloom")
