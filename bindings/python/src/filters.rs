@@ -143,6 +143,15 @@ impl Store {
         }
     }
 
+    /// Runs `f` on the plain filter: in place for the locked kinds (the lock is held
+    /// meanwhile), on a snapshot for the concurrent ones.
+    fn with_plain<R>(&self, f: impl FnOnce(&AnyFilter) -> R) -> R {
+        match self {
+            Store::Local(m) => f(&lock(m)),
+            Store::Atomic(_) => f(&self.snapshot()),
+        }
+    }
+
     /// Bits and hash functions.
     fn params(&self) -> bloomkit::Params {
         match self {
@@ -461,7 +470,7 @@ impl Filter {
     fn estimated_fpp(&self) -> f64 {
         match &self.store {
             Store::Local(m) => lock(m).estimated_fpp(),
-            Store::Atomic(_) => self.store.snapshot().estimated_fpp(),
+            Store::Atomic(_) => self.store.with_plain(|f| f.estimated_fpp()),
         }
     }
 
@@ -549,9 +558,8 @@ impl Filter {
 
     /// The filter in bloomkit's native file format (what `save` writes).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let plain = self.store.snapshot();
         let bytes = py
-            .allow_threads(|| native::to_bytes(&plain, self.design))
+            .allow_threads(|| self.store.with_plain(|f| native::to_bytes(f, self.design)))
             .map_err(errors::core)?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -570,8 +578,7 @@ impl Filter {
     /// Saves the filter to `path` in bloomkit's native format, atomically (the file holds
     /// the old filter or the new one, whatever happens). The `bloomkit` CLI reads it.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let plain = self.store.snapshot();
-        py.allow_threads(|| file::save(&path, &plain, self.design))
+        py.allow_threads(|| self.store.with_plain(|f| file::save(&path, f, self.design)))
             .map_err(errors::core)
     }
 
