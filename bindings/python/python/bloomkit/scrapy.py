@@ -20,7 +20,8 @@ Where the filter lives (settings, Scrapy style):
     start if it exists, saved atomically when the spider closes and every
     ``BLOOMKIT_DUPEFILTER_SAVE_INTERVAL`` seconds (default 60) while new requests arrive, so a
     paused or interrupted crawl resumes without fetching again what it fetched before the
-    last save. Default: ``requests.bloom`` in ``JOBDIR`` when that is set.
+    last save. Default: ``requests.bloom`` in ``JOBDIR`` when that is set. One crawl
+    process per file: processes that run at once share a filter through Redis.
 
 Without either, the filter lives in memory for one crawl.
 
