@@ -47,6 +47,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
 
+    /// Redis: read the password from the first line of FILE (when the URL has none; the
+    /// REDIS_PASSWORD environment variable is the other way that keeps it out of `ps`).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }

@@ -1,5 +1,7 @@
 //! `bloomkit`: the command-line tool. See `docs/CLI.md` and `bloomkit --help`.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 mod commands;
 mod items;

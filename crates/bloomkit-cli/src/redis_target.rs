@@ -1,21 +1,254 @@
-//! Redis targets: `redis://HOST:PORT/NAME` and `redis+cluster://HOST:PORT/NAME`, through
-//! bloomkit-redis. The CLI is synchronous, so each target owns a small tokio runtime and waits
-//! on each batch.
+//! Redis targets: `redis://[USER[:PASSWORD]@]HOST[:PORT]/[DB/]NAME` and
+//! `redis+cluster://…/NAME`, through bloomkit-redis. The CLI is synchronous, so each target
+//! owns a small tokio runtime and waits on each batch.
 //!
 //! | created with | kept in Redis as | `info` kind |
 //! |---|---|---|
 //! | (default) or `--kind blocked` | bloomkit-redis's register-blocked filter: every element's bits in one 64-bit word | `blocked` |
 //! | `--scheme redisson` | Redisson's own `RBloomFilter` layout (Java services can share it) | `classic` |
 //! | `--kind scalable` | bloomkit-redis's scalable filter (layers grow as it fills) | `scalable` |
+//!
+//! The password comes from the URL, else `--password-file`, else `REDIS_PASSWORD`; it is never
+//! printed (messages name the target without it, and [`Password`]'s `Debug` hides it).
 
 use crate::cli::{Kind, SchemeName};
 use crate::target::{Context, Description, LayerDesc, NewFilter};
 use anyhow::{anyhow, bail, Result};
 use bloomkit_redis::{
-    Connection, Error as RedisError, FilterOptions, Options, RedisFilter, RedissonFilter,
-    ScalableParams, ScalableRedisFilter,
+    stored_kind, Connection, Error as RedisError, FilterOptions, Options, RedisFilter,
+    RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
 };
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
 use tokio::runtime::Runtime;
+
+/// A Redis password: its `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(<redacted>)")
+    }
+}
+
+/// A parsed Redis target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisUrl {
+    /// `HOST:PORT`.
+    pub addr: String,
+    /// Whether it is a cluster.
+    pub cluster: bool,
+    /// The database number (0 unless given; always 0 on a cluster).
+    pub db: u32,
+    /// The filter's name (the key, before any suffix bloomkit-redis adds).
+    pub name: String,
+    /// The user from the URL, if any.
+    pub username: Option<String>,
+    /// The password from the URL, if any.
+    pub password: Option<Password>,
+}
+
+/// The `--password-file` given on the command line (set once, before any target is opened).
+static PASSWORD_FILE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Records `--password-file` for every Redis target of this run.
+pub fn set_password_file(path: Option<PathBuf>) {
+    if let Some(p) = path {
+        let _ = PASSWORD_FILE.set(p);
+    }
+}
+
+/// Percent-decodes a URL part.
+fn percent_decode(s: &str, what: &str) -> Result<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(v) = hex else {
+                bail!("bad %-escape in the {what} of a redis:// URL");
+            };
+            out.push(v);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| anyhow!("the {what} of a redis:// URL is not UTF-8"))
+}
+
+/// Whether `host` is `NAME[:PORT]` or `[IPv6][:PORT]` (letters, digits, `.`, `-`, `_`).
+fn valid_host(host: &str) -> bool {
+    let (name, port) = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, port))
+                if !ip.is_empty()
+                    && ip
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
+            {
+                (None, port)
+            }
+            _ => return false,
+        }
+    } else {
+        match host.split_once(':') {
+            Some((n, _)) => (Some(n), &host[n.len()..]),
+            None => (Some(host), ""),
+        }
+    };
+    let name_ok = name.is_none_or(|n| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+    });
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|p| {
+            !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
+        });
+    name_ok && port_ok
+}
+
+impl RedisUrl {
+    /// Parses a TARGET if it is a Redis URL (`None`: not a URL at all, a file path).
+    pub fn parse(target: &str) -> Result<Option<RedisUrl>> {
+        let Some((scheme, rest)) = target.split_once("://") else {
+            return Ok(None);
+        };
+        let cluster = match scheme {
+            "redis" => false,
+            "redis+cluster" => true,
+            "rediss" | "rediss+cluster" => bail!(
+                "{scheme}:// (TLS) is not supported: this build of bloomkit has no TLS library in its Redis client; reach the server through a local TLS tunnel and use redis://"
+            ),
+            _ => bail!(
+                "{scheme}://: unknown URL scheme (use a file path, redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME)"
+            ),
+        };
+        let shown = if cluster { "redis+cluster" } else { "redis" };
+        let (authority, path) = rest.split_once('/').ok_or_else(|| {
+            anyhow!("{shown}://…: missing filter name (expected {shown}://HOST:PORT/NAME)")
+        })?;
+        let (userinfo, host) = match authority.rsplit_once('@') {
+            Some((u, h)) => (Some(u), h),
+            None => (None, authority),
+        };
+        // Checked before the host is ever shown: a password with an unencoded '/' would
+        // otherwise end up in it.
+        if !valid_host(host) {
+            bail!(
+                "{shown}://…: expected [USER:PASSWORD@]HOST[:PORT]/NAME (%-encode '/', '?', '#' and '@' in a password)"
+            );
+        }
+        if path.is_empty() {
+            bail!("{shown}://{host}/: missing filter name after the host");
+        }
+        if path.contains('?') || path.contains('#') {
+            bail!(
+                "{shown}://{host}/…: URL parameters (?…) are not supported (TLS is not supported; give the password with --password-file or REDIS_PASSWORD)"
+            );
+        }
+        let (mut username, mut password) = (None, None);
+        if let Some(u) = userinfo {
+            let (user, pass) = match u.split_once(':') {
+                Some((a, b)) => (a, Some(b)),
+                None => (u, None),
+            };
+            if !user.is_empty() {
+                username = Some(percent_decode(user, "user")?);
+            }
+            if let Some(p) = pass.filter(|p| !p.is_empty()) {
+                password = Some(Password(percent_decode(p, "password")?));
+            }
+        }
+        // `DB/NAME` when the first part is a number: the database, never part of the name.
+        let (db, name) = match path.split_once('/') {
+            Some((d, n)) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
+                let db: u32 = d
+                    .parse()
+                    .map_err(|_| anyhow!("{shown}://{host}/{d}/…: bad database number"))?;
+                (db, n)
+            }
+            _ => (0, path),
+        };
+        if name.is_empty() {
+            bail!("{shown}://{host}/{db}/: missing filter name after the database number");
+        }
+        if cluster && db != 0 {
+            bail!("{shown}://{host}/{db}/{name}: Redis Cluster has only database 0");
+        }
+        let addr = if host.ends_with(']') || !host.starts_with('[') && !host.contains(':') {
+            format!("{host}:6379")
+        } else {
+            host.to_string()
+        };
+        Ok(Some(RedisUrl {
+            addr,
+            cluster,
+            db,
+            name: name.to_string(),
+            username,
+            password,
+        }))
+    }
+
+    /// The target for messages: never the password.
+    pub fn display(&self) -> String {
+        let scheme = if self.cluster {
+            "redis+cluster"
+        } else {
+            "redis"
+        };
+        let db = if self.db != 0 {
+            format!("{}/", self.db)
+        } else {
+            String::new()
+        };
+        format!("{scheme}://{}/{db}{}", self.addr, self.name)
+    }
+
+    /// The password: from the URL, else `--password-file` (its first line), else
+    /// `REDIS_PASSWORD`.
+    fn password(&self) -> Result<Option<Password>> {
+        if let Some(p) = &self.password {
+            return Ok(Some(p.clone()));
+        }
+        if let Some(path) = PASSWORD_FILE.get() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow!("reading the password file {}: {e}", path.display()))?;
+            let line = text.lines().next().unwrap_or("").trim_end_matches('\r');
+            if line.is_empty() {
+                bail!("the password file {} is empty", path.display());
+            }
+            return Ok(Some(Password(line.to_string())));
+        }
+        Ok(std::env::var("REDIS_PASSWORD")
+            .ok()
+            .filter(|p| !p.is_empty())
+            .map(Password))
+    }
+
+    fn connection_info(&self) -> Result<redis::ConnectionInfo> {
+        use redis::IntoConnectionInfo;
+        let info = format!("redis://{}/{}", self.addr, self.db)
+            .into_connection_info()
+            .map_err(|e| anyhow!("{}: {e}", self.display()))?;
+        let mut settings = info.redis_settings().clone();
+        if let Some(u) = &self.username {
+            settings = settings.set_username(u);
+        }
+        if let Some(p) = self.password()? {
+            settings = settings.set_password(p.0);
+        }
+        Ok(info.set_redis_settings(settings))
+    }
+}
 
 /// A filter in Redis.
 enum Remote {
@@ -27,10 +260,10 @@ enum Remote {
 /// An open Redis target.
 pub struct RedisTarget {
     rt: Runtime,
-    conn: Connection,
-    name: String,
     display: String,
     remote: Remote,
+    /// Elements applied by this run so far (every batch before the current one).
+    applied: u64,
 }
 
 impl std::fmt::Debug for RedisTarget {
@@ -42,43 +275,33 @@ impl std::fmt::Debug for RedisTarget {
 }
 
 /// Connects; returns the runtime and the connection.
-fn connect(addr: &str, cluster: bool, display: &str) -> Result<(Runtime, Connection)> {
+fn connect(url: &RedisUrl) -> Result<(Runtime, Connection)> {
+    let display = url.display();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| anyhow!("starting the Redis client: {e}"))?;
-    let url = format!("redis://{addr}/");
+    let info = url.connection_info()?;
     let options = Options::default();
     let conn = rt
         .block_on(async {
-            if cluster {
-                Connection::open_cluster(&[url.as_str()], &options).await
+            if url.cluster {
+                Connection::open_cluster_nodes(vec![info], &options).await
             } else {
-                Connection::open(&url, &options).await
+                Connection::open_info(info, &options).await
             }
         })
-        .map_err(|e| anyhow!("{display}: {e} (is Redis running at {addr}?)"))?;
+        .map_err(|e| anyhow!("{display}: {e} (is Redis running at {}?)", url.addr))?;
     Ok((rt, conn))
 }
 
-/// What is stored under `name`: "register", "scalable", "redisson", or None.
-fn stored_kind(rt: &Runtime, conn: &Connection, name: &str) -> Result<Option<String>, RedisError> {
-    rt.block_on(async {
-        let kind: Option<String> = conn
-            .query(
-                redis::cmd("HGET")
-                    .arg(bloomkit_redis::keys::meta(name))
-                    .arg("kind"),
-            )
-            .await?;
-        if kind.is_some() {
-            return Ok(kind);
-        }
-        let redisson: i64 = conn
-            .query(redis::cmd("EXISTS").arg(bloomkit_redis::keys::redisson_config(name)))
-            .await?;
-        Ok((redisson == 1).then(|| "redisson".to_string()))
-    })
+/// Retries after a connection fault: this many attempts in all, waiting 0.2, 0.4, … up to 3.2
+/// seconds between them (about 10 s in all), while the client reconnects.
+const ATTEMPTS: u32 = 7;
+
+/// The message for a filter that needs a key nobody gave.
+fn key_hint(display: &str, e: &RedisError) -> anyhow::Error {
+    anyhow!("{display}: {e} (pass its key with --key-file FILE)")
 }
 
 impl RedisTarget {
@@ -86,73 +309,107 @@ impl RedisTarget {
         anyhow!("{}: {e}", self.display)
     }
 
-    /// Whether a filter exists at this name.
-    pub fn exists(addr: &str, cluster: bool, name: &str, display: &str) -> Result<bool> {
-        let (rt, conn) = connect(addr, cluster, display)?;
-        let kind = stored_kind(&rt, &conn, name).map_err(|e| anyhow!("{display}: {e}"))?;
+    /// Runs `op` until it succeeds, fails for a reason other than a connection fault, or has
+    /// failed [`ATTEMPTS`] times; on giving up, the error says how many elements this run
+    /// applied before (`applied_note`).
+    fn retry<T>(
+        &self,
+        applied_note: bool,
+        op: impl AsyncFn(&Remote) -> Result<T, RedisError>,
+    ) -> Result<T> {
+        let mut wait = Duration::from_millis(200);
+        let mut attempt = 1;
+        loop {
+            match self.rt.block_on(op(&self.remote)) {
+                Ok(v) => return Ok(v),
+                Err(e) if e.is_fault() && attempt < ATTEMPTS => {
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_millis(3200));
+                    attempt += 1;
+                }
+                Err(e) => {
+                    let gave_up = if e.is_fault() {
+                        format!(" (gave up after {ATTEMPTS} attempts)")
+                    } else {
+                        String::new()
+                    };
+                    let applied = if applied_note {
+                        format!(
+                            "; the first {} input items were applied, the batch after them may be in part",
+                            self.applied
+                        )
+                    } else {
+                        String::new()
+                    };
+                    return Err(anyhow!("{}: {e}{gave_up}{applied}", self.display));
+                }
+            }
+        }
+    }
+
+    /// Whether a filter exists at this URL.
+    pub fn exists(url: &RedisUrl) -> Result<bool> {
+        let (rt, conn) = connect(url)?;
+        let kind = rt
+            .block_on(stored_kind(&conn, &url.name))
+            .map_err(|e| anyhow!("{}: {e}", url.display()))?;
         Ok(kind.is_some())
     }
 
     /// Opens an existing filter.
-    pub fn open(
-        addr: &str,
-        cluster: bool,
-        name: &str,
-        display: &str,
-        ctx: &Context,
-    ) -> Result<Self> {
-        let (rt, conn) = connect(addr, cluster, display)?;
-        let fail = |e: RedisError| anyhow!("{display}: {e}");
-        let kind = stored_kind(&rt, &conn, name).map_err(fail)?;
-        let remote = match kind.as_deref() {
+    pub fn open(url: &RedisUrl, ctx: &Context) -> Result<Self> {
+        let (rt, conn) = connect(url)?;
+        let (name, display) = (url.name.as_str(), url.display());
+        let fail = |e: RedisError| match e {
+            RedisError::KeyRequired { .. } => key_hint(&display, &e),
+            RedisError::Core(bloomkit::Error::Incompatible(_)) if ctx.key.is_some() => {
+                anyhow!("{display}: {e} (is --key-file the filter's key?)")
+            }
+            e => anyhow!("{display}: {e}"),
+        };
+        let kind = rt.block_on(stored_kind(&conn, name)).map_err(fail)?;
+        let remote = match kind {
             None => bail!(
                 "{display}: no such filter (create it with: bloomkit create {display} --capacity N --fpp P)"
             ),
-            Some("register") => Remote::Register(
+            Some(StoredKind::Register) => Remote::Register(
                 rt.block_on(async {
                     match &ctx.key {
                         Some(h) => RedisFilter::open_with(&conn, name, h.clone()).await,
                         None => RedisFilter::open(&conn, name).await,
                     }
                 })
-                .map_err(|e| match e {
-                    RedisError::Core(bloomkit::Error::Incompatible(_)) if ctx.key.is_none() => {
-                        anyhow!("{display}: {e} (if the filter is keyed, pass its key with --key-file)")
+                .map_err(fail)?,
+            ),
+            Some(StoredKind::Scalable) => Remote::Scalable(
+                rt.block_on(async {
+                    match &ctx.key {
+                        Some(h) => ScalableRedisFilter::open_with(&conn, name, h.clone()).await,
+                        None => ScalableRedisFilter::open(&conn, name).await,
                     }
-                    e => fail(e),
-                })?,
+                })
+                .map_err(fail)?,
             ),
-            Some("scalable") => Remote::Scalable(
-                rt.block_on(ScalableRedisFilter::open(&conn, name))
-                    .map_err(fail)?,
-            ),
-            Some("redisson") => Remote::Redisson(
-                rt.block_on(RedissonFilter::open(&conn, name))
-                    .map_err(fail)?,
-            ),
-            Some(other) => bail!("{display}: unknown filter kind {other:?} in Redis"),
+            Some(StoredKind::Redisson) => {
+                Remote::Redisson(rt.block_on(RedissonFilter::open(&conn, name)).map_err(fail)?)
+            }
+            Some(StoredKind::Unknown(other)) => {
+                bail!("{display}: unknown filter kind {other:?} in Redis")
+            }
         };
         Ok(RedisTarget {
             rt,
-            conn,
-            name: name.to_string(),
-            display: display.to_string(),
+            display,
             remote,
+            applied: 0,
         })
     }
 
     /// Creates a filter (deleting an existing one first when `force`; the caller has checked
-    /// that one exists only if `force`).
-    pub fn create(
-        addr: &str,
-        cluster: bool,
-        name: &str,
-        display: &str,
-        new: NewFilter,
-        force: bool,
-        ctx: &Context,
-    ) -> Result<Self> {
-        let (rt, conn) = connect(addr, cluster, display)?;
+    /// that one exists only if `force`). Blocked and scalable filters hash with keyed SipHash
+    /// under a fresh random key stored with the filter, unless `--key-file` gives the key.
+    pub fn create(url: &RedisUrl, new: NewFilter, force: bool, ctx: &Context) -> Result<Self> {
+        let (name, display) = (url.name.as_str(), url.display());
         let fail = |e: RedisError| anyhow!("{display}: {e}");
         let keyed = ctx.key.is_some();
         let kind = new.kind.unwrap_or(Kind::Blocked);
@@ -170,80 +427,83 @@ impl RedisTarget {
             (Kind::Scalable, SchemeName::Redisson) | (Kind::Blocked, SchemeName::Redisson) => {
                 bail!("{display}: Redisson's layout is a classic filter; use --kind classic with --scheme redisson")
             }
-            (Kind::Scalable, _) if keyed => bail!(
-                "{display}: scalable filters in Redis use XXH3 only; drop --key-file"
-            ),
             (Kind::Classic, SchemeName::Redisson) if keyed => bail!(
                 "{display}: Redisson's layout hashes with HighwayHash; drop --key-file"
             ),
             other => other,
         };
         if force {
-            if let Ok(old) = Self::open(addr, cluster, name, display, ctx) {
-                old.delete()?;
-            }
+            Self::delete_existing(url)?;
         }
+        let options = match &ctx.key {
+            Some(h) => FilterOptions {
+                hashing: h.clone(),
+                ..FilterOptions::default()
+            },
+            None => FilterOptions::random_key().map_err(fail)?,
+        };
+        let (rt, conn) = connect(url)?;
         let remote = rt.block_on(async {
             Ok::<_, RedisError>(match build {
                 (Kind::Scalable, _) => Remote::Scalable(
-                    ScalableRedisFilter::create(
+                    ScalableRedisFilter::create_with(
                         &conn,
                         name,
                         ScalableParams::new(new.capacity, new.fpp),
+                        options,
                     )
                     .await?,
                 ),
                 (Kind::Classic, _) => Remote::Redisson(
                     RedissonFilter::create(&conn, name, new.capacity, new.fpp).await?,
                 ),
-                _ => {
-                    let mut options = FilterOptions::default();
-                    if let Some(h) = &ctx.key {
-                        options.hashing = h.clone();
-                    }
-                    Remote::Register(
-                        RedisFilter::create_with(&conn, name, new.capacity, new.fpp, options)
-                            .await?,
-                    )
-                }
+                _ => Remote::Register(
+                    RedisFilter::create_with(&conn, name, new.capacity, new.fpp, options).await?,
+                ),
             })
         });
         let remote = remote.map_err(fail)?;
         Ok(RedisTarget {
             rt,
-            conn,
-            name: name.to_string(),
-            display: display.to_string(),
+            display,
             remote,
+            applied: 0,
         })
     }
 
-    /// Deletes the filter.
-    pub fn delete(self) -> Result<()> {
-        let display = self.display.clone();
-        self.rt
-            .block_on(async move {
-                match self.remote {
-                    Remote::Register(f) => f.delete().await,
-                    Remote::Redisson(f) => f.delete().await,
-                    Remote::Scalable(f) => f.delete().await,
-                }
-            })
-            .map_err(|e| anyhow!("{display}: {e}"))
+    /// `create --force`: deletes what is stored under the name, whatever its kind and key.
+    fn delete_existing(url: &RedisUrl) -> Result<()> {
+        let (rt, conn) = connect(url)?;
+        let fail = |e: RedisError| anyhow!("{}: {e}", url.display());
+        match rt.block_on(bloomkit_redis::delete_filter(&conn, &url.name)) {
+            Ok(_) => Ok(()),
+            Err(RedisError::CorruptMetadata { .. }) => {
+                // Its segments cannot be listed: remove the metadata, which stops every
+                // writer of the old filter.
+                rt.block_on(
+                    conn.query::<i64>(redis::cmd("DEL").arg(bloomkit_redis::keys::meta(&url.name))),
+                )
+                .map_err(fail)?;
+                Ok(())
+            }
+            Err(e) => Err(fail(e)),
+        }
     }
 
     /// The kind, as `info` reports it.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> bloomkit::Kind {
         match self.remote {
-            Remote::Register(_) => "blocked",
-            Remote::Redisson(_) => "classic",
-            Remote::Scalable(_) => "scalable",
+            Remote::Register(_) => bloomkit::Kind::Blocked,
+            Remote::Redisson(_) => bloomkit::Kind::Classic,
+            Remote::Scalable(_) => bloomkit::Kind::Scalable,
         }
     }
 
     /// Adds a batch; `new[i]` says whether element `i` was new. With `bulk`, a plain filter
     /// takes the batch through bloomkit-redis's bulk path (bits merged server-side with
-    /// `BITOP OR`), which does not say which elements were new: `new` is then left empty.
+    /// `BITOP OR`), which reports new elements too. After a connection fault the batch is
+    /// sent again (adding is idempotent) while the client reconnects; an element the
+    /// interrupted attempt had already set then counts as already present.
     pub fn insert_batch(
         &mut self,
         elements: &[Vec<u8>],
@@ -251,15 +511,13 @@ impl RedisTarget {
         bulk: bool,
     ) -> Result<()> {
         new.clear();
-        let r = self.rt.block_on(async {
-            match &self.remote {
-                Remote::Register(f) if bulk => f.add_bulk(elements).await.map(|()| Vec::new()),
-                Remote::Register(f) => f.add_many(elements).await,
-                Remote::Redisson(f) => f.add_many(elements).await,
-                Remote::Scalable(f) => f.add_many(elements).await,
-            }
-        });
-        *new = r.map_err(|e| self.err(e))?;
+        *new = self.retry(true, async |remote| match remote {
+            Remote::Register(f) if bulk => f.add_bulk(elements).await,
+            Remote::Register(f) => f.add_many(elements).await,
+            Remote::Redisson(f) => f.add_many(elements).await,
+            Remote::Scalable(f) => f.add_many(elements).await,
+        })?;
+        self.applied += elements.len() as u64;
         Ok(())
     }
 
@@ -268,35 +526,14 @@ impl RedisTarget {
         matches!(self.remote, Remote::Register(_))
     }
 
-    /// Estimated number of distinct elements.
-    pub fn estimated_items(&self) -> Result<f64> {
-        let r = self.rt.block_on(async {
-            match &self.remote {
-                Remote::Register(f) => f.count().await,
-                Remote::Redisson(f) => f.count().await.map(|c| c as f64),
-                Remote::Scalable(f) => f.count().await,
-            }
-        });
-        r.map_err(|e| self.err(e))
-    }
-
     /// Tests a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
-        let r = self.rt.block_on(async {
-            match &self.remote {
-                Remote::Register(f) => f.check_many(elements).await,
-                Remote::Redisson(f) => f.check_many(elements).await,
-                Remote::Scalable(f) => f.check_many(elements).await,
-            }
-        });
-        *present = r.map_err(|e| self.err(e))?;
+        *present = self.retry(false, async |remote| match remote {
+            Remote::Register(f) => f.check_many(elements).await,
+            Remote::Redisson(f) => f.check_many(elements).await,
+            Remote::Scalable(f) => f.check_many(elements).await,
+        })?;
         Ok(())
-    }
-
-    fn bitcount(&self, key: String) -> Result<u64> {
-        self.rt
-            .block_on(self.conn.query::<u64>(redis::cmd("BITCOUNT").arg(key)))
-            .map_err(|e| self.err(e))
     }
 
     /// Describes the filter.
@@ -322,7 +559,7 @@ impl RedisTarget {
             }
             Remote::Redisson(f) => {
                 let spec = f.spec();
-                let ones = self.bitcount(self.name.clone())?;
+                let ones = self.rt.block_on(f.set_bits()).map_err(|e| self.err(e))?;
                 let fill = ones as f64 / spec.bits() as f64;
                 Ok(Description {
                     kind: "classic",
@@ -345,50 +582,81 @@ impl RedisTarget {
                 })
             }
             Remote::Scalable(f) => {
-                let fills = self.rt.block_on(f.fills()).map_err(|e| self.err(e))?;
-                let params = *f.params();
-                let mut layers = Vec::new();
-                let (mut bits, mut ones_total, mut items, mut miss) = (0u64, 0u64, 0.0, 1.0);
-                for (j, layer) in f.layers().iter().enumerate() {
-                    let mut ones = 0;
-                    for s in 0..layer.layout.segments() {
-                        ones += self.bitcount(bloomkit_redis::keys::layer_segment(
-                            &self.name, j as u32, s,
-                        ))?;
-                    }
-                    let est = layer.layout.estimate_count(ones);
-                    let fpp_now = layer.layout.expected_fpp(est.round() as u64);
-                    miss *= 1.0 - fpp_now;
-                    bits += layer.layout.bits();
-                    ones_total += ones;
-                    items += est;
-                    layers.push(LayerDesc {
-                        capacity: layer.capacity,
-                        fpp: params.fpp
-                            * (1.0 - params.tightening)
-                            * params.tightening.powi(j as i32),
-                        bits: layer.layout.bits(),
-                        hashes: layer.layout.hashes(),
-                        inserted: fills.get(j).copied().unwrap_or(0),
-                        fill_ratio: ones as f64 / layer.layout.bits() as f64,
-                    });
-                }
+                let info = self.rt.block_on(f.info()).map_err(|e| self.err(e))?;
+                let layers: Vec<LayerDesc> = info
+                    .layers
+                    .iter()
+                    .map(|l| LayerDesc {
+                        capacity: l.capacity,
+                        fpp: l.fpp,
+                        bits: l.bits,
+                        hashes: l.hashes,
+                        inserted: l.inserted,
+                        fill_ratio: l.fill_ratio,
+                    })
+                    .collect();
                 Ok(Description {
                     kind: "scalable",
                     scheme: "default".into(),
-                    hashing: bloomkit::Hashing::Xxh3.id(),
-                    bits,
+                    hashing: info.hashing,
+                    bits: info.bits,
                     hashes: layers.last().map_or(0, |l| l.hashes),
-                    bytes: bits / 8,
-                    capacity: Some(params.capacity),
-                    fpp: Some(params.fpp),
-                    estimated_items: items,
-                    fill_ratio: ones_total as f64 / bits.max(1) as f64,
-                    estimated_fpp: 1.0 - miss,
+                    bytes: info.bits / 8,
+                    capacity: Some(info.params.capacity),
+                    fpp: Some(info.params.fpp),
+                    estimated_items: info.estimated_count,
+                    fill_ratio: info.set_bits as f64 / info.bits.max(1) as f64,
+                    estimated_fpp: info.estimated_fpp,
                     layout: None,
                     layers: Some(layers),
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_urls_without_folding_anything_into_the_name() {
+        let u = RedisUrl::parse("redis://127.0.0.1:6379/seen")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (u.addr.as_str(), u.db, u.name.as_str()),
+            ("127.0.0.1:6379", 0, "seen")
+        );
+        let u = RedisUrl::parse("redis://:s%40cret@h:1/3/x:y")
+            .unwrap()
+            .unwrap();
+        assert_eq!((u.db, u.name.as_str()), (3, "x:y"));
+        assert_eq!(u.password, Some(Password("s@cret".into())));
+        assert_eq!(u.display(), "redis://h:1/3/x:y");
+        assert!(!format!("{u:?}").contains("s@cret"));
+        let u = RedisUrl::parse("redis://user:pw@h/a/b").unwrap().unwrap();
+        assert_eq!((u.addr.as_str(), u.name.as_str()), ("h:6379", "a/b"));
+        assert_eq!(u.username.as_deref(), Some("user"));
+        assert!(RedisUrl::parse("a/b.bloom").unwrap().is_none());
+        for bad in [
+            "redis://h:1",
+            "redis://h:1/",
+            "redis://h:1/x?tls=true",
+            "rediss://h:1/x",
+            "redis+cluster://h:1/2/x",
+            "redis://h:1/4/",
+            "ftp://h/x",
+            "redis://:pa/ss@h:1/x",
+            "redis://h:port/x",
+        ] {
+            assert!(RedisUrl::parse(bad).is_err(), "{bad}");
+        }
+        let u = RedisUrl::parse("redis://[::1]:7/x").unwrap().unwrap();
+        assert_eq!(u.addr, "[::1]:7");
+        let e = RedisUrl::parse("redis://:top/secret@h:1/x").unwrap_err();
+        assert!(!e.to_string().contains("top"), "{e}");
+        let e = RedisUrl::parse("rediss://:topsecret@h:1/x").unwrap_err();
+        assert!(e.to_string().contains("TLS") && !e.to_string().contains("topsecret"));
     }
 }

@@ -5,7 +5,7 @@
 //! filter or a new place to keep one is a change to this file only.
 
 use crate::cli::{Kind, SchemeName};
-use crate::redis_target::RedisTarget;
+use crate::redis_target::{RedisTarget, RedisUrl};
 use anyhow::{anyhow, bail, Context as _, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::storage::CounterWidth;
@@ -21,59 +21,26 @@ pub enum Location {
     /// A file in bloomkit's native format.
     File(PathBuf),
     /// A key in Redis (`redis://HOST:PORT/NAME`) or Redis Cluster (`redis+cluster://...`).
-    Redis {
-        /// `HOST:PORT`.
-        addr: String,
-        /// Whether it is a cluster.
-        cluster: bool,
-        /// The filter's name (the key, before any suffix bloomkit-redis adds).
-        name: String,
-    },
+    Redis(RedisUrl),
 }
 
 impl Location {
     /// Parses a TARGET: a `redis://` or `redis+cluster://` URL, or else a file path.
     pub fn parse(target: &str) -> Result<Location> {
-        let (rest, cluster) = if let Some(r) = target.strip_prefix("redis://") {
-            (r, false)
-        } else if let Some(r) = target.strip_prefix("redis+cluster://") {
-            (r, true)
-        } else if target.contains("://") {
-            bail!("{target}: unknown URL scheme (use a file path, redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME)");
-        } else {
-            if target.is_empty() {
-                bail!("empty target (give a file path or a redis:// URL)");
-            }
-            return Ok(Location::File(PathBuf::from(target)));
-        };
-        let (addr, name) = rest.split_once('/').ok_or_else(|| {
-            anyhow!(
-                "{target}: missing filter name (expected {}://HOST:PORT/NAME)",
-                if cluster { "redis+cluster" } else { "redis" }
-            )
-        })?;
-        if addr.is_empty() || name.is_empty() {
-            bail!("{target}: expected HOST:PORT/NAME after the scheme");
+        if let Some(url) = RedisUrl::parse(target)? {
+            return Ok(Location::Redis(url));
         }
-        Ok(Location::Redis {
-            addr: addr.to_string(),
-            cluster,
-            name: name.to_string(),
-        })
+        if target.is_empty() {
+            bail!("empty target (give a file path or a redis:// URL)");
+        }
+        Ok(Location::File(PathBuf::from(target)))
     }
 
-    /// A short name for messages.
+    /// A short name for messages (never a password).
     pub fn display(&self) -> String {
         match self {
             Location::File(p) => p.display().to_string(),
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => format!(
-                "{}://{addr}/{name}",
-                if *cluster { "redis+cluster" } else { "redis" }
-            ),
+            Location::Redis(url) => url.display(),
         }
     }
 }
@@ -314,7 +281,7 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         other => (other.params().bits, f64::NAN, None, None, None),
     };
     Description {
-        kind: filter.kind(),
+        kind: filter.kind().name(),
         scheme,
         hashing,
         bits,
@@ -362,11 +329,7 @@ impl Target {
     pub fn exists(location: &Location) -> Result<bool> {
         match location {
             Location::File(p) => Ok(p.exists()),
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => RedisTarget::exists(addr, *cluster, name, &location.display()),
+            Location::Redis(url) => RedisTarget::exists(url),
         }
     }
 
@@ -393,17 +356,7 @@ impl Target {
                     dirty: false,
                 })
             }
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => Backend::Redis(RedisTarget::open(
-                addr,
-                *cluster,
-                name,
-                &location.display(),
-                ctx,
-            )?),
+            Location::Redis(url) => Backend::Redis(RedisTarget::open(url, ctx)?),
         };
         Ok(Target {
             location: location.clone(),
@@ -434,21 +387,9 @@ impl Target {
                 });
                 Self::replace(location, filter, design, true)
             }
-            Location::Redis {
-                addr,
-                cluster,
-                name,
-            } => Ok(Target {
+            Location::Redis(url) => Ok(Target {
                 location: location.clone(),
-                backend: Backend::Redis(RedisTarget::create(
-                    addr,
-                    *cluster,
-                    name,
-                    &location.display(),
-                    new,
-                    force,
-                    ctx,
-                )?),
+                backend: Backend::Redis(RedisTarget::create(url, new, force, ctx)?),
             }),
         }
     }
@@ -478,7 +419,7 @@ impl Target {
                     }),
                 })
             }
-            Location::Redis { .. } => bail!(
+            Location::Redis(_) => bail!(
                 "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
                 location.display()
             ),
@@ -491,15 +432,14 @@ impl Target {
     }
 
     /// The filter's kind.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> bloomkit::Kind {
         match &self.backend {
             Backend::Memory(m) => m.filter.kind(),
             Backend::Redis(r) => r.kind(),
         }
     }
 
-    /// Whether large adds can take a bulk path (which does not report new elements one by
-    /// one; see [`Target::insert_batch`]).
+    /// Whether large adds can take a bulk path (see [`Target::insert_batch`]).
     pub fn has_bulk(&self) -> bool {
         match &self.backend {
             Backend::Memory(_) => false,
@@ -507,16 +447,8 @@ impl Target {
         }
     }
 
-    /// Estimated number of distinct elements in the filter.
-    pub fn estimated_items(&self) -> Result<f64> {
-        match &self.backend {
-            Backend::Memory(m) => Ok(m.filter.estimated_len()),
-            Backend::Redis(r) => r.estimated_items(),
-        }
-    }
-
     /// Inserts every element of a batch; `new[i]` says whether element `i` was new. With
-    /// `bulk` on a target that [has a bulk path](Target::has_bulk), `new` is left empty.
+    /// `bulk` on a target that [has a bulk path](Target::has_bulk), the batch takes it.
     pub fn insert_batch(
         &mut self,
         elements: &[Vec<u8>],
@@ -621,7 +553,7 @@ impl Target {
             }
             // Redis applies every batch as it goes.
             (Backend::Redis(_), _) => Ok(()),
-            (Backend::Memory(_), Location::Redis { .. }) => {
+            (Backend::Memory(_), Location::Redis(_)) => {
                 unreachable!("memory backends come from files")
             }
         }
@@ -638,17 +570,9 @@ mod tests {
             Location::parse("a/b.bloom").unwrap(),
             Location::File("a/b.bloom".into())
         );
-        assert_eq!(
-            Location::parse("redis://127.0.0.1:6379/seen").unwrap(),
-            Location::Redis {
-                addr: "127.0.0.1:6379".into(),
-                cluster: false,
-                name: "seen".into()
-            }
-        );
         assert!(matches!(
             Location::parse("redis+cluster://h:1/x").unwrap(),
-            Location::Redis { cluster: true, .. }
+            Location::Redis(u) if u.cluster && u.name == "x"
         ));
         assert!(Location::parse("redis://h:1").is_err());
         assert!(Location::parse("http://x/y").is_err());

@@ -140,7 +140,7 @@ fn guava_written_filters_answer_the_same_in_bloomkit_and_export_byte_identical()
     }
 }
 
-/// The golden stream in /work/shared/interop is not needed here: the real jar is run. This
+/// No recorded golden stream is needed here: the real jar is run. This
 /// test checks the 32-bit strategy, which Guava no longer lets callers choose, through
 /// bloomkit alone: a guava32 export reads back with the same answers.
 #[test]

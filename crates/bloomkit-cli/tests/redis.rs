@@ -194,3 +194,516 @@ fn cluster_target() {
     assert!(fp <= FP_BOUND, "{fp}");
     assert_eq!(info(&t)["kind"], "blocked");
 }
+
+// ---------------------------------------------------------------------------------------
+// Filter identity, temporary keys, key names, credentials and faults (issue 15, items 8–13).
+// ---------------------------------------------------------------------------------------
+
+use std::io::Write as _;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("bloomkit")
+}
+
+fn redis_at(port: u16, db: u32) -> redis::Connection {
+    redis::Client::open(format!("redis://127.0.0.1:{port}/{db}"))
+        .unwrap()
+        .get_connection()
+        .unwrap()
+}
+
+fn keys(c: &mut redis::Connection, pattern: &str) -> Vec<String> {
+    let mut out: Vec<String> = redis::cmd("KEYS").arg(pattern).query(c).unwrap();
+    out.sort();
+    out
+}
+
+/// The id of filter `name`, from its metadata.
+fn filter_id(c: &mut redis::Connection, name: &str) -> Option<String> {
+    redis::cmd("HGET")
+        .arg(format!("bloomkit:{{{name}}}:meta"))
+        .arg("id")
+        .query(c)
+        .unwrap()
+}
+
+/// Bits set over every segment key of filter `name` with id `id`.
+fn bits_of(c: &mut redis::Connection, name: &str, id: &str) -> u64 {
+    keys(c, &format!("bloomkit:{{{name}:{id}:*"))
+        .iter()
+        .map(|k| redis::cmd("BITCOUNT").arg(k).query::<u64>(c).unwrap())
+        .sum()
+}
+
+/// Starts `bloomkit ARGS` with piped stdin and stderr.
+fn spawn(args: &[&str], env: &[(&str, &str)]) -> Child {
+    std::process::Command::new(bin())
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Feeds `prefix-0`, `prefix-1`, … to the child's stdin until it stops reading (or `limit`
+/// lines); returns the number of lines written.
+fn feed(child: &mut Child, prefix: &str, limit: u64) -> std::thread::JoinHandle<u64> {
+    let mut stdin = child.stdin.take().unwrap();
+    let prefix = prefix.to_string();
+    std::thread::spawn(move || {
+        let mut n = 0u64;
+        while n < limit {
+            let chunk: String = (n..n + 1000).map(|i| format!("{prefix}-{i}\n")).collect();
+            if stdin.write_all(chunk.as_bytes()).is_err() {
+                break;
+            }
+            n += 1000;
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        n
+    })
+}
+
+/// Waits for the child (at most 60 s) and returns (exit code, stderr).
+fn finish(mut child: Child) -> (i32, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            assert!(!err.contains("panicked"), "{err}");
+            return (status.code().unwrap_or(-1), err);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the writer did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until `cond` holds (at most 30 s).
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn writer_fails_typed_when_its_filter_is_recreated_and_writes_nothing_into_the_new_one() {
+    let (server, _dir) = Server::start();
+    let t = server.target("w");
+    let mut c = redis_at(server.port, 0);
+    assert_eq!(run(&["create", &t, "-n", "1e6", "-p", "0.01"], "").0, 0);
+    let old = filter_id(&mut c, "w").unwrap();
+    // A real `bloomkit add` streaming lines (full batches: the bulk path).
+    let mut writer = spawn(&["add", &t, "-q"], &[]);
+    let fed = feed(&mut writer, "line", u64::MAX);
+    wait_for("the writer's first bits", || bits_of(&mut c, "w", &old) > 0);
+    // Another process re-creates the filter with other parameters.
+    let (code, _, err) = run(&["create", &t, "-n", "5000", "-p", "0.001", "--force"], "");
+    assert_eq!(code, 0, "{err}");
+    let new = filter_id(&mut c, "w").unwrap();
+    assert_ne!(new, old);
+    let (code, err) = finish(writer);
+    fed.join().unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("deleted or re-created"), "{err}");
+    assert!(err.contains("input items were applied"), "{err}");
+    // Not one bit in the new filter, and no key of the old one left behind.
+    assert_eq!(bits_of(&mut c, "w", &new), 0);
+    assert_eq!(bits_of(&mut c, "w", &old), 0);
+    assert_eq!(keys(&mut c, &format!("*{old}*")), Vec::<String>::new());
+    let v = info(&t);
+    assert_eq!(v["estimated_items"], 0, "{v}");
+    assert_eq!(v["capacity"], 5000);
+}
+
+#[test]
+fn writer_fails_typed_when_its_filter_is_deleted_and_leaves_no_orphan_key() {
+    let (server, _dir) = Server::start();
+    let t = server.target("d");
+    let mut c = redis_at(server.port, 0);
+    // `dedup` adds batch by batch through the online path.
+    assert_eq!(run(&["create", &t, "-n", "1e6", "-p", "0.01"], "").0, 0);
+    let id = filter_id(&mut c, "d").unwrap();
+    let mut writer = spawn(&["dedup", &t, "-q"], &[]);
+    let fed = feed(&mut writer, "item", u64::MAX);
+    wait_for("the writer's first bits", || bits_of(&mut c, "d", &id) > 0);
+    // Deleted the way the library deletes: the metadata first, then the segments.
+    let all = keys(&mut c, "*");
+    let _: i64 = redis::cmd("DEL")
+        .arg("bloomkit:{d}:meta")
+        .query(&mut c)
+        .unwrap();
+    for k in &all {
+        let _: i64 = redis::cmd("DEL").arg(k).query(&mut c).unwrap();
+    }
+    let (code, err) = finish(writer);
+    fed.join().unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("deleted or re-created"), "{err}");
+    let left: i64 = redis::cmd("DBSIZE").query(&mut c).unwrap();
+    assert_eq!(left, 0, "no orphan segment: {:?}", keys(&mut c, "*"));
+}
+
+/// A small deterministic generator for kill delays.
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+#[test]
+fn killed_bulk_adds_leave_no_temporary_key_without_expiry() {
+    let (server, _dir) = Server::start();
+    let t = server.target("bulk");
+    let mut c = redis_at(server.port, 0);
+    assert_eq!(run(&["create", &t, "-n", "4e6", "-p", "0.01"], "").0, 0);
+    let input: String = lines(0..40_000, "k");
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    // 40 `bloomkit add` processes (4 at a time) killed with SIGKILL during their bulk adds.
+    for _round in 0..10 {
+        let mut procs = Vec::new();
+        for _ in 0..4 {
+            let mut child = spawn(&["add", &t, "-q"], &[]);
+            let mut stdin = child.stdin.take().unwrap();
+            let text = input.clone();
+            let feeder = std::thread::spawn(move || {
+                let _ = stdin.write_all(text.as_bytes());
+            });
+            procs.push((child, feeder, 20 + xorshift(&mut rng) % 250));
+        }
+        let start = Instant::now();
+        for (mut child, feeder, after_ms) in procs {
+            let at = Duration::from_millis(after_ms);
+            if let Some(rest) = at.checked_sub(start.elapsed()) {
+                std::thread::sleep(rest);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            feeder.join().unwrap();
+        }
+    }
+    let temps = keys(&mut c, "*tmp*");
+    let without_ttl: Vec<&String> = temps
+        .iter()
+        .filter(|k| redis::cmd("PTTL").arg(k).query::<i64>(&mut c).unwrap() == -1)
+        .collect();
+    assert!(without_ttl.is_empty(), "{without_ttl:?}");
+    assert!(
+        temps.is_empty(),
+        "the temporary key lives only inside the merge script: {temps:?}"
+    );
+    // `create --force` leaves exactly the new filter's keys.
+    assert_eq!(
+        run(&["create", &t, "-n", "1000", "-p", "0.01", "--force"], "").0,
+        0
+    );
+    let id = filter_id(&mut c, "bulk").unwrap();
+    assert_eq!(
+        keys(&mut c, "*"),
+        vec![
+            format!("bloomkit:{{bulk:{id}:s0}}"),
+            "bloomkit:{bulk}:meta".to_string()
+        ]
+    );
+}
+
+#[test]
+fn filters_whose_names_look_like_each_others_keys_stay_apart() {
+    let (server, _dir) = Server::start();
+    let (x, xl0) = (server.target("X"), server.target("X:l0"));
+    assert_eq!(
+        run(
+            &["create", &x, "-n", "1000", "-p", "0.01", "--kind", "scalable"],
+            ""
+        )
+        .0,
+        0
+    );
+    assert_eq!(run(&["create", &xl0, "-n", "1000", "-p", "0.01"], "").0, 0);
+    // Same id in both, so that only the name escaping keeps the keys apart.
+    let mut c = redis_at(server.port, 0);
+    let id = filter_id(&mut c, "X").unwrap();
+    for name in ["X", "X:l0"] {
+        let _: i64 = redis::cmd("HSET")
+            .arg(format!("bloomkit:{{{name}}}:meta"))
+            .arg("id")
+            .arg(&id)
+            .query(&mut c)
+            .unwrap();
+    }
+    let mut seen = std::collections::HashSet::new();
+    for k in keys(&mut c, "*") {
+        assert!(seen.insert(k.clone()));
+    }
+    // Re-create X:l0 under that id's key names (its segments are named after the id).
+    assert_eq!(
+        run(&["create", &xl0, "-n", "1000", "-p", "0.01", "--force"], "").0,
+        0
+    );
+    assert_eq!(run(&["add", &xl0, "-q"], &lines(0..1000, "z")).0, 0);
+    let v = info(&x);
+    assert_eq!(v["estimated_items"], 0, "{v}");
+    assert_eq!(info(&xl0)["kind"], "blocked");
+    let (_, out, _) = run(&["check", "-c", &x], &lines(0..1000, "z"));
+    assert!(out.trim().parse::<u64>().unwrap() < 50, "{out}");
+}
+
+#[test]
+fn redis_password_is_never_printed_and_comes_from_env_or_file() {
+    let secret = "pw-Zx81-never-shown";
+    let (server, dir) = Server::start_with(&["--requirepass", secret]);
+    let port = server.port;
+    let with_pw = format!("redis://:{secret}@127.0.0.1:{port}/f");
+    let wrong = "redis://:wrong-Qq7-secret@127.0.0.1:".to_string() + &format!("{port}/f");
+    let plain = server.target("f");
+    let pwfile = dir.path().join("pw");
+    std::fs::write(&pwfile, format!("{secret}\n")).unwrap();
+    let badfile = dir.path().join("bad");
+    std::fs::write(&badfile, "wrong-Qq7-secret\n").unwrap();
+    let pwfile = pwfile.to_str().unwrap();
+    let badfile = badfile.to_str().unwrap();
+
+    assert_eq!(
+        run(&["create", &with_pw, "-n", "1000", "-p", "0.01"], "").0,
+        0
+    );
+    let tls = format!("rediss://:{secret}@127.0.0.1:{port}/f");
+    let param = format!("redis://:{secret}@127.0.0.1:{port}/f?tls=true");
+    let down = format!("redis://:{secret}@127.0.0.1:1/f");
+    let missing = format!("redis://:{secret}@127.0.0.1:{port}/missing");
+    let failing: Vec<Vec<&str>> = vec![
+        vec!["create", &with_pw, "-n", "1000", "-p", "0.01"], // exists
+        vec!["check", &wrong, "x"],
+        vec!["check", &plain, "x"], // no password
+        vec!["--password-file", badfile, "check", &plain, "x"],
+        vec!["check", &tls, "x"],
+        vec!["check", &param, "x"],
+        vec!["check", &down, "x"],
+        vec!["info", &missing],
+    ];
+    for args in &failing {
+        let (code, out, err) = run(args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(!out.contains(secret) && !err.contains(secret), "{err}");
+        assert!(!err.contains("wrong-Qq7-secret"), "{err}");
+    }
+    let (_, _, err) = run(&["check", &format!("rediss://127.0.0.1:{port}/f"), "x"], "");
+    assert!(err.contains("TLS"), "{err}");
+    let (_, _, err) = run(&["check", &plain, "x"], "");
+    assert!(err.to_lowercase().contains("auth"), "{err}");
+
+    // From the environment and from a file: works, and `ps` never shows it.
+    for (args, env) in [
+        (
+            vec!["add", plain.as_str(), "-q"],
+            vec![("REDIS_PASSWORD", secret)],
+        ),
+        (
+            vec!["--password-file", pwfile, "add", plain.as_str(), "-q"],
+            vec![],
+        ),
+    ] {
+        let mut child = spawn(&args, &env);
+        // What `ps` shows: the process's command line.
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", child.id())).unwrap();
+        assert!(!String::from_utf8_lossy(&cmdline).contains(secret));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"from-env-or-file\n")
+            .unwrap();
+        let (code, err) = finish(child);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, out, _) = run(
+        &[
+            "--password-file",
+            pwfile,
+            "check",
+            &plain,
+            "from-env-or-file",
+        ],
+        "",
+    );
+    assert_eq!((code, out.as_str()), (0, "from-env-or-file\n"));
+}
+
+#[test]
+fn database_number_in_the_url_selects_the_database() {
+    let (server, _dir) = Server::start();
+    let t3 = format!("redis://127.0.0.1:{}/3/name", server.port);
+    assert_eq!(run(&["create", &t3, "-n", "1000", "-p", "0.01"], "").0, 0);
+    let mut db3 = redis_at(server.port, 3);
+    assert!(filter_id(&mut db3, "name").is_some());
+    let mut db0 = redis_at(server.port, 0);
+    let n: i64 = redis::cmd("DBSIZE").query(&mut db0).unwrap();
+    assert_eq!(n, 0, "nothing in database 0, no filter named 3/name");
+    let (_, _, err) = run(&["info", &t3, "--json"], "");
+    assert!(!err.contains("3/name\""), "{err}");
+}
+
+#[test]
+fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_up() {
+    let (mut server, _dir) =
+        Server::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
+    let t = server.target("r");
+    assert_eq!(run(&["create", &t, "-n", "200000", "-p", "0.01"], "").0, 0);
+    let mut c = redis_at(server.port, 0);
+    let id = filter_id(&mut c, "r").unwrap();
+    drop(c);
+    // 60,000 lines, streamed; the server is killed and restarted on the same port mid-stream.
+    let mut writer = spawn(&["add", &t, "-q"], &[]);
+    let fed = feed(&mut writer, "s", 60_000);
+    {
+        let mut c = redis_at(server.port, 0);
+        wait_for("the writer's first bits", || bits_of(&mut c, "r", &id) > 0);
+    }
+    server.kill();
+    std::thread::sleep(Duration::from_millis(700));
+    server.restart();
+    let (code, err) = finish(writer);
+    assert_eq!(fed.join().unwrap(), 60_000);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = run(&["check", "-c", &t], &lines(0..60_000, "s"));
+    assert_eq!(out, "60000\n", "every line of the stream is in the filter");
+
+    // Killed for good: the writer gives up after its retries and says how many lines it
+    // applied (batches are as long as the input at hand: up to 4,096 lines); they are all
+    // there once the server is back.
+    let mut writer = spawn(&["add", &t, "-q"], &[]);
+    let fed = feed(&mut writer, "g", u64::MAX);
+    {
+        let mut c = redis_at(server.port, 0);
+        wait_for("the writer's first bits", || {
+            run(&["check", &t, "g-0"], "").0 == 0 && bits_of(&mut c, "r", &id) > 0
+        });
+    }
+    server.kill();
+    let (code, err) = finish(writer);
+    fed.join().unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("gave up after"), "{err}");
+    let applied: u64 = err
+        .split("the first ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of applied lines: {err}"));
+    server.restart();
+    let (_, out, _) = run(&["check", "-c", &t], &lines(0..applied as u32, "g"));
+    assert_eq!(out, format!("{applied}\n"));
+}
+
+#[test]
+fn concurrent_bulk_writers_each_report_their_own_new_items() {
+    let (server, _dir) = Server::start();
+    let t = server.target("many");
+    assert_eq!(run(&["create", &t, "-n", "200000", "-p", "0.01"], "").0, 0);
+    let procs: Vec<(Child, std::thread::JoinHandle<()>)> = (0..8)
+        .map(|w| {
+            let mut child = spawn(&["add", &t], &[]);
+            let mut stdin = child.stdin.take().unwrap();
+            let text = lines(0..20_480, &format!("w{w}"));
+            let feeder = std::thread::spawn(move || stdin.write_all(text.as_bytes()).unwrap());
+            (child, feeder)
+        })
+        .collect();
+    let mut total = 0;
+    for (child, feeder) in procs {
+        feeder.join().unwrap();
+        let (code, err) = finish(child);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("bulk path"), "{err}");
+        let new: u64 = err
+            .split(": ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{err}"));
+        // Its own 20,480 distinct items, less the few that look present already (FPR ≤ 1 %
+        // at the end, so fewer than 3 % by far).
+        assert!((19_800..=20_480).contains(&new), "{err}");
+        total += new;
+    }
+    assert!(total <= 8 * 20_480);
+}
+
+#[test]
+fn corrupt_metadata_and_keys_give_clear_errors() {
+    let (server, _dir) = Server::start();
+    let t = server.target("c");
+    let mut c = redis_at(server.port, 0);
+    assert_eq!(run(&["create", &t, "-n", "1000", "-p", "0.01"], "").0, 0);
+    // Keyed by default, with the key stored in the filter; Redisson filters stay unkeyed.
+    let (_, out, _) = run(&["info", &t], "");
+    assert!(out.contains("hashing siphash13:"), "{out}");
+    let meta: std::collections::HashMap<String, String> = redis::cmd("HGETALL")
+        .arg("bloomkit:{c}:meta")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(meta["hash_key"].len(), 32);
+    let r = server.target("java");
+    let redisson = ["create", &r, "-n", "100", "-p", "0.01", "--kind", "classic"];
+    assert_eq!(
+        run(&[&redisson[..], &["--scheme", "redisson"]].concat(), "").0,
+        0
+    );
+    let (_, out, _) = run(&["info", &r], "");
+    assert!(!out.contains("siphash"), "{out}");
+    let _: i64 = redis::cmd("HSET")
+        .arg("bloomkit:{c}:meta")
+        .arg("segments")
+        .arg("100000000")
+        .query(&mut c)
+        .unwrap();
+    let (code, _, err) = run(&["info", &t], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("corrupt metadata"), "{err}");
+
+    // A filter keyed with --key-file: without the key, the error names the CLI option.
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("key");
+    std::fs::write(&key, "00112233445566778899aabbccddeeff").unwrap();
+    let key = key.to_str().unwrap();
+    let k = server.target("keyed");
+    assert_eq!(
+        run(
+            &["--key-file", key, "create", &k, "-n", "100", "-p", "0.01"],
+            ""
+        )
+        .0,
+        0
+    );
+    let (code, _, err) = run(&["check", &k, "x"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--key-file") && !err.contains("open_with"),
+        "{err}"
+    );
+    assert_eq!(run(&["--key-file", key, "check", &k, "x"], "").0, 1);
+    // `create --force` replaces it without the key, leaving none of its keys behind; and it
+    // replaces a filter whose metadata is corrupt.
+    let old = filter_id(&mut c, "keyed").unwrap();
+    assert_eq!(
+        run(&["create", &k, "-n", "100", "-p", "0.01", "--force"], "").0,
+        0
+    );
+    assert!(keys(&mut c, &format!("*{old}*")).is_empty());
+    assert_eq!(run(&["check", &k, "x"], "").0, 1);
+    assert_eq!(
+        run(&["create", &t, "-n", "100", "-p", "0.01", "--force"], "").0,
+        0
+    );
+    assert_eq!(run(&["info", &t], "").0, 0);
+}

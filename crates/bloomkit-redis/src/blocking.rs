@@ -134,7 +134,7 @@ impl RedisFilter {
     }
 
     /// See [`crate::RedisFilter::add_bulk`].
-    pub fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<()> {
+    pub fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         self.rt.block_on(self.inner.add_bulk(keys))
     }
 
@@ -267,6 +267,11 @@ impl ScalableRedisFilter {
     /// See [`crate::ScalableRedisFilter::count`].
     pub fn count(&self) -> Result<f64> {
         self.rt.block_on(self.inner.count())
+    }
+
+    /// See [`crate::ScalableRedisFilter::info`].
+    pub fn info(&self) -> Result<crate::ScalableInfo> {
+        self.rt.block_on(self.inner.info())
     }
 
     /// See [`crate::ScalableRedisFilter::delete`].

@@ -56,8 +56,15 @@ impl std::fmt::Debug for Connection {
 impl Connection {
     /// Connects to one Redis server, e.g. `redis://127.0.0.1:6379/`.
     pub async fn open(url: &str, options: &Options) -> Result<Self> {
+        let info = redis::IntoConnectionInfo::into_connection_info(url)?;
+        Self::open_info(info, options).await
+    }
+
+    /// Connects to one Redis server described by a [`redis::ConnectionInfo`] (which can carry
+    /// a password without it ever being in a URL).
+    pub async fn open_info(info: redis::ConnectionInfo, options: &Options) -> Result<Self> {
         let t = options.timeout;
-        let client = redis::Client::open(url)?;
+        let client = redis::Client::open(info)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(t))
             .set_response_timeout(Some(t))
@@ -77,8 +84,31 @@ impl Connection {
 
     /// Connects to a Redis Cluster through any of its nodes.
     pub async fn open_cluster(urls: &[&str], options: &Options) -> Result<Self> {
+        let nodes = urls
+            .iter()
+            .map(|u| redis::IntoConnectionInfo::into_connection_info(*u))
+            .collect::<redis::RedisResult<Vec<_>>>()?;
+        Self::open_cluster_nodes(nodes, options).await
+    }
+
+    /// Connects to a Redis Cluster through any of these nodes; the first node's username and
+    /// password (if any) are used for every node.
+    pub async fn open_cluster_nodes(
+        nodes: Vec<redis::ConnectionInfo>,
+        options: &Options,
+    ) -> Result<Self> {
         let t = options.timeout;
-        let client = redis::cluster::ClusterClient::builder(urls.iter().copied())
+        let auth = nodes.first().map(|n| n.redis_settings().clone());
+        let mut builder = redis::cluster::ClusterClient::builder(nodes);
+        if let Some(a) = auth {
+            if let Some(u) = a.username() {
+                builder = builder.username(u);
+            }
+            if let Some(p) = a.password() {
+                builder = builder.password(p);
+            }
+        }
+        let client = builder
             .connection_timeout(t)
             .response_timeout(t)
             .retries(2)
@@ -142,6 +172,14 @@ impl Connection {
         for a in args {
             inv.arg(*a);
         }
+        self.invoke(&inv).await
+    }
+
+    /// Runs a prepared script invocation (EVALSHA, loading the script on first use).
+    pub(crate) async fn invoke<T: FromRedisValue>(
+        &self,
+        inv: &redis::ScriptInvocation<'_>,
+    ) -> Result<T> {
         let fut = async {
             let r: redis::RedisResult<T> = match &self.inner {
                 Inner::Single(c) => inv.invoke_async(&mut c.clone()).await,

@@ -41,6 +41,23 @@ pub enum Error {
         reason: String,
     },
 
+    /// The filter was deleted, or deleted and re-created (by another client), after this handle
+    /// opened it. Every write checks this atomically on the server, so nothing was written
+    /// into the new filter of the same name; reopen it to use the new one.
+    /// (Also when its keys were lost: evicted, or a server restarted without persistence.)
+    #[error("filter {0:?} was deleted or re-created by another client after it was opened (or its keys were lost: evicted, or a server restarted without persistence); nothing more was written to it")]
+    Gone(String),
+
+    /// The filter hashes with a keyed hash whose key is not stored with it: the same key must be
+    /// given to open it.
+    #[error("filter {name:?} hashes with {hashing}, whose key is not stored with it: the same key is needed to open it")]
+    KeyRequired {
+        /// The filter's name.
+        name: String,
+        /// The stored hashing id (it identifies the key by a fingerprint, never reveals it).
+        hashing: String,
+    },
+
     /// The filter name cannot be used (empty, or contains `{` or `}`, which would break the
     /// hash tags that spread segments over a cluster).
     #[error("invalid filter name {0:?}: must be non-empty and contain no '{{' or '}}'")]
@@ -66,7 +83,18 @@ impl From<redis::RedisError> for Error {
     }
 }
 
+/// The error code of the scripts' "segment key is gone" reply.
+pub(crate) const GONE_CODE: &str = "BLOOMKIT_GONE";
+
 impl Error {
+    /// Turns a server's "segment key is gone" reply into [`Error::Gone`] for filter `name`.
+    pub(crate) fn about(self, name: &str) -> Error {
+        match self {
+            Error::Server(e) if e.code() == Some(GONE_CODE) => Error::Gone(name.to_string()),
+            e => e,
+        }
+    }
+
     /// Whether the error is a transient fault of the server or network (timeout or connection),
     /// after which retrying can succeed.
     pub fn is_fault(&self) -> bool {

@@ -2,15 +2,21 @@
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::segments::{self, AddMethod};
+use crate::keys::{self, SegmentKeys};
+use crate::segments::{self, AddMethod, Keyspace};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe, MAX_SEGMENT_BITS};
 use bloomkit::{Digest, Hashing, Incompatibility, Key};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The layout version written to the metadata; a client refuses versions it does not know.
-pub const LAYOUT_VERSION: u32 = 1;
+/// Version 2 adds the filter id (segment keys named after it, every command checking it);
+/// version-1 filters stay readable and writable, without that protection.
+pub const LAYOUT_VERSION: u32 = 2;
+
+/// The most segment keys a filter may have (with the default 16 MiB segments: 1 TiB). Metadata
+/// claiming more is corrupt; nothing is allocated in proportion to it.
+pub const MAX_SEGMENTS: u32 = 1 << 16;
 
 /// The default largest segment: 2²⁷ bits (16 MiB). Smaller segments spread a filter over more
 /// cluster nodes and bound the allocation of a segment's lazy growth; the hard limit is 2³².
@@ -30,6 +36,12 @@ pub struct FilterOptions {
     pub max_segment_bits: u64,
     /// How online adds are sent (default [`AddMethod::Bitfield`]).
     pub add_method: AddMethod,
+    /// With keyed hashing ([`Hashing::SipHash13`]): store the key in the metadata (field
+    /// `hash_key`), so that [`RedisFilter::open`] needs no key. Anyone who can read the
+    /// filter's keys in Redis can then read the key too; it still keeps someone who only
+    /// knows the software from crafting false positives offline (docs/REDIS.md, "Keyed
+    /// hashing"). Default `false`.
+    pub store_key: bool,
 }
 
 impl Default for FilterOptions {
@@ -38,8 +50,167 @@ impl Default for FilterOptions {
             hashing: Hashing::Xxh3,
             max_segment_bits: DEFAULT_SEGMENT_BITS,
             add_method: AddMethod::default(),
+            store_key: false,
         }
     }
+}
+
+impl FilterOptions {
+    /// Default options with keyed SipHash under a fresh random key stored in the metadata
+    /// (see [`FilterOptions::store_key`]).
+    pub fn random_key() -> Result<Self> {
+        Ok(FilterOptions {
+            hashing: Hashing::siphash(random_bytes()?),
+            store_key: true,
+            ..FilterOptions::default()
+        })
+    }
+}
+
+/// 16 bytes from the operating system's random source.
+pub(crate) fn random_bytes() -> Result<[u8; 16]> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| {
+        Error::Core(bloomkit::Error::InvalidParameters(format!(
+            "no random numbers from the operating system: {e}"
+        )))
+    })?;
+    Ok(b)
+}
+
+/// A new filter id: 16 random hex digits.
+pub(crate) fn new_id() -> Result<String> {
+    let b = random_bytes()?;
+    Ok(hex(&b[..8]))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex16(s: &str) -> Option<[u8; 16]> {
+    if s.len() != 32 || !s.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+/// The hashing a filter's metadata names: a built-in hash by id, or keyed SipHash with the key
+/// stored in `hash_key`; [`Error::KeyRequired`] for a keyed or custom hash without it.
+pub(crate) fn stored_hashing(name: &str, meta: &HashMap<String, String>) -> Result<Hashing> {
+    let id = field(name, meta, "hashing")?;
+    if let Some(h) = hashing_by_id(id) {
+        return Ok(h);
+    }
+    if let Some(k) = meta.get("hash_key") {
+        let key = unhex16(k).ok_or_else(|| Error::CorruptMetadata {
+            name: name.into(),
+            reason: "field hash_key is not 32 hex digits".into(),
+        })?;
+        let h = Hashing::siphash(key);
+        if h.id() != id {
+            return Err(Error::CorruptMetadata {
+                name: name.into(),
+                reason: "hash_key does not match the hashing id".into(),
+            });
+        }
+        return Ok(h);
+    }
+    Err(Error::KeyRequired {
+        name: name.into(),
+        hashing: id.into(),
+    })
+}
+
+/// The filter id and the segment key names, from the metadata's version and `id` fields.
+pub(crate) fn segment_keys(
+    name: &str,
+    meta: &HashMap<String, String>,
+) -> Result<(Option<String>, SegmentKeys)> {
+    let version: u32 = num(name, meta, "version")?;
+    match version {
+        1 => Ok((None, SegmentKeys::legacy(name))),
+        LAYOUT_VERSION => {
+            let id = field(name, meta, "id")?;
+            if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()) || id.len() > 32 {
+                return Err(Error::CorruptMetadata {
+                    name: name.into(),
+                    reason: "field id is not a hex id".into(),
+                });
+            }
+            Ok((Some(id.to_string()), SegmentKeys::with_id(name, id)))
+        }
+        v => Err(Error::CorruptMetadata {
+            name: name.into(),
+            reason: format!("unknown layout version {v}"),
+        }),
+    }
+}
+
+/// The metadata hash of filter `name` ([`Error::NotFound`] if there is none).
+pub(crate) async fn read_meta(conn: &Connection, name: &str) -> Result<HashMap<String, String>> {
+    let meta: HashMap<String, String> = conn
+        .query(redis::cmd("HGETALL").arg(keys::meta(name)))
+        .await?;
+    if meta.is_empty() {
+        return Err(Error::NotFound(name.into()));
+    }
+    Ok(meta)
+}
+
+/// The fields of the metadata hash as script arguments.
+pub(crate) fn field_args(fields: &[(String, String)]) -> Vec<Vec<u8>> {
+    fields
+        .iter()
+        .flat_map(|(k, v)| [k.as_bytes().to_vec(), v.as_bytes().to_vec()])
+        .collect()
+}
+
+/// Writes the metadata hash if no filter of that name exists; `Ok(true)` if written.
+pub(crate) async fn create_meta(
+    conn: &Connection,
+    name: &str,
+    fields: &[(String, String)],
+) -> Result<bool> {
+    create_hash(conn, &keys::meta(name), fields).await
+}
+
+/// Writes the hash `key` with these fields if it does not exist; `Ok(true)` if written.
+pub(crate) async fn create_hash(
+    conn: &Connection,
+    key: &str,
+    fields: &[(String, String)],
+) -> Result<bool> {
+    let args = field_args(fields);
+    let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+    let created: i64 = conn.script(&CREATE_SCRIPT, &[key], &refs).await?;
+    Ok(created == 1)
+}
+
+/// Creates the segment keys of a new filter (or of a new scalable layer) named after id `id`,
+/// then checks that the metadata still names that id. If another client deleted (or
+/// re-created) the filter meanwhile, the segments are deleted again and [`Error::Gone`]
+/// returned, so no orphan key is left: a deleting client removes the metadata before the
+/// segments, so whichever of the two runs last removes them. (Also after a failed creation.)
+pub(crate) async fn create_segments(
+    ks: &Keyspace<'_>,
+    id: &str,
+    layout: &RegisterLayout,
+) -> Result<()> {
+    let made = segments::create(ks, layout).await;
+    let now: Option<String> = ks
+        .conn
+        .query(redis::cmd("HGET").arg(keys::meta(ks.name)).arg("id"))
+        .await?;
+    if now.as_deref() != Some(id) {
+        segments::delete(ks, layout.segments()).await?;
+        return Err(Error::Gone(ks.name.into()));
+    }
+    made
 }
 
 /// What the metadata hash says about a filter (see docs/REDIS.md, "Metadata").
@@ -73,6 +244,8 @@ pub struct Info {
     pub estimated_count: f64,
     /// Estimated current FPR, from the fill.
     pub estimated_fpp: f64,
+    /// The filter id (layout 2; `None` for layout-1 filters).
+    pub id: Option<String>,
 }
 
 /// A named Bloom filter stored in Redis, shared by every process that opens it by name.
@@ -100,6 +273,7 @@ pub struct RedisFilter {
     capacity: u64,
     fpp: f64,
     add_method: AddMethod,
+    id: Option<String>,
     key_of: Arc<dyn Fn(u32) -> String + Send + Sync>,
 }
 
@@ -114,16 +288,18 @@ impl std::fmt::Debug for RedisFilter {
 }
 
 /// Atomically writes the metadata hash if it does not exist: returns 1 if written, 0 if a
-/// filter of that name already exists.
-static CREATE_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
-        r#"
+/// filter of that name already exists. (The one creation script of every bloomkit filter
+/// kind.)
+pub(crate) static CREATE_SCRIPT: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| {
+        redis::Script::new(
+            r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 "#,
-    )
-});
+        )
+    });
 
 pub(crate) fn hashing_by_id(id: &str) -> Option<Hashing> {
     [Hashing::Xxh3, Hashing::Murmur3, Hashing::Highway]
@@ -207,9 +383,18 @@ impl RedisFilter {
         p: f64,
         options: FilterOptions,
     ) -> Result<Self> {
-        let fields: Vec<(String, String)> = vec![
+        if layout.segments() > MAX_SEGMENTS {
+            return Err(bloomkit::Error::TooLarge {
+                bits: layout.bits(),
+                limit: "more than 65,536 segments: use larger segments",
+            }
+            .into());
+        }
+        let id = new_id()?;
+        let mut fields: Vec<(String, String)> = vec![
             ("kind".into(), "register".into()),
             ("version".into(), LAYOUT_VERSION.to_string()),
+            ("id".into(), id.clone()),
             ("scheme".into(), REGISTER_SCHEME.into()),
             ("hashing".into(), options.hashing.id()),
             ("segments".into(), layout.segments().to_string()),
@@ -218,28 +403,32 @@ impl RedisFilter {
             ("capacity".into(), n.to_string()),
             ("fpp".into(), p.to_string()),
         ];
-        let args: Vec<Vec<u8>> = fields
-            .iter()
-            .flat_map(|(k, v)| [k.as_bytes().to_vec(), v.as_bytes().to_vec()])
-            .collect();
-        let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        let meta_key = keys::meta(name);
-        let created: i64 = conn.script(&CREATE_SCRIPT, &[&meta_key], &arg_refs).await?;
+        if let (true, Hashing::SipHash13(key)) = (options.store_key, &options.hashing) {
+            fields.push(("hash_key".into(), hex(key.as_bytes())));
+        }
+        let created = create_meta(conn, name, &fields).await?;
+        if created {
+            let keys = SegmentKeys::with_id(name, &id);
+            let key_of = move |s| keys.segment(s);
+            let ks = Keyspace {
+                conn,
+                name,
+                key_of: &key_of,
+                guarded: true,
+            };
+            create_segments(&ks, &id, &layout).await?;
+        }
         let filter = Self::open_with(conn, name, options.hashing.clone()).await?;
-        if created == 0 {
+        if !created && filter.layout != layout {
             // Someone else's filter: it must be the same one.
-            if filter.layout != layout {
-                return Err(if filter.layout.hashes() != layout.hashes() {
-                    incompatible(Incompatibility::Hashes(
-                        filter.layout.hashes(),
-                        layout.hashes(),
-                    ))
-                } else {
-                    incompatible(Incompatibility::Bits(filter.layout.bits(), layout.bits()))
-                });
-            }
-        } else {
-            segments::pre_grow(conn, &*filter.key_of, &layout).await?;
+            return Err(if filter.layout.hashes() != layout.hashes() {
+                incompatible(Incompatibility::Hashes(
+                    filter.layout.hashes(),
+                    layout.hashes(),
+                ))
+            } else {
+                incompatible(Incompatibility::Bits(filter.layout.bits(), layout.bits()))
+            });
         }
         Ok(RedisFilter {
             add_method: options.add_method,
@@ -250,40 +439,26 @@ impl RedisFilter {
     /// Opens the existing filter `name`, reading its parameters from the metadata hash.
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
         keys::check_name(name)?;
-        let meta = Self::read_meta(conn, name).await?;
-        let id = field(name, &meta, "hashing")?;
-        let hashing = hashing_by_id(id).ok_or_else(|| {
-            incompatible(Incompatibility::Hashing(
-                id.to_string(),
-                "(needs the key: use open_with)".into(),
-            ))
-        })?;
-        Self::from_meta(conn, name, &meta, hashing)
+        let meta = read_meta(conn, name).await?;
+        let hashing = stored_hashing(name, &meta)?;
+        Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
     /// Opens the existing filter `name` with this hash function (required for keyed or custom
     /// hashes); it must match the stored hashing id.
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
         keys::check_name(name)?;
-        let meta = Self::read_meta(conn, name).await?;
-        Self::from_meta(conn, name, &meta, hashing)
+        let meta = read_meta(conn, name).await?;
+        Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
-    async fn read_meta(conn: &Connection, name: &str) -> Result<HashMap<String, String>> {
-        let meta: HashMap<String, String> = conn
-            .query(redis::cmd("HGETALL").arg(keys::meta(name)))
-            .await?;
-        if meta.is_empty() {
-            return Err(Error::NotFound(name.into()));
-        }
-        Ok(meta)
-    }
-
+    /// The filter the metadata describes; `hashing` must match the stored id (`None`: the
+    /// handle is only used to delete the filter, hashing nothing).
     fn from_meta(
         conn: &Connection,
         name: &str,
         meta: &HashMap<String, String>,
-        hashing: Hashing,
+        hashing: Option<Hashing>,
     ) -> Result<Self> {
         let kind = field(name, meta, "kind")?;
         if kind != "register" {
@@ -292,13 +467,7 @@ impl RedisFilter {
                 "register".into(),
             )));
         }
-        let version: u32 = num(name, meta, "version")?;
-        if version != LAYOUT_VERSION {
-            return Err(Error::CorruptMetadata {
-                name: name.into(),
-                reason: format!("unknown layout version {version}"),
-            });
-        }
+        let (id, keys) = segment_keys(name, meta)?;
         let scheme = field(name, meta, "scheme")?;
         if scheme != REGISTER_SCHEME {
             return Err(incompatible(Incompatibility::Scheme(
@@ -306,15 +475,26 @@ impl RedisFilter {
                 REGISTER_SCHEME.into(),
             )));
         }
-        let id = field(name, meta, "hashing")?;
-        if id != hashing.id() {
-            return Err(incompatible(Incompatibility::Hashing(
-                id.into(),
-                hashing.id(),
-            )));
+        let stored = field(name, meta, "hashing")?;
+        let hashing = match hashing {
+            Some(h) if stored != h.id() => {
+                return Err(incompatible(Incompatibility::Hashing(
+                    stored.into(),
+                    h.id(),
+                )))
+            }
+            Some(h) => h,
+            None => Hashing::Xxh3,
+        };
+        let segments: u32 = num(name, meta, "segments")?;
+        if segments > MAX_SEGMENTS {
+            return Err(Error::CorruptMetadata {
+                name: name.into(),
+                reason: format!("{segments} segments (at most {MAX_SEGMENTS})"),
+            });
         }
         let layout = RegisterLayout::from_shape(
-            num(name, meta, "segments")?,
+            segments,
             num(name, meta, "segment_words")?,
             num(name, meta, "hashes")?,
         )
@@ -322,7 +502,6 @@ impl RedisFilter {
             name: name.into(),
             reason: e.to_string(),
         })?;
-        let owned = name.to_string();
         Ok(RedisFilter {
             conn: conn.clone(),
             name: name.into(),
@@ -331,7 +510,8 @@ impl RedisFilter {
             capacity: num(name, meta, "capacity")?,
             fpp: num(name, meta, "fpp")?,
             add_method: AddMethod::default(),
-            key_of: Arc::new(move |s| keys::segment(&owned, s)),
+            id,
+            key_of: Arc::new(move |s| keys.segment(s)),
         })
     }
 
@@ -343,6 +523,20 @@ impl RedisFilter {
     /// The filter's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The filter id (a random generation written at creation; `None` for layout-1 filters).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    fn keyspace(&self) -> Keyspace<'_> {
+        Keyspace {
+            conn: &self.conn,
+            name: &self.name,
+            key_of: &*self.key_of,
+            guarded: self.id.is_some(),
+        }
     }
 
     /// The layout (segments, words, `k`).
@@ -369,7 +563,7 @@ impl RedisFilter {
     /// Adds one element; returns `true` if it was new (some bit was unset).
     pub async fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
         let p = [self.probe(key)];
-        Ok(segments::add(&self.conn, &*self.key_of, &p, self.add_method).await?[0])
+        Ok(segments::add(&self.keyspace(), &p, self.add_method).await?[0])
     }
 
     /// Adds a batch (one atomic server-side command per touched segment and per 256 elements,
@@ -377,38 +571,41 @@ impl RedisFilter {
     /// ran (the commands of one batch run in an unspecified order).
     pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
-        segments::add(&self.conn, &*self.key_of, &p, self.add_method).await
+        segments::add(&self.keyspace(), &p, self.add_method).await
     }
 
-    /// Adds a large batch through the bulk path: bits are built locally per segment, uploaded
-    /// to a temporary key in the segment's slot and merged with `BITOP OR` atomically.
-    pub async fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<()> {
+    /// Adds a large batch through the bulk path: bits are built locally per segment and merged
+    /// into the segment with `BITOP OR` by one atomic script per 4 MiB of the touched range.
+    /// Returns for each element whether it was new: whether some bit of it was unset before
+    /// this call's merge or an earlier element of this batch (so concurrent writers each count
+    /// their own new elements).
+    pub async fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
-        segments::add_bulk(&self.conn, &*self.key_of, &self.layout, &p).await
+        segments::add_bulk(&self.keyspace(), &self.layout, &p).await
     }
 
     /// Whether the element may be in the filter (`false`: certainly not).
     pub async fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
         let p = [self.probe(key)];
-        Ok(segments::check(&self.conn, &*self.key_of, &p).await?[0])
+        Ok(segments::check(&self.keyspace(), &p).await?[0])
     }
 
     /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 256 elements),
     /// pipelined, reading the part of one 64-bit word that holds each element's bits.
     pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
-        segments::check(&self.conn, &*self.key_of, &p).await
+        segments::check(&self.keyspace(), &p).await
     }
 
     /// Estimated number of distinct elements added (from `BITCOUNT` of every segment).
     pub async fn count(&self) -> Result<f64> {
-        let ones = segments::count_ones(&self.conn, &*self.key_of, self.layout.segments()).await?;
+        let ones = segments::count_ones(&self.keyspace(), self.layout.segments()).await?;
         Ok(self.layout.estimate_count(ones))
     }
 
     /// Parameters and current fill.
     pub async fn info(&self) -> Result<Info> {
-        let ones = segments::count_ones(&self.conn, &*self.key_of, self.layout.segments()).await?;
+        let ones = segments::count_ones(&self.keyspace(), self.layout.segments()).await?;
         let est = self.layout.estimate_count(ones);
         Ok(Info {
             name: self.name.clone(),
@@ -425,21 +622,132 @@ impl RedisFilter {
             set_bits: ones,
             estimated_count: est,
             estimated_fpp: self.layout.expected_fpp(est.round() as u64),
+            id: self.id.clone(),
         })
     }
 
-    /// Removes every element (deletes the segment keys; the metadata stays).
+    /// Removes every element (empties the segment keys; the metadata stays).
     pub async fn clear(&self) -> Result<()> {
-        segments::delete(&self.conn, &*self.key_of, self.layout.segments()).await?;
-        segments::pre_grow(&self.conn, &*self.key_of, &self.layout).await
+        segments::clear(&self.keyspace(), &self.layout).await
     }
 
-    /// Deletes the filter: its segments and its metadata.
+    /// Deletes the filter: its metadata, then its segments (in this order, see
+    /// docs/REDIS.md, "Filter identity"). Deletes only the filter this handle opened: if the
+    /// name now holds another filter (re-created meanwhile), that one is left alone and
+    /// [`Error::Gone`] returned.
     pub async fn delete(self) -> Result<()> {
-        let _: i64 = self
-            .conn
-            .query(redis::cmd("DEL").arg(keys::meta(&self.name)))
-            .await?;
-        segments::delete(&self.conn, &*self.key_of, self.layout.segments()).await
+        delete_meta(&self.conn, &self.name, self.id.as_deref()).await?;
+        segments::delete(&self.keyspace(), self.layout.segments()).await
+    }
+}
+
+/// What is stored under a filter name (see [`stored_kind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredKind {
+    /// A [`RedisFilter`].
+    Register,
+    /// A [`crate::ScalableRedisFilter`].
+    Scalable,
+    /// A [`crate::RedissonFilter`] (a Redisson config hash).
+    Redisson,
+    /// bloomkit metadata of a kind this version does not know.
+    Unknown(String),
+}
+
+/// What is stored under `name`, if anything: bloomkit metadata first, then a Redisson config.
+pub async fn stored_kind(conn: &Connection, name: &str) -> Result<Option<StoredKind>> {
+    keys::check_name(name)?;
+    let kind: Option<String> = conn
+        .query(redis::cmd("HGET").arg(keys::meta(name)).arg("kind"))
+        .await?;
+    if let Some(k) = kind {
+        return Ok(Some(match k.as_str() {
+            "register" => StoredKind::Register,
+            "scalable" => StoredKind::Scalable,
+            _ => StoredKind::Unknown(k),
+        }));
+    }
+    let redisson: i64 = conn
+        .query(redis::cmd("EXISTS").arg(keys::redisson_config(name)))
+        .await?;
+    Ok((redisson == 1).then_some(StoredKind::Redisson))
+}
+
+/// Deletes the bloomkit filter (plain or scalable) or Redisson filter named `name`, whatever
+/// its hashing (no key is needed): the metadata, then every segment. `Ok(false)` if there was
+/// none. Metadata too corrupt to list the segments: [`Error::CorruptMetadata`], nothing
+/// deleted.
+pub async fn delete_filter(conn: &Connection, name: &str) -> Result<bool> {
+    keys::check_name(name)?;
+    let meta = match read_meta(conn, name).await {
+        Ok(m) => m,
+        Err(Error::NotFound(_)) => {
+            return match crate::RedissonFilter::open(conn, name).await {
+                Ok(f) => f.delete().await.map(|()| true),
+                Err(Error::NotFound(_)) => Ok(false),
+                Err(e) => Err(e),
+            };
+        }
+        Err(e) => return Err(e),
+    };
+    match field(name, &meta, "kind")? {
+        "scalable" => {
+            crate::scalable::ScalableRedisFilter::for_deletion(conn, name, &meta)?
+                .delete()
+                .await?
+        }
+        _ => {
+            RedisFilter::from_meta(conn, name, &meta, None)?
+                .delete()
+                .await?
+        }
+    }
+    Ok(true)
+}
+
+/// Deletes the metadata hash if it still names filter `id` (any, for layout 1):
+/// [`Error::Gone`] if it names another.
+pub(crate) async fn delete_meta(conn: &Connection, name: &str, id: Option<&str>) -> Result<()> {
+    let deleted: i64 = conn
+        .script(
+            &DELETE_SCRIPT,
+            &[&keys::meta(name)],
+            &[id.unwrap_or("").as_bytes()],
+        )
+        .await?;
+    if deleted == 0 {
+        return Err(Error::Gone(name.into()));
+    }
+    Ok(())
+}
+
+/// KEYS[1] = meta; ARGV[1] = the filter id, or '' for any. Deletes the metadata if it names
+/// that id; returns 1 if deleted, 0 if not (another filter, or none).
+static DELETE_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+local id = redis.call('HGET', KEYS[1], 'id')
+if ARGV[1] ~= '' and id ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"#,
+    )
+});
+
+impl RedisFilter {
+    /// Reopens this filter by name, reading its metadata again: the filter that now has the
+    /// name (after [`Error::Gone`], the new one). Keeps this handle's hashing if the stored
+    /// metadata does not name its own.
+    pub async fn reopen(&self) -> Result<Self> {
+        let meta = read_meta(&self.conn, &self.name).await?;
+        let hashing = match stored_hashing(&self.name, &meta) {
+            Ok(h) => h,
+            Err(Error::KeyRequired { .. }) => self.hashing.clone(),
+            Err(e) => return Err(e),
+        };
+        let f = Self::from_meta(&self.conn, &self.name, &meta, Some(hashing))?;
+        Ok(RedisFilter {
+            add_method: self.add_method,
+            ..f
+        })
     }
 }

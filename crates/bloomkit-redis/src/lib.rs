@@ -17,6 +17,7 @@
 //! The key layout, metadata fields and protocols are in `docs/REDIS.md`.
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod blocking;
 pub mod conn;
@@ -29,7 +30,7 @@ pub mod segments;
 
 pub use conn::{Connection, Options};
 pub use error::{Error, Result};
-pub use filter::{FilterOptions, Info, RedisFilter};
+pub use filter::{delete_filter, stored_kind, FilterOptions, Info, RedisFilter, StoredKind};
 pub use redisson::RedissonFilter;
-pub use scalable::{ScalableParams, ScalableRedisFilter};
+pub use scalable::{ScalableInfo, ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;

@@ -7,6 +7,11 @@
 //! unrounded `size`; bit `i` is Redis bit offset `i` (most significant first in each byte).
 //! Element bytes are the codec's: `StringCodec` is the UTF-8 of a string (`&str` keys),
 //! `ByteArrayCodec` the raw bytes (`&[u8]` keys).
+//!
+//! Filters created here also get a random id in the config (field `bloomkitId`, which Redisson
+//! ignores); every add checks, atomically with its write, that the config still has this
+//! filter's size, hash count and id, so a writer whose filter was deleted or re-created fails
+//! with [`Error::Gone`] instead of writing into the new one or re-creating the bitmap.
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
@@ -25,19 +30,8 @@ pub struct RedissonFilter {
     name: String,
     config_key: String,
     spec: Spec,
+    id: Option<String>,
 }
-
-/// Writes the config hash unless it exists; returns 1 if written.
-static INIT_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
-        r#"
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'size', ARGV[1], 'hashIterations', ARGV[2],
-  'expectedInsertions', ARGV[3], 'falseProbability', ARGV[4])
-return 1
-"#,
-    )
-});
 
 impl RedissonFilter {
     /// Like Redisson's `tryInit(n, p)`: creates the config with Redisson's sizing, or opens the
@@ -49,20 +43,16 @@ impl RedissonFilter {
         // Java's Double.toString and Rust's Display agree on the shortest round-trip digits
         // for the usual probabilities (0.01, 0.03, 1.0E-4 differs only in style; Redisson
         // parses either with Double.parseDouble).
-        let created: i64 = conn
-            .script(
-                &INIT_SCRIPT,
-                &[&config_key],
-                &[
-                    params.bits.to_string().as_bytes(),
-                    params.hashes.to_string().as_bytes(),
-                    n.to_string().as_bytes(),
-                    p.to_string().as_bytes(),
-                ],
-            )
-            .await?;
+        let fields: Vec<(String, String)> = vec![
+            ("size".into(), params.bits.to_string()),
+            ("hashIterations".into(), params.hashes.to_string()),
+            ("expectedInsertions".into(), n.to_string()),
+            ("falseProbability".into(), p.to_string()),
+            ("bloomkitId".into(), crate::filter::new_id()?),
+        ];
+        let created = crate::filter::create_hash(conn, &config_key, &fields).await?;
         let f = Self::open(conn, name).await?;
-        if created == 0 {
+        if !created {
             let have = f.spec.params();
             if have.bits != params.bits {
                 return Err(bloomkit::Error::Incompatible(Incompatibility::Bits(
@@ -104,6 +94,7 @@ impl RedissonFilter {
             name: name.into(),
             config_key,
             spec,
+            id: meta.get("bloomkitId").cloned(),
         })
     }
 
@@ -117,21 +108,29 @@ impl RedissonFilter {
         &self.config_key
     }
 
-    /// Adds elements; returns for each whether it was new. One `BITFIELD SET u1` command per
-    /// call (atomic for the whole batch).
+    /// Adds elements; returns for each whether it was new. One script per call (atomic for the
+    /// whole batch): the config check, then `BITFIELD SET u1 ...`.
     pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
         let k = self.spec.hashes() as usize;
-        let mut cmd = redis::cmd("BITFIELD");
-        cmd.arg(&self.name);
+        let mut inv = crate::segments::REDISSON_ADD_SCRIPT.prepare_invoke();
+        inv.key(&self.name)
+            .key(&self.config_key)
+            .arg(self.spec.bits())
+            .arg(self.spec.hashes())
+            .arg(self.id.as_deref().unwrap_or(""));
         for key in keys {
             for p in self.spec.positions(key) {
-                cmd.arg("SET").arg("u1").arg(p).arg(1);
+                inv.arg("SET").arg("u1").arg(p).arg(1);
             }
         }
-        let old: Vec<u8> = self.conn.query(&cmd).await?;
+        let old: Vec<u8> = self
+            .conn
+            .invoke(&inv)
+            .await
+            .map_err(|e| e.about(&self.name))?;
         Ok(old.chunks(k).map(|c| c.contains(&0)).collect())
     }
 
@@ -153,7 +152,19 @@ impl RedissonFilter {
                 cmd.arg("GET").arg("u1").arg(p);
             }
         }
-        let bits: Vec<u8> = self.conn.query(&cmd).await?;
+        // Then the config, on the same connection: it must still describe this filter.
+        let mut pipe = redis::pipe();
+        pipe.add_command(cmd)
+            .cmd("HMGET")
+            .arg(&self.config_key)
+            .arg(&["size", "hashIterations", "bloomkitId"]);
+        let (bits, config): (Vec<u8>, Vec<Option<String>>) = self.conn.pipe(&pipe).await?;
+        let same = config.first().cloned().flatten() == Some(self.spec.bits().to_string())
+            && config.get(1).cloned().flatten() == Some(self.spec.hashes().to_string())
+            && (self.id.is_none() || config.get(2).cloned().flatten() == self.id);
+        if !same {
+            return Err(Error::Gone(self.name.clone()));
+        }
         Ok(bits.chunks(k).map(|c| !c.contains(&0)).collect())
     }
 
@@ -164,11 +175,15 @@ impl RedissonFilter {
 
     /// Redisson's `count()`: `round(-size / k · ln(1 - BITCOUNT / size))`.
     pub async fn count(&self) -> Result<u64> {
-        let ones: u64 = self
-            .conn
-            .query(redis::cmd("BITCOUNT").arg(&self.name))
-            .await?;
+        let ones = self.set_bits().await?;
         Ok(math::estimate_count(self.spec.bits(), self.spec.hashes(), ones).round() as u64)
+    }
+
+    /// Bits currently set (`BITCOUNT` of the bitmap).
+    pub async fn set_bits(&self) -> Result<u64> {
+        self.conn
+            .query(redis::cmd("BITCOUNT").arg(&self.name))
+            .await
     }
 
     /// Deletes the bitmap and the config.

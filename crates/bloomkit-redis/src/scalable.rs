@@ -1,29 +1,38 @@
 //! [`ScalableRedisFilter`]: a filter in Redis that grows by adding layers, shared by any number
 //! of concurrent clients.
 //!
-//! Layer `j` holds `capacity · growthʲ` elements at FPR `p · (1 − r) · rʲ` (`r` = tightening,
+//! The layer series is the core library's ([`bloomkit::ScalableConfig::layer_target`]): layer
+//! `j` holds `capacity · growthʲ` elements at FPR `p · (1 − r) · rʲ` (`r` = tightening,
 //! default ½), so the compound FPR is at most `Σ p(1 − r)rʲ < p` however many layers there are.
 //! Every layer is a register-blocked filter of its own segments.
 //!
 //! ## Growth protocol (see docs/REDIS.md)
 //! Before adding, a client *reserves* room in the newest layer with one Lua script on the
-//! metadata hash (a compare-and-set): the script checks that the client's idea of the newest
-//! layer is still current, grants `min(wanted, capacity − fill)` slots by incrementing
-//! `fill:<j>`, and, if the layer is now full and the client wanted more, appends the next layer's
-//! description (computed by the client, identical for every client) and bumps `layers`. A client
-//! whose idea was stale gets nothing, re-reads the metadata and retries. So all clients agree on
-//! one layer list, and no layer ever receives more reservations than its capacity: overfill is
-//! zero (duplicates in concurrent batches can only make the real count lower).
+//! metadata hash (a compare-and-set): the script checks the filter id and that the client's
+//! idea of the newest layer is still current, and grants `min(wanted, capacity − fill)` slots
+//! by incrementing `fill:<j>`. If the layer is full and the client wanted more, the script
+//! says so; the client creates the next layer's segment keys (named after the filter id, so
+//! every client computes the same names) and calls the script again, which then appends the
+//! next layer's description and bumps `layers`. A client whose idea was stale gets nothing,
+//! re-reads the metadata and retries. So all clients agree on one layer list, and no layer
+//! ever receives more reservations than its capacity.
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
-use crate::filter::{field, hashing_by_id, num, LAYOUT_VERSION, REGISTER_SCHEME};
-use crate::keys;
-use crate::segments::{self, AddMethod};
+use crate::filter::{
+    create_meta, create_segments, delete_meta, field, new_id, num, read_meta, segment_keys,
+    stored_hashing, FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS, REGISTER_SCHEME,
+};
+use crate::keys::{self, SegmentKeys};
+use crate::segments::{self, AddMethod, Keyspace};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
+use bloomkit::scalable::LayerInfo;
 use bloomkit::{Digest, Hashing, Incompatibility, Key};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
+
+/// The most layers a scalable filter may have; metadata claiming more is corrupt.
+pub const MAX_LAYERS: u32 = 64;
 
 /// One layer as stored in the metadata.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,21 +70,27 @@ impl ScalableParams {
         }
     }
 
+    /// The core library's configuration with these parameters (its layer series is the one
+    /// used here).
+    pub fn config(&self) -> bloomkit::ScalableConfig {
+        let mut c = bloomkit::ScalableConfig::new(self.capacity.max(1), self.fpp);
+        c.growth = u32::try_from(self.growth).unwrap_or(u32::MAX);
+        c.tightening = self.tightening;
+        c
+    }
+
     /// The parameters of layer `j` (deterministic: every client computes the same).
     pub fn layer(&self, j: u32) -> Result<Layer> {
-        let capacity = self
-            .capacity
-            .max(1)
-            .checked_mul(self.growth.checked_pow(j).ok_or(too_many_layers())?)
-            .ok_or(too_many_layers())?;
-        let p = self.fpp * (1.0 - self.tightening) * self.tightening.powi(j as i32);
+        let (capacity, p) = self.config().layer_target(j).ok_or_else(too_many_layers)?;
         let layout = RegisterLayout::for_capacity(capacity, p, self.max_segment_bits)?;
         Ok(Layer { layout, capacity })
     }
 
     fn validate(&self) -> Result<()> {
         bloomkit::math::check_fpp(self.fpp)?;
-        if self.growth < 2 || !(self.tightening > 0.0 && self.tightening < 1.0) {
+        let growth_ok = (2..=u64::from(u32::MAX)).contains(&self.growth);
+        let tightening_ok = self.tightening > 0.0 && self.tightening < 1.0;
+        if !(growth_ok && tightening_ok) {
             return Err(bloomkit::Error::InvalidParameters(format!(
                 "growth must be >= 2 and tightening in (0, 1), got {} and {}",
                 self.growth, self.tightening
@@ -94,42 +109,59 @@ fn too_many_layers() -> Error {
     .into()
 }
 
-/// KEYS[1] = meta. ARGV: expected newest layer index, wanted slots, next layer description,
-/// next layer capacity. Returns {newest layer index, granted slots, layer count after}.
+/// KEYS[1] = meta. ARGV: filter id ('' for a layout-1 filter), expected newest layer index,
+/// wanted slots, '1' if the next layer's segment keys exist, next layer description, next
+/// layer capacity. Returns {newest layer index, granted slots, layer count after, 1 if the
+/// next layer is needed but not yet created}.
 static RESERVE_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
     redis::Script::new(
         r#"
+local id = redis.call('HGET', KEYS[1], 'id')
 local layers = tonumber(redis.call('HGET', KEYS[1], 'layers'))
-if not layers then return redis.error_reply('ERR bloomkit: no such scalable filter') end
+if not layers or (ARGV[1] ~= '' and id ~= ARGV[1]) then
+  return redis.error_reply('BLOOMKIT_GONE the filter was deleted or re-created')
+end
 local cur = layers - 1
-if cur ~= tonumber(ARGV[1]) then return {cur, 0, layers} end
+if cur ~= tonumber(ARGV[2]) then return {cur, 0, layers, 0} end
 local cap = tonumber(redis.call('HGET', KEYS[1], 'cap:' .. cur))
 local fill = tonumber(redis.call('HGET', KEYS[1], 'fill:' .. cur) or '0')
-local want = tonumber(ARGV[2])
+local want = tonumber(ARGV[3])
 local take = math.max(0, math.min(want, cap - fill))
 if take > 0 then redis.call('HINCRBY', KEYS[1], 'fill:' .. cur, take) end
 if fill + take >= cap and want > take then
-  redis.call('HSET', KEYS[1], 'layer:' .. layers, ARGV[3], 'cap:' .. layers, ARGV[4],
+  if ARGV[4] ~= '1' then return {cur, take, layers, 1} end
+  redis.call('HSET', KEYS[1], 'layer:' .. layers, ARGV[5], 'cap:' .. layers, ARGV[6],
     'fill:' .. layers, 0, 'layers', layers + 1)
   layers = layers + 1
 end
-return {cur, take, layers}
-"#,
-    )
-});
-
-static CREATE_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
-        r#"
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
+return {cur, take, layers, 0}
 "#,
     )
 });
 
 fn describe(l: &RegisterLayout) -> String {
     format!("{},{},{}", l.segments(), l.segment_words(), l.hashes())
+}
+
+/// What [`ScalableRedisFilter::info`] reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalableInfo {
+    /// The parameters.
+    pub params: ScalableParams,
+    /// Hash function id ([`Hashing::id`]).
+    pub hashing: String,
+    /// The filter id (`None` for layout-1 filters).
+    pub id: Option<String>,
+    /// Each layer: capacity, target FPR, bits, `k`, reserved slots and fill.
+    pub layers: Vec<LayerInfo>,
+    /// Bits over all layers.
+    pub bits: u64,
+    /// Bits set over all layers.
+    pub set_bits: u64,
+    /// Estimated number of distinct elements (the sum of the layers' estimates).
+    pub estimated_count: f64,
+    /// Estimated current compound FPR, `1 − Π(1 − fprⱼ)` from each layer's fill.
+    pub estimated_fpp: f64,
 }
 
 /// A scalable Bloom filter in Redis (async API). See the module docs.
@@ -139,6 +171,8 @@ pub struct ScalableRedisFilter {
     name: String,
     params: ScalableParams,
     hashing: Hashing,
+    id: Option<String>,
+    keys: SegmentKeys,
     layers: Arc<RwLock<Vec<Layer>>>,
 }
 
@@ -147,21 +181,36 @@ impl std::fmt::Debug for ScalableRedisFilter {
         f.debug_struct("ScalableRedisFilter")
             .field("name", &self.name)
             .field("params", &self.params)
+            .field("hashing", &self.hashing)
             .finish()
     }
 }
 
 impl ScalableRedisFilter {
-    /// Creates the scalable filter `name` (or opens it if it exists with the same parameters).
+    /// Creates the scalable filter `name` (or opens it if it exists with the same parameters),
+    /// hashing with XXH3.
     pub async fn create(conn: &Connection, name: &str, params: ScalableParams) -> Result<Self> {
+        Self::create_with(conn, name, params, FilterOptions::default()).await
+    }
+
+    /// [`create`](Self::create) with the hashing of `options` (and its
+    /// [`store_key`](FilterOptions::store_key)); its segment size is `params`'.
+    pub async fn create_with(
+        conn: &Connection,
+        name: &str,
+        params: ScalableParams,
+        options: FilterOptions,
+    ) -> Result<Self> {
         keys::check_name(name)?;
         params.validate()?;
         let first = params.layer(0)?;
-        let fields: Vec<(String, String)> = vec![
+        let id = new_id()?;
+        let mut fields: Vec<(String, String)> = vec![
             ("kind".into(), "scalable".into()),
             ("version".into(), LAYOUT_VERSION.to_string()),
+            ("id".into(), id.clone()),
             ("scheme".into(), REGISTER_SCHEME.into()),
-            ("hashing".into(), Hashing::Xxh3.id()),
+            ("hashing".into(), options.hashing.id()),
             ("capacity".into(), params.capacity.to_string()),
             ("fpp".into(), params.fpp.to_string()),
             ("growth".into(), params.growth.to_string()),
@@ -175,16 +224,24 @@ impl ScalableRedisFilter {
             ("cap:0".into(), first.capacity.to_string()),
             ("fill:0".into(), "0".into()),
         ];
-        let args: Vec<Vec<u8>> = fields
-            .iter()
-            .flat_map(|(k, v)| [k.as_bytes().to_vec(), v.as_bytes().to_vec()])
-            .collect();
-        let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        let created: i64 = conn
-            .script(&CREATE_SCRIPT, &[&keys::meta(name)], &refs)
-            .await?;
-        let f = Self::open(conn, name).await?;
-        if created == 0 && f.params != params {
+        if let (true, Hashing::SipHash13(key)) = (options.store_key, &options.hashing) {
+            let hex: String = key.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
+            fields.push(("hash_key".into(), hex));
+        }
+        let created = create_meta(conn, name, &fields).await?;
+        if created {
+            let keys = SegmentKeys::with_id(name, &id);
+            let key_of = move |s| keys.layer_segment(0, s);
+            let ks = Keyspace {
+                conn,
+                name,
+                key_of: &key_of,
+                guarded: true,
+            };
+            create_segments(&ks, &id, &first.layout).await?;
+        }
+        let f = Self::open_with(conn, name, options.hashing.clone()).await?;
+        if !created && f.params != params {
             return Err(Error::Core(bloomkit::Error::Incompatible(
                 Incompatibility::Kind(
                     format!("scalable {:?}", f.params),
@@ -195,70 +252,110 @@ impl ScalableRedisFilter {
         Ok(f)
     }
 
-    /// Opens an existing scalable filter by name.
+    /// Opens an existing scalable filter by name (a keyed one needs its key stored in the
+    /// metadata, else [`Error::KeyRequired`]: use [`open_with`](Self::open_with)).
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
         keys::check_name(name)?;
-        let meta: HashMap<String, String> = conn
-            .query(redis::cmd("HGETALL").arg(keys::meta(name)))
-            .await?;
-        if meta.is_empty() {
-            return Err(Error::NotFound(name.into()));
-        }
-        let kind = field(name, &meta, "kind")?;
+        let meta = read_meta(conn, name).await?;
+        let hashing = stored_hashing(name, &meta)?;
+        Self::from_meta(conn, name, &meta, Some(hashing))
+    }
+
+    /// A handle only for [`delete`](Self::delete): it hashes nothing, so no key is needed.
+    pub(crate) fn for_deletion(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+    ) -> Result<Self> {
+        Self::from_meta(conn, name, meta, None)
+    }
+
+    /// Opens an existing scalable filter with this hash function, which must match the stored
+    /// hashing id.
+    pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
+        keys::check_name(name)?;
+        let meta = read_meta(conn, name).await?;
+        Self::from_meta(conn, name, &meta, Some(hashing))
+    }
+
+    /// The filter the metadata describes; `hashing` must match the stored id (`None`: only
+    /// for deletion).
+    fn from_meta(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+        hashing: Option<Hashing>,
+    ) -> Result<Self> {
+        let kind = field(name, meta, "kind")?;
         if kind != "scalable" {
             return Err(Error::Core(bloomkit::Error::Incompatible(
                 Incompatibility::Kind(kind.into(), "scalable".into()),
             )));
         }
-        if num::<u32>(name, &meta, "version")? != LAYOUT_VERSION
-            || field(name, &meta, "scheme")? != REGISTER_SCHEME
-        {
+        let (id, keys) = segment_keys(name, meta)?;
+        if field(name, meta, "scheme")? != REGISTER_SCHEME {
             return Err(Error::CorruptMetadata {
                 name: name.into(),
-                reason: "unknown version or scheme".into(),
+                reason: "unknown scheme".into(),
             });
         }
-        let id = field(name, &meta, "hashing")?;
-        let hashing = hashing_by_id(id).ok_or_else(|| {
-            Error::Core(bloomkit::Error::Incompatible(Incompatibility::Hashing(
-                id.into(),
-                "xxh3".into(),
-            )))
-        })?;
+        let stored = field(name, meta, "hashing")?;
+        let hashing = match hashing {
+            Some(h) if stored != h.id() => {
+                return Err(Error::Core(bloomkit::Error::Incompatible(
+                    Incompatibility::Hashing(stored.into(), h.id()),
+                )))
+            }
+            Some(h) => h,
+            None => Hashing::Xxh3,
+        };
         let params = ScalableParams {
-            capacity: num(name, &meta, "capacity")?,
-            fpp: num(name, &meta, "fpp")?,
-            growth: num(name, &meta, "growth")?,
-            tightening: num(name, &meta, "tightening")?,
-            max_segment_bits: num(name, &meta, "max_segment_bits")?,
+            capacity: num(name, meta, "capacity")?,
+            fpp: num(name, meta, "fpp")?,
+            growth: num(name, meta, "growth")?,
+            tightening: num(name, meta, "tightening")?,
+            max_segment_bits: num(name, meta, "max_segment_bits")?,
         };
         let f = ScalableRedisFilter {
             conn: conn.clone(),
             name: name.into(),
             params,
             hashing,
+            id,
+            keys,
             layers: Arc::new(RwLock::new(Vec::new())),
         };
-        f.load_layers(&meta)?;
+        f.load_layers(meta)?;
         Ok(f)
     }
 
     fn load_layers(&self, meta: &HashMap<String, String>) -> Result<()> {
         let name = &self.name;
+        if meta.get("id") != self.id.as_ref() {
+            return Err(Error::Gone(name.clone()));
+        }
         let count: u32 = num(name, meta, "layers")?;
+        let corrupt = |reason: String| Error::CorruptMetadata {
+            name: name.clone(),
+            reason,
+        };
+        if count == 0 || count > MAX_LAYERS {
+            return Err(corrupt(format!("{count} layers (1 to {MAX_LAYERS})")));
+        }
         let mut layers = Vec::with_capacity(count as usize);
         for j in 0..count {
             let desc = field(name, meta, &format!("layer:{j}"))?;
+            let bad = || corrupt(format!("bad layer description {desc:?}"));
             let parts: Vec<&str> = desc.split(',').collect();
-            let bad = || Error::CorruptMetadata {
-                name: name.clone(),
-                reason: format!("bad layer description {desc:?}"),
-            };
             if parts.len() != 3 {
                 return Err(bad());
             }
+            let segments: u32 = parts[0].parse().map_err(|_| bad())?;
+            if segments > MAX_SEGMENTS {
+                return Err(bad());
+            }
             let layout = RegisterLayout::from_shape(
-                parts[0].parse().map_err(|_| bad())?,
+                segments,
                 parts[1].parse().map_err(|_| bad())?,
                 parts[2].parse().map_err(|_| bad())?,
             )
@@ -268,25 +365,19 @@ impl ScalableRedisFilter {
                 capacity: num(name, meta, &format!("cap:{j}"))?,
             });
         }
-        if layers.is_empty() {
-            return Err(Error::CorruptMetadata {
-                name: name.clone(),
-                reason: "no layers".into(),
-            });
-        }
         *self.layers.write().unwrap_or_else(|e| e.into_inner()) = layers;
         Ok(())
     }
 
-    async fn reload(&self) -> Result<()> {
-        let meta: HashMap<String, String> = self
-            .conn
-            .query(redis::cmd("HGETALL").arg(keys::meta(&self.name)))
-            .await?;
-        if meta.is_empty() {
-            return Err(Error::NotFound(self.name.clone()));
-        }
-        self.load_layers(&meta)
+    async fn reload(&self) -> Result<HashMap<String, String>> {
+        let meta = read_meta(&self.conn, &self.name)
+            .await
+            .map_err(|e| match e {
+                Error::NotFound(n) => Error::Gone(n),
+                e => e,
+            })?;
+        self.load_layers(&meta)?;
+        Ok(meta)
     }
 
     /// The layers as this client last saw them.
@@ -302,6 +393,11 @@ impl ScalableRedisFilter {
         &self.params
     }
 
+    /// The filter id (`None` for layout-1 filters).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
     fn digest(&self, bytes: &[u8]) -> Digest {
         let [h1, h2] = self.hashing.hash128(bytes);
         Digest {
@@ -309,6 +405,22 @@ impl ScalableRedisFilter {
             h2,
             ..Digest::default()
         }
+    }
+
+    /// Runs `f` with the keyspace of layer `j`.
+    async fn with_layer<T>(
+        &self,
+        j: u32,
+        f: impl AsyncFnOnce(&Keyspace<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let key_of = |s| self.keys.layer_segment(j, s);
+        let ks = Keyspace {
+            conn: &self.conn,
+            name: &self.name,
+            key_of: &key_of,
+            guarded: self.id.is_some(),
+        };
+        f(&ks).await
     }
 
     async fn check_digests(&self, digests: &[Digest]) -> Result<Vec<bool>> {
@@ -323,10 +435,9 @@ impl ScalableRedisFilter {
                 .iter()
                 .map(|&i| layer.layout.probe(&digests[i]))
                 .collect();
-            let name = self.name.clone();
-            let j = j as u32;
-            let key_of = move |s| keys::layer_segment(&name, j, s);
-            let hits = segments::check(&self.conn, &key_of, &probes).await?;
+            let hits = self
+                .with_layer(j as u32, async |ks| segments::check(ks, &probes).await)
+                .await?;
             for (&i, h) in idx.iter().zip(hits) {
                 found[i] |= h;
             }
@@ -361,42 +472,68 @@ impl ScalableRedisFilter {
         let mut todo: Vec<usize> = (0..d.len()).filter(|&i| !present[i]).collect();
         let mut new = vec![false; d.len()];
         let meta_key = keys::meta(&self.name);
+        let id = self.id.clone().unwrap_or_default();
+        let mut next_ready = false;
         while !todo.is_empty() {
             let layers = self.layers();
             let cur = (layers.len() - 1) as u32;
             let next = self.params.layer(cur + 1)?;
-            let (at, take, after): (u32, u64, u32) = self
+            let (at, take, after, need): (u32, u64, u32, u32) = self
                 .conn
                 .script(
                     &RESERVE_SCRIPT,
                     &[&meta_key],
                     &[
+                        id.as_bytes(),
                         cur.to_string().as_bytes(),
                         todo.len().to_string().as_bytes(),
+                        if next_ready { b"1" } else { b"0" },
                         describe(&next.layout).as_bytes(),
                         next.capacity.to_string().as_bytes(),
                     ],
                 )
-                .await?;
+                .await
+                .map_err(|e| e.about(&self.name))?;
             if at == cur && take > 0 {
                 let take = (take as usize).min(todo.len());
                 let batch: Vec<usize> = todo.drain(..take).collect();
-                let layout = layers[cur as usize].layout;
-                let probes: Vec<RegisterProbe> =
-                    batch.iter().map(|&i| layout.probe(&d[i])).collect();
-                let name = self.name.clone();
-                let key_of = move |s| keys::layer_segment(&name, cur, s);
-                let flags =
-                    segments::add(&self.conn, &key_of, &probes, AddMethod::default()).await?;
+                let probes: Vec<RegisterProbe> = batch
+                    .iter()
+                    .map(|&i| layers[cur as usize].layout.probe(&d[i]))
+                    .collect();
+                let flags = self
+                    .with_layer(cur, async |ks| {
+                        segments::add(ks, &probes, AddMethod::default()).await
+                    })
+                    .await?;
                 for (&i, f) in batch.iter().zip(flags) {
                     new[i] = f;
                 }
             }
-            if at != cur || after as usize != layers.len() {
+            next_ready = false;
+            if need == 1 && at == cur {
+                // The newest layer is full: create the next layer's segment keys, then ask
+                // again (the script appends the layer only once they exist).
+                if self.layers().len() as u32 >= MAX_LAYERS {
+                    return Err(too_many_layers());
+                }
+                self.create_layer(cur + 1, &next.layout).await?;
+                next_ready = true;
+            } else if at != cur || after as usize != layers.len() {
                 self.reload().await?;
             }
         }
         Ok(new)
+    }
+
+    /// Creates the segment keys of layer `j` (not yet listed in the metadata). Layout 1 has
+    /// lazily created segments: nothing to do.
+    async fn create_layer(&self, j: u32, layout: &RegisterLayout) -> Result<()> {
+        let Some(id) = &self.id else {
+            return Ok(());
+        };
+        self.with_layer(j, async |ks| create_segments(ks, id, layout).await)
+            .await
     }
 
     /// Adds one element; `true` if it was new.
@@ -404,53 +541,83 @@ impl ScalableRedisFilter {
         Ok(self.add_many(&[key]).await?[0])
     }
 
+    /// Parameters, layers and current fill (one `BITCOUNT` per segment).
+    pub async fn info(&self) -> Result<ScalableInfo> {
+        let meta = self.reload().await?;
+        let (mut bits, mut ones_total, mut items, mut miss) = (0u64, 0u64, 0.0, 1.0);
+        let config = self.params.config();
+        let mut layers = Vec::new();
+        for (j, layer) in self.layers().iter().enumerate() {
+            let ones = self
+                .with_layer(j as u32, async |ks| {
+                    segments::count_ones(ks, layer.layout.segments()).await
+                })
+                .await?;
+            let est = layer.layout.estimate_count(ones);
+            miss *= 1.0 - layer.layout.expected_fpp(est.round() as u64);
+            bits += layer.layout.bits();
+            ones_total += ones;
+            items += est;
+            layers.push(LayerInfo {
+                capacity: layer.capacity,
+                fpp: config.layer_target(j as u32).map_or(0.0, |(_, p)| p),
+                bits: layer.layout.bits(),
+                hashes: layer.layout.hashes(),
+                inserted: num(&self.name, &meta, &format!("fill:{j}")).unwrap_or(0),
+                fill_ratio: ones as f64 / layer.layout.bits() as f64,
+            });
+        }
+        Ok(ScalableInfo {
+            params: self.params,
+            hashing: self.hashing.id(),
+            id: self.id.clone(),
+            layers,
+            bits,
+            set_bits: ones_total,
+            estimated_count: items,
+            estimated_fpp: 1.0 - miss,
+        })
+    }
+
     /// Estimated number of distinct elements (sum of the layers' estimates).
     pub async fn count(&self) -> Result<f64> {
-        self.reload().await?;
-        let mut total = 0.0;
-        for (j, layer) in self.layers().iter().enumerate() {
-            let name = self.name.clone();
-            let j = j as u32;
-            let key_of = move |s| keys::layer_segment(&name, j, s);
-            let ones = segments::count_ones(&self.conn, &key_of, layer.layout.segments()).await?;
-            total += layer.layout.estimate_count(ones);
-        }
-        Ok(total)
+        Ok(self.info().await?.estimated_count)
     }
 
     /// Reserved slots per layer (`fill:<j>`), as stored.
     pub async fn fills(&self) -> Result<Vec<u64>> {
-        let meta: HashMap<String, String> = self
-            .conn
-            .query(redis::cmd("HGETALL").arg(keys::meta(&self.name)))
-            .await?;
-        let count: u32 = num(&self.name, &meta, "layers")?;
-        (0..count)
-            .map(|j| num(&self.name, &meta, &format!("fill:{j}")))
-            .collect()
+        Ok(self
+            .info()
+            .await?
+            .layers
+            .iter()
+            .map(|l| l.inserted)
+            .collect())
     }
 
     /// The compound FPR bound `Σ p(1 − r)rʲ` over the current layers (always < `p`).
     pub fn fpp_bound(&self) -> f64 {
-        let n = self.layers().len() as i32;
-        let p = &self.params;
-        (0..n)
-            .map(|j| p.fpp * (1.0 - p.tightening) * p.tightening.powi(j))
+        let config = self.params.config();
+        (0..self.layers().len() as u32)
+            .filter_map(|j| config.layer_target(j).map(|(_, p)| p))
             .sum()
     }
 
-    /// Deletes every layer and the metadata.
+    /// Deletes the metadata, then every layer's segments (including a next layer whose keys a
+    /// client may have created but not yet listed).
     pub async fn delete(self) -> Result<()> {
         self.reload().await?;
-        let _: i64 = self
-            .conn
-            .query(redis::cmd("DEL").arg(keys::meta(&self.name)))
+        delete_meta(&self.conn, &self.name, self.id.as_deref()).await?;
+        let layers = self.layers();
+        let mut all: Vec<RegisterLayout> = layers.iter().map(|l| l.layout).collect();
+        if let Ok(next) = self.params.layer(layers.len() as u32) {
+            all.push(next.layout);
+        }
+        for (j, layout) in all.iter().enumerate() {
+            self.with_layer(j as u32, async |ks| {
+                segments::delete(ks, layout.segments()).await
+            })
             .await?;
-        for (j, layer) in self.layers().iter().enumerate() {
-            let name = self.name.clone();
-            let j = j as u32;
-            let key_of = move |s| keys::layer_segment(&name, j, s);
-            segments::delete(&self.conn, &key_of, layer.layout.segments()).await?;
         }
         Ok(())
     }

@@ -10,7 +10,6 @@ use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use futures_util::future::try_join_all;
 use redis::Script;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
 
 /// Elements per command: bounds a command's size and the time the server spends on it. A batch
@@ -36,18 +35,63 @@ pub enum AddMethod {
     Bitfield,
 }
 
-/// KEYS[1] = segment; ARGV[1] = records of 12 bytes (4-byte big-endian word index, 8-byte
-/// big-endian mask). Reads every touched word with one `BITFIELD_RO ... GET u32` (two 32-bit
-/// halves per word: Lua numbers are doubles and its bit library works on 32 bits), ORs the masks
-/// in Lua (elements sharing a word see each other's bits), writes the changed words back with
-/// `BITFIELD ... SET u32`, and returns one byte per record, '1' if the element was new. The
-/// script runs atomically. (A first version did `GETRANGE`/`SETRANGE` per element: ~14 µs of
-/// server time per element, slower than `BITFIELD SET u1`; see docs/REDIS.md.)
+/// The segment keys of one filter (or of one layer of a scalable filter) and how its commands
+/// are guarded.
+#[derive(Clone, Copy)]
+pub(crate) struct Keyspace<'a> {
+    /// The connection.
+    pub conn: &'a Connection,
+    /// The filter's name (for errors).
+    pub name: &'a str,
+    /// Segment index → key name.
+    pub key_of: &'a (dyn Fn(u32) -> String + Sync),
+    /// Layout 2: the segment keys (named after the filter's id) exist from creation on, every
+    /// write refuses to run on a missing one and every read reports it, so a client whose filter
+    /// was deleted or re-created gets [`Error::Gone`] and never creates or writes a key of the
+    /// new filter. Layout-1 filters (no id) are written unguarded, as they always were.
+    pub guarded: bool,
+}
+
+impl Keyspace<'_> {
+    fn key(&self, segment: u32) -> String {
+        (self.key_of)(segment)
+    }
+
+    fn guard_arg(&self) -> &'static str {
+        if self.guarded {
+            "1"
+        } else {
+            "0"
+        }
+    }
+}
+
+/// The guard every write script starts with: with ARGV[1] = '1', a missing segment key
+/// (`KEYS[1]`) makes the script fail with the `BLOOMKIT_GONE` code before writing anything.
+macro_rules! guarded_script {
+    ($body:expr) => {
+        concat!(
+            "if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then\n",
+            "  return redis.error_reply('BLOOMKIT_GONE the filter was deleted or re-created')\n",
+            "end\n",
+            $body
+        )
+    };
+}
+
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = records of 12 bytes (4-byte big-endian
+/// word index, 8-byte big-endian mask). Reads every touched word with one
+/// `BITFIELD_RO ... GET u32` (two 32-bit halves per word: Lua numbers are doubles and its bit
+/// library works on 32 bits), ORs the masks in Lua (elements sharing a word see each other's
+/// bits), writes the changed words back with `BITFIELD ... SET u32`, and returns one byte per
+/// record, '1' if the element was new. The script runs atomically. (A first version did
+/// `GETRANGE`/`SETRANGE` per element: ~14 µs of server time per element, slower than
+/// `BITFIELD SET u1`; see docs/REDIS.md.)
 pub(crate) static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    Script::new(guarded_script!(
         r#"
 local key = KEYS[1]
-local recs = ARGV[1]
+local recs = ARGV[2]
 local n = #recs / 12
 local get = {'BITFIELD_RO', key}
 local slot_of = {}
@@ -97,19 +141,76 @@ for s, _ in pairs(dirty) do
 end
 if #set > 2 then redis.call(unpack(set)) end
 return table.concat(out)
-"#,
-    )
+"#
+    ))
 });
 
-/// KEYS[1] = segment, KEYS[2] = temporary key in the same slot: segment |= temp; delete temp.
-pub(crate) static MERGE_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+/// Lua that runs `BITFIELD KEYS[1]` with the subcommands `ARGV[first..]` (4 arguments each)
+/// in slices of 4,000 arguments (Lua's `unpack` limit is about 8,000) and returns the
+/// concatenated replies.
+macro_rules! bitfield_from {
+    ($first:literal) => {
+        concat!(
+            "local first = ",
+            $first,
+            "\n",
+            r#"
+local n = #ARGV
+if n - first < 4000 then return redis.call('BITFIELD', KEYS[1], unpack(ARGV, first, n)) end
+local out = {}
+local i = first
+while i <= n do
+  local j = math.min(n, i + 3999)
+  local r = redis.call('BITFIELD', KEYS[1], unpack(ARGV, i, j))
+  for _, v in ipairs(r) do out[#out + 1] = v end
+  i = j + 1
+end
+return out
+"#
+        )
+    };
+}
+
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = `BITFIELD` subcommands of 4 arguments
+/// each (`SET u1 <offset> 1`, or `INCRBY u8 #<byte> 0` to grow the string): the guarded form
+/// of one `BITFIELD` command.
+pub(crate) static BITFIELD_SCRIPT: LazyLock<Script> =
+    LazyLock::new(|| Script::new(guarded_script!(bitfield_from!("2"))));
+
+/// KEYS[1] = a Redisson bitmap, KEYS[2] = its config hash (same slot); ARGV[1] = `size`,
+/// ARGV[2] = `hashIterations`, ARGV[3] = `bloomkitId` ('' if the filter has none);
+/// ARGV[4..] = `BITFIELD` subcommands. Fails with `BLOOMKIT_GONE` before writing anything if
+/// the config is gone or describes another filter.
+pub(crate) static REDISSON_ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(
         r#"
-redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
-redis.call('DEL', KEYS[2])
-return 1
+local c = redis.call('HMGET', KEYS[2], 'size', 'hashIterations', 'bloomkitId')
+if c[1] ~= ARGV[1] or c[2] ~= ARGV[2] or (ARGV[3] ~= '' and c[3] ~= ARGV[3]) then
+  return redis.error_reply('BLOOMKIT_GONE the filter was deleted or re-created')
+end
 "#,
-    )
+        bitfield_from!("4")
+    ))
+});
+
+/// KEYS[1] = segment, KEYS[2] = its temporary key (same slot); ARGV[1] = guard flag,
+/// ARGV[2] = byte offset, ARGV[3] = bytes. Returns the segment's bytes at that range before
+/// the merge, then ORs the bytes into the segment with `BITOP OR` through the temporary key,
+/// which is created with an expiry in the same step and deleted before the script returns (so
+/// it exists only while the script runs; the expiry covers an error in between).
+pub(crate) static MERGE_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(guarded_script!(
+        r#"
+local off = tonumber(ARGV[2])
+local old = redis.call('GETRANGE', KEYS[1], off, off + #ARGV[3] - 1)
+redis.call('SETRANGE', KEYS[2], off, ARGV[3])
+redis.call('PEXPIRE', KEYS[2], 60000)
+local ok, err = pcall(redis.call, 'BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[2])
+if not ok then return err end
+return old
+"#
+    ))
 });
 
 /// Groups `(element index, probe)` by segment and splits each group into commands of at most
@@ -136,16 +237,50 @@ fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
     out
 }
 
+/// Runs `BITFIELD key <subcommands>` on segment `seg`: through [`BITFIELD_SCRIPT`] when the
+/// keyspace is guarded, as a plain command otherwise.
+async fn bitfield(ks: &Keyspace<'_>, seg: u32, subcommands: &[&dyn ToArg]) -> Result<Vec<i64>> {
+    let key = ks.key(seg);
+    if ks.guarded {
+        let mut inv = BITFIELD_SCRIPT.prepare_invoke();
+        inv.key(&key).arg(ks.guard_arg());
+        for a in subcommands {
+            a.push_to_invocation(&mut inv);
+        }
+        ks.conn.invoke(&inv).await.map_err(|e| e.about(ks.name))
+    } else {
+        let mut cmd = redis::cmd("BITFIELD");
+        cmd.arg(&key);
+        for a in subcommands {
+            a.push_to_cmd(&mut cmd);
+        }
+        ks.conn.query(&cmd).await
+    }
+}
+
+/// An argument for either a command or a script invocation.
+trait ToArg: Sync {
+    fn push_to_cmd(&self, cmd: &mut redis::Cmd);
+    fn push_to_invocation(&self, inv: &mut redis::ScriptInvocation<'_>);
+}
+
+impl<T: redis::ToRedisArgs + Sync> ToArg for T {
+    fn push_to_cmd(&self, cmd: &mut redis::Cmd) {
+        cmd.arg(self);
+    }
+    fn push_to_invocation(&self, inv: &mut redis::ScriptInvocation<'_>) {
+        inv.arg(self);
+    }
+}
+
 /// Sets each element's bits; returns whether each element was new (had a bit unset).
 pub(crate) async fn add(
-    conn: &Connection,
-    key_of: &(dyn Fn(u32) -> String + Sync),
+    ks: &Keyspace<'_>,
     probes: &[RegisterProbe],
     method: AddMethod,
 ) -> Result<Vec<bool>> {
     let groups = groups(probes);
     let futs = groups.iter().map(|(seg, idx)| async move {
-        let key = key_of(*seg);
         match method {
             AddMethod::Script => {
                 let mut recs = Vec::with_capacity(idx.len() * 12);
@@ -160,21 +295,24 @@ pub(crate) async fn add(
                     recs.extend_from_slice(&off.to_be_bytes());
                     recs.extend_from_slice(&p.mask.to_be_bytes());
                 }
-                let flags: Vec<u8> = conn.script(&ADD_SCRIPT, &[&key], &[&recs]).await?;
+                let key = ks.key(*seg);
+                let flags: Vec<u8> = ks
+                    .conn
+                    .script(&ADD_SCRIPT, &[&key], &[ks.guard_arg().as_bytes(), &recs])
+                    .await
+                    .map_err(|e| e.about(ks.name))?;
                 if flags.len() != idx.len() {
                     return Err(unexpected("add script reply length"));
                 }
                 Ok(flags.into_iter().map(|f| f == b'1').collect::<Vec<_>>())
             }
             AddMethod::Bitfield => {
-                let mut cmd = redis::cmd("BITFIELD");
-                cmd.arg(&key);
-                for &i in idx {
-                    for off in probes[i].bit_offsets() {
-                        cmd.arg("SET").arg("u1").arg(off).arg(1);
-                    }
+                let offsets: Vec<u64> = idx.iter().flat_map(|&i| probes[i].bit_offsets()).collect();
+                let mut args: Vec<&dyn ToArg> = Vec::with_capacity(offsets.len() * 4);
+                for off in &offsets {
+                    args.extend_from_slice(&[&"SET", &"u1", off, &1u8]);
                 }
-                let old: Vec<u8> = conn.query(&cmd).await?;
+                let old = bitfield(ks, *seg, &args).await?;
                 let mut it = old.into_iter();
                 let mut out = Vec::with_capacity(idx.len());
                 for &i in idx {
@@ -206,19 +344,29 @@ pub(crate) async fn add(
 /// Reading the span rather than the whole word is measured faster: Redis extracts a field bit
 /// by bit, and a shorter field also makes a shorter reply to send and parse (the span of `k = 3`
 /// random bits covers half the word on average).
-pub(crate) async fn check(
-    conn: &Connection,
-    key_of: &(dyn Fn(u32) -> String + Sync),
-    probes: &[RegisterProbe],
-) -> Result<Vec<bool>> {
+pub(crate) async fn check(ks: &Keyspace<'_>, probes: &[RegisterProbe]) -> Result<Vec<bool>> {
     let groups = groups(probes);
     let futs = groups.iter().map(|(seg, idx)| async move {
         let spans = idx.iter().map(|&i| {
             let s = Span::of(&probes[i]);
             (s.width, s.offset)
         });
-        let cmd = check_command(&key_of(*seg), spans, idx.len());
-        let fields: Vec<i64> = conn.query(&cmd).await?;
+        let key = ks.key(*seg);
+        let cmd = check_command(&key, spans, idx.len());
+        let fields: Vec<i64> = if ks.guarded {
+            // Then `EXISTS` on the same connection: a segment key, once gone, never comes
+            // back (writes never create it), so if it exists after the read it existed
+            // during the read.
+            let mut pipe = redis::pipe();
+            pipe.add_command(cmd).cmd("EXISTS").arg(&key);
+            let (fields, exists): (Vec<i64>, i64) = ks.conn.pipe(&pipe).await?;
+            if exists == 0 {
+                return Err(Error::Gone(ks.name.to_string()));
+            }
+            fields
+        } else {
+            ks.conn.query(&cmd).await?
+        };
         if fields.len() != idx.len() {
             return Err(unexpected("BITFIELD_RO reply length"));
         }
@@ -299,32 +447,22 @@ impl Span {
     }
 }
 
-static TEMP_IDS: AtomicU64 = AtomicU64::new(0);
-
-fn temp_id() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    t ^ (u64::from(std::process::id()) << 40)
-        ^ TEMP_IDS
-            .fetch_add(1, Ordering::Relaxed)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// Bulk add: builds each touched segment's bits locally, uploads the touched byte range to a
-/// temporary key in the segment's slot, and merges it with `BITOP OR` in one script (atomic),
-/// which also deletes the temporary key. Does not report which elements were new.
+/// Bulk add: builds each touched segment's bits locally and merges the touched byte range into
+/// the segment with [`MERGE_SCRIPT`] (one atomic script per [`UPLOAD_CHUNK`] bytes), which also
+/// returns the range's bytes from before the merge. Returns whether each element was new:
+/// whether some bit of it was unset before this call's merge or an earlier element of this call
+/// (the same answer as adding the elements one by one), so concurrent writers each count their
+/// own new elements.
 pub(crate) async fn add_bulk(
-    conn: &Connection,
-    key_of: &(dyn Fn(u32) -> String + Sync),
+    ks: &Keyspace<'_>,
     layout: &RegisterLayout,
     probes: &[RegisterProbe],
-) -> Result<()> {
+) -> Result<Vec<bool>> {
     let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
     for (i, p) in probes.iter().enumerate() {
         by_segment.entry(p.segment).or_default().push(i);
     }
+    let mut new = vec![false; probes.len()];
     for (seg, idx) in by_segment {
         let lo = idx.iter().map(|&i| probes[i].word).min().unwrap_or(0);
         let hi = idx.iter().map(|&i| probes[i].word).max().unwrap_or(0);
@@ -338,62 +476,119 @@ pub(crate) async fn add_bulk(
         for w in &words {
             bytes.extend_from_slice(&w.to_be_bytes());
         }
-        drop(words);
-        let key = key_of(seg);
-        let tmp = crate::keys::temp(&key, temp_id());
-        let result = async {
-            let mut start = 0usize;
-            while start < bytes.len() {
-                let end = (start + UPLOAD_CHUNK).min(bytes.len());
-                let mut cmd = redis::cmd("SETRANGE");
-                cmd.arg(&tmp)
-                    .arg(lo * 8 + start as u64)
-                    .arg(&bytes[start..end]);
-                let _: u64 = conn.query(&cmd).await?;
-                start = end;
+        let key = ks.key(seg);
+        let tmp = crate::keys::temp(&key);
+        let mut old = Vec::with_capacity(bytes.len());
+        for (c, chunk) in bytes.chunks(UPLOAD_CHUNK).enumerate() {
+            let offset = lo * 8 + (c * UPLOAD_CHUNK) as u64;
+            let offset = offset.to_string();
+            let mut before: Vec<u8> = ks
+                .conn
+                .script(
+                    &MERGE_SCRIPT,
+                    &[&key, &tmp],
+                    &[ks.guard_arg().as_bytes(), offset.as_bytes(), chunk],
+                )
+                .await
+                .map_err(|e| e.about(ks.name))?;
+            // A lazily grown segment may end before the range: the rest reads as zeros.
+            before.resize(chunk.len(), 0);
+            old.extend_from_slice(&before);
+        }
+        // Replay the elements in order on the old words: new if a bit was unset.
+        for (w, b) in words.iter_mut().zip(old.chunks_exact(8)) {
+            *w = u64::from_be_bytes(b.try_into().expect("8 bytes"));
+        }
+        for &i in &idx {
+            let w = &mut words[(probes[i].word - lo) as usize];
+            new[i] = *w & probes[i].mask != probes[i].mask;
+            *w |= probes[i].mask;
+        }
+    }
+    Ok(new)
+}
+
+/// At most this many segment commands are in flight at once for whole-filter operations
+/// (count, delete, create), so memory does not grow with the number of segments.
+const IN_FLIGHT: u32 = 64;
+
+/// Number of set bits over the segments.
+pub(crate) async fn count_ones(ks: &Keyspace<'_>, segments: u32) -> Result<u64> {
+    let mut total = 0;
+    for start in (0..segments).step_by(IN_FLIGHT as usize) {
+        let end = start.saturating_add(IN_FLIGHT).min(segments);
+        let futs = (start..end).map(|s| async move {
+            let key = ks.key(s);
+            if ks.guarded {
+                let mut pipe = redis::pipe();
+                pipe.cmd("BITCOUNT").arg(&key).cmd("EXISTS").arg(&key);
+                let (n, exists): (u64, i64) = ks.conn.pipe(&pipe).await?;
+                if exists == 0 {
+                    return Err(Error::Gone(ks.name.to_string()));
+                }
+                Ok(n)
+            } else {
+                ks.conn.query(redis::cmd("BITCOUNT").arg(&key)).await
             }
-            // A safety net: the temporary key expires if this client dies before merging.
-            let _: i64 = conn
-                .query(redis::cmd("PEXPIRE").arg(&tmp).arg(600_000))
-                .await?;
-            let _: i64 = conn.script(&MERGE_SCRIPT, &[&key, &tmp], &[]).await?;
-            Ok::<(), Error>(())
-        }
-        .await;
-        if result.is_err() {
-            // Best effort cleanup; the expiry removes it otherwise.
-            let _ = conn.query::<i64>(redis::cmd("DEL").arg(&tmp)).await;
-        }
-        result?;
+        });
+        total += try_join_all(futs).await?.into_iter().sum::<u64>();
+    }
+    Ok(total)
+}
+
+/// Runs `cmd(key)` on every segment key, [`IN_FLIGHT`] at a time.
+async fn each_segment(
+    ks: &Keyspace<'_>,
+    segments: u32,
+    cmd: impl Fn(&str) -> redis::Cmd + Sync,
+) -> Result<()> {
+    for start in (0..segments).step_by(IN_FLIGHT as usize) {
+        let end = start.saturating_add(IN_FLIGHT).min(segments);
+        let futs = (start..end).map(|s| {
+            let cmd = cmd(&ks.key(s));
+            async move { ks.conn.query::<redis::Value>(&cmd).await }
+        });
+        try_join_all(futs).await?;
     }
     Ok(())
 }
 
-/// Number of set bits over the segments.
-pub(crate) async fn count_ones(
-    conn: &Connection,
-    key_of: &(dyn Fn(u32) -> String + Sync),
-    segments: u32,
-) -> Result<u64> {
-    let futs = (0..segments).map(|s| async move {
-        let n: u64 = conn.query(redis::cmd("BITCOUNT").arg(key_of(s))).await?;
-        Ok::<u64, Error>(n)
-    });
-    Ok(try_join_all(futs).await?.into_iter().sum())
+/// Deletes the segment keys.
+pub(crate) async fn delete(ks: &Keyspace<'_>, segments: u32) -> Result<()> {
+    each_segment(ks, segments, |k| {
+        let mut c = redis::cmd("DEL");
+        c.arg(k);
+        c
+    })
+    .await
 }
 
-/// Deletes the segment keys.
-pub(crate) async fn delete(
-    conn: &Connection,
-    key_of: &(dyn Fn(u32) -> String + Sync),
-    segments: u32,
-) -> Result<()> {
-    let futs = (0..segments).map(|s| async move {
-        let _: i64 = conn.query(redis::cmd("DEL").arg(key_of(s))).await?;
-        Ok::<(), Error>(())
-    });
-    try_join_all(futs).await?;
-    Ok(())
+/// Creates the segment keys of a new layout-2 filter (one zero byte each, `SET NX`), then grows
+/// large ones (see [`pre_grow`]).
+pub(crate) async fn create(ks: &Keyspace<'_>, layout: &RegisterLayout) -> Result<()> {
+    each_segment(ks, layout.segments(), |k| {
+        let mut c = redis::cmd("SET");
+        c.arg(k).arg(&[0u8][..]).arg("NX");
+        c
+    })
+    .await?;
+    pre_grow(ks, layout).await
+}
+
+/// Empties every segment. Layout 2: replaces each value with one zero byte (`SET XX`: a key
+/// deleted meanwhile stays deleted); layout 1: deletes the keys.
+pub(crate) async fn clear(ks: &Keyspace<'_>, layout: &RegisterLayout) -> Result<()> {
+    if ks.guarded {
+        each_segment(ks, layout.segments(), |k| {
+            let mut c = redis::cmd("SET");
+            c.arg(k).arg(&[0u8][..]).arg("XX");
+            c
+        })
+        .await?;
+    } else {
+        delete(ks, layout.segments()).await?;
+    }
+    pre_grow(ks, layout).await
 }
 
 /// Segments grow lazily: the first write at a high offset makes Redis allocate the string up to
@@ -402,31 +597,18 @@ pub(crate) async fn delete(
 pub const GROW_STEP_BYTES: u64 = 16 << 20;
 
 /// Pre-grows large segments in [`GROW_STEP_BYTES`] steps (see there).
-pub(crate) async fn pre_grow(
-    conn: &Connection,
-    key_of: &(dyn Fn(u32) -> String + Sync),
-    layout: &RegisterLayout,
-) -> Result<()> {
+pub(crate) async fn pre_grow(ks: &Keyspace<'_>, layout: &RegisterLayout) -> Result<()> {
     let seg_bytes = layout.segment_words() * 8;
     if seg_bytes <= GROW_STEP_BYTES {
         return Ok(());
     }
     for s in 0..layout.segments() {
-        let key = key_of(s);
         let mut end = GROW_STEP_BYTES.min(seg_bytes);
         loop {
             // `INCRBY u8 ... 0` extends the string to `end` bytes without changing any bit, so it
             // is safe while other clients are already adding.
-            let _: Vec<i64> = conn
-                .query(
-                    redis::cmd("BITFIELD")
-                        .arg(&key)
-                        .arg("INCRBY")
-                        .arg("u8")
-                        .arg(format!("#{}", end - 1))
-                        .arg(0),
-                )
-                .await?;
+            let at = format!("#{}", end - 1);
+            let _ = bitfield(ks, s, &[&"INCRBY", &"u8", &at, &0u8]).await?;
             if end == seg_bytes {
                 break;
             }

@@ -13,6 +13,11 @@ fn items(range: std::ops::Range<u64>) -> Vec<String> {
         .collect()
 }
 
+/// Segment `i`'s key name.
+fn seg_key(f: &RedisFilter, i: u32) -> String {
+    bloomkit_redis::keys::SegmentKeys::with_id(f.name(), f.id().unwrap()).segment(i)
+}
+
 async fn connect(s: &Server) -> Connection {
     Connection::open(&s.url(), &Options::default())
         .await
@@ -142,13 +147,13 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
     fs[2].add_bulk(&data[10_000..]).await.unwrap();
     let raw = redis::Client::open(server.url()).unwrap();
     for s in 0..fs[0].layout().segments() {
-        let get = |n: &str| -> Vec<u8> {
+        let get = |f: &RedisFilter| -> Vec<u8> {
             redis::cmd("GET")
-                .arg(format!("bloomkit:{{{n}:s{s}}}"))
+                .arg(seg_key(f, s))
                 .query(&mut raw.get_connection().unwrap())
                 .unwrap()
         };
-        let (x, y, z) = (get("script"), get("bitfield"), get("bulk"));
+        let (x, y, z) = (get(&fs[0]), get(&fs[1]), get(&fs[2]));
         assert!(!x.is_empty());
         // Lazily grown strings may differ in trailing zero bytes only.
         let trim = |v: Vec<u8>| {
@@ -168,7 +173,7 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
     // Bit order: the element's word, read as 8 big-endian bytes, contains its mask, and every
     // bit offset of the mask reads 1 with GETBIT.
     let p = fs[0].probe(&data[7]);
-    let key = format!("bloomkit:{{script:s{}}}", p.segment);
+    let key = seg_key(&fs[0], p.segment);
     let mut c = raw.get_connection().unwrap();
     let word: Vec<u8> = redis::cmd("GETRANGE")
         .arg(&key)
@@ -338,19 +343,25 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
         // Never a hang past the timeout (plus scheduling slack).
         assert!(start.elapsed() < Duration::from_millis(3000));
     }
-    // Back (empty: no persistence); the same handle reconnects.
+    // Back, but empty (no persistence): the same handle reconnects and finds its filter gone,
+    // a typed error, and writes nothing (no key is created).
     server.restart();
     let start = Instant::now();
     loop {
         match f.add("after").await {
-            Ok(_) => break,
+            Err(Error::Gone(_)) => break,
             Err(e) => {
                 assert!(e.is_fault(), "{e:?}");
                 assert!(start.elapsed() < Duration::from_secs(10), "no reconnect");
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
+            Ok(_) => panic!("wrote into a filter that is gone"),
         }
     }
+    let dbsize: i64 = conn.query(&redis::cmd("DBSIZE")).await.unwrap();
+    assert_eq!(dbsize, 0);
+    let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
+    f.add("after").await.unwrap();
     assert!(f.check("after").await.unwrap());
     // A fresh connection to a dead port fails with a typed error within the timeout.
     server.kill();
@@ -503,11 +514,13 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
             start.elapsed()
         );
     }
+    // The node comes back empty (no persistence): once reconnected, the client finds the
+    // segments it held gone, a typed error, and creates none of them again.
     cluster.nodes[victim].restart();
     let start = Instant::now();
     loop {
         match f.add_many(&data).await {
-            Ok(_) => break,
+            Err(Error::Gone(_)) => break,
             Err(e) => {
                 assert!(e.is_fault(), "{e:?}");
                 assert!(
@@ -516,9 +529,10 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
                 );
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
+            Ok(_) => panic!("wrote into segments that are gone"),
         }
     }
-    assert!(f.check_many(&data).await.unwrap().iter().all(|&b| b));
+    assert_eq!(cluster.nodes[victim].cli(&["DBSIZE"]), "0");
 }
 
 #[test]
@@ -641,7 +655,7 @@ async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
     let bytes = big.layout().segment_words() * 8;
     assert!(bytes > 2 * bloomkit_redis::segments::GROW_STEP_BYTES);
     let len: u64 = conn
-        .query(redis::cmd("STRLEN").arg("bloomkit:{big:s0}"))
+        .query(redis::cmd("STRLEN").arg(seg_key(&big, 0)))
         .await
         .unwrap();
     assert_eq!(len, bytes, "pre-grown to the full segment");
@@ -657,4 +671,230 @@ async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
         "{r:?}"
     );
     big.delete().await.unwrap();
+}
+
+/// Every key in the server's database 0.
+async fn all_keys(conn: &Connection) -> Vec<String> {
+    let mut k: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
+    k.sort();
+    k
+}
+
+#[tokio::test]
+async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_one() {
+    use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let f = RedisFilter::create(&conn, "g", 200_000, 0.01)
+        .await
+        .unwrap();
+    let s = ScalableRedisFilter::create(&conn, "sg", ScalableParams::new(500, 0.01))
+        .await
+        .unwrap();
+    // Four writers, one per write path, each on its own connection, adding until they fail.
+    let mut writers = Vec::new();
+    for path in 0..4u64 {
+        let url = server.url();
+        writers.push(tokio::spawn(async move {
+            let c = Connection::open(&url, &Options::default()).await.unwrap();
+            let mut plain = RedisFilter::open(&c, "g").await.unwrap();
+            if path == 1 {
+                plain.set_add_method(AddMethod::Script);
+            }
+            let scalable = ScalableRedisFilter::open(&c, "sg").await.unwrap();
+            for i in 0.. {
+                let batch = items(path * 10_000_000 + i * 300..path * 10_000_000 + i * 300 + 300);
+                let r = match path {
+                    0 | 1 => plain.add_many(&batch).await.map(|_| ()),
+                    2 => plain.add_bulk(&batch).await.map(|_| ()),
+                    _ => scalable.add_many(&batch).await.map(|_| ()),
+                };
+                if let Err(e) = r {
+                    return e;
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            unreachable!()
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while f.count().await.unwrap() < 1_500.0 || s.count().await.unwrap() < 600.0 {
+        assert!(Instant::now() < deadline, "writers made no progress");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Another client deletes both and re-creates them with other parameters.
+    let c2 = connect(&server).await;
+    RedisFilter::open(&c2, "g")
+        .await
+        .unwrap()
+        .delete()
+        .await
+        .unwrap();
+    ScalableRedisFilter::open(&c2, "sg")
+        .await
+        .unwrap()
+        .delete()
+        .await
+        .unwrap();
+    let g2 = RedisFilter::create(&c2, "g", 5_000, 0.001).await.unwrap();
+    let s2 = ScalableRedisFilter::create(&c2, "sg", ScalableParams::new(800, 0.001))
+        .await
+        .unwrap();
+    for w in writers {
+        let e = w.await.unwrap();
+        assert!(
+            matches!(e, Error::Gone(ref n) if n == "g" || n == "sg"),
+            "{e:?}"
+        );
+    }
+    assert_eq!(
+        g2.info().await.unwrap().set_bits,
+        0,
+        "no bit in the new filter"
+    );
+    assert_eq!(
+        s2.info().await.unwrap().set_bits,
+        0,
+        "no bit in the new filter"
+    );
+    // Only the new filters' keys exist: no orphan of the old ones (their ids are gone).
+    let (id, sid) = (g2.id().unwrap(), s2.id().unwrap());
+    for k in all_keys(&conn).await {
+        assert!(
+            k.ends_with(":meta") || k.contains(id) || k.contains(sid),
+            "orphan key {k}"
+        );
+    }
+    // The old handles report it too, for reads as well as writes.
+    assert!(matches!(f.check("x").await, Err(Error::Gone(_))));
+    assert!(matches!(s.check("x").await, Err(Error::Gone(_))));
+    assert!(matches!(f.info().await, Err(Error::Gone(_))));
+    // Deleting both leaves nothing.
+    g2.delete().await.unwrap();
+    s2.delete().await.unwrap();
+    assert_eq!(all_keys(&conn).await, Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn filters_of_layout_1_stay_readable_and_writable() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    // A filter as layout 1 stored it: no id, segments named `bloomkit:{N:s<i>}`.
+    let layout =
+        bloomkit::probe::register::RegisterLayout::for_capacity(1000, 0.01, 1 << 27).unwrap();
+    let _: () = conn
+        .query(
+            redis::cmd("HSET")
+                .arg("bloomkit:{old}:meta")
+                .arg(&["kind", "register", "version", "1", "scheme", "register64"])
+                .arg(&["hashing", "xxh3", "capacity", "1000", "fpp", "0.01"])
+                .arg("segments")
+                .arg(layout.segments())
+                .arg("segment_words")
+                .arg(layout.segment_words())
+                .arg("hashes")
+                .arg(layout.hashes()),
+        )
+        .await
+        .unwrap();
+    let f = RedisFilter::open(&conn, "old").await.unwrap();
+    assert_eq!(f.id(), None);
+    let p = f.probe("before");
+    for off in p.bit_offsets() {
+        let _: i64 = conn
+            .query(
+                redis::cmd("SETBIT")
+                    .arg("bloomkit:{old:s0}")
+                    .arg(off)
+                    .arg(1),
+            )
+            .await
+            .unwrap();
+    }
+    assert!(f.check("before").await.unwrap());
+    assert!(f.add("after").await.unwrap());
+    assert!(f.add_bulk(&["bulk"]).await.unwrap()[0]);
+    assert!(f
+        .check_many(&["after", "bulk"])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&b| b));
+    assert_eq!(
+        all_keys(&conn).await,
+        ["bloomkit:{old:s0}", "bloomkit:{old}:meta"]
+    );
+    f.delete().await.unwrap();
+    assert!(all_keys(&conn).await.is_empty());
+}
+
+#[tokio::test]
+async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_required() {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    RedisFilter::create(&conn, "m", 1000, 0.01).await.unwrap();
+    let _: i64 = conn
+        .query(
+            redis::cmd("HSET")
+                .arg("bloomkit:{m}:meta")
+                .arg("segments")
+                .arg(100_000_000u64),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(
+        RedisFilter::open(&conn, "m").await,
+        Err(Error::CorruptMetadata { .. })
+    ));
+    // A random key stored in the metadata: reopened by name alone.
+    let f = RedisFilter::create_with(&conn, "k", 1000, 0.01, FilterOptions::random_key().unwrap())
+        .await
+        .unwrap();
+    f.add("x").await.unwrap();
+    let g = RedisFilter::open(&conn, "k").await.unwrap();
+    assert!(g.check("x").await.unwrap());
+    assert!(g.info().await.unwrap().hashing.starts_with("siphash13:"));
+    // A key not stored: a typed error says it is needed.
+    let opts = FilterOptions {
+        hashing: bloomkit::Hashing::siphash([7; 16]),
+        ..FilterOptions::default()
+    };
+    RedisFilter::create_with(&conn, "nk", 1000, 0.01, opts)
+        .await
+        .unwrap();
+    assert!(matches!(
+        RedisFilter::open(&conn, "nk").await,
+        Err(Error::KeyRequired { .. })
+    ));
+}
+
+#[tokio::test]
+async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing() {
+    use bloomkit_redis::RedissonFilter;
+    let server = Server::start();
+    let conn = connect(&server).await;
+    let f = RedissonFilter::create(&conn, "rj", 1000, 0.01)
+        .await
+        .unwrap();
+    f.add("a").await.unwrap();
+    // Re-created with the same parameters by another client: a new id.
+    let c2 = connect(&server).await;
+    RedissonFilter::open(&c2, "rj")
+        .await
+        .unwrap()
+        .delete()
+        .await
+        .unwrap();
+    let g = RedissonFilter::create(&c2, "rj", 1000, 0.01).await.unwrap();
+    assert!(matches!(f.add("b").await, Err(Error::Gone(_))));
+    assert!(matches!(f.check("a").await, Err(Error::Gone(_))));
+    assert_eq!(
+        g.count().await.unwrap(),
+        0,
+        "nothing written into the new filter"
+    );
+    // Deleted: the old handle does not re-create the bitmap.
+    g.delete().await.unwrap();
+    assert!(matches!(f.add("c").await, Err(Error::Gone(_))));
+    assert_eq!(all_keys(&conn).await, Vec::<String>::new());
 }

@@ -508,8 +508,8 @@ impl fmt::Debug for BlockedBloomFilter {
 }
 
 impl Filter for BlockedBloomFilter {
-    fn kind(&self) -> &'static str {
-        "blocked"
+    fn kind(&self) -> crate::Kind {
+        crate::Kind::Blocked
     }
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
         Ok(self.insert(bytes))

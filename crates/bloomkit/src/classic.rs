@@ -251,8 +251,8 @@ impl<K: Key> FromIterator<K> for BloomFilter {
 }
 
 impl Filter for BloomFilter {
-    fn kind(&self) -> &'static str {
-        "classic"
+    fn kind(&self) -> crate::Kind {
+        crate::Kind::Classic
     }
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
         Ok(self.insert(bytes))

@@ -238,8 +238,8 @@ impl fmt::Debug for CountingBloomFilter {
 }
 
 impl Filter for CountingBloomFilter {
-    fn kind(&self) -> &'static str {
-        "counting"
+    fn kind(&self) -> crate::Kind {
+        crate::Kind::Counting
     }
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
         Ok(self.insert(bytes))

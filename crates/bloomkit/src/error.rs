@@ -71,7 +71,8 @@ pub enum Error {
     Unsupported {
         /// What was asked.
         operation: &'static str,
-        /// The kind of filter asked.
+        /// What was asked: a kind's stable name ([`Kind::name`](crate::Kind::name)), or a
+        /// description such as `read-only mapped`.
         kind: &'static str,
     },
 

@@ -18,9 +18,9 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+use crate::any::AnyFilter;
 use crate::codec::native::{self, Decoded, Design};
 use crate::error::{Error, Result};
-use crate::filter::AnyFilter;
 use crate::hash::Hashing;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;

@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod any;
 pub mod blocked;
 pub mod classic;
 pub mod codec;
@@ -41,6 +42,7 @@ pub mod file;
 pub mod filter;
 pub mod hash;
 pub mod key;
+pub mod kind;
 pub mod math;
 pub mod mmap;
 pub mod probe;
@@ -48,13 +50,16 @@ pub mod scalable;
 pub mod spec;
 pub mod storage;
 
+pub use any::AnyFilter;
 pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
+pub use concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Incompatibility, Result};
-pub use filter::{AnyFilter, Filter};
+pub use filter::Filter;
 pub use hash::Hashing;
 pub use key::Key;
+pub use kind::Kind;
 pub use math::{Params, MAX_HASHES};
 pub use probe::{Digest, Scheme};
 pub use scalable::{ScalableBloomFilter, ScalableConfig};

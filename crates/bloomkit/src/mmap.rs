@@ -53,7 +53,7 @@ fn check_layout(bytes: &[u8], keys: &[Hashing]) -> Result<(Header, usize, usize)
         });
     }
     let header = native::parse_header(bytes, bytes.len() as u64, keys)?;
-    if header.kind != 1 {
+    if header.kind != crate::Kind::Classic {
         return Err(Error::Corrupt {
             format: "bloomkit",
             reason: "only classic filters can be memory-mapped".into(),

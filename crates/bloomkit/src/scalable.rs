@@ -348,8 +348,8 @@ impl fmt::Debug for ScalableBloomFilter {
 }
 
 impl Filter for ScalableBloomFilter {
-    fn kind(&self) -> &'static str {
-        "scalable"
+    fn kind(&self) -> crate::Kind {
+        crate::Kind::Scalable
     }
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
         self.insert(bytes)

@@ -164,7 +164,7 @@ fn union_intersection_and_errors() {
         BlockedBloomFilter::from_words(&[0; 7], BlockLayout::SplitBlock, Hashing::Xxh3).is_err()
     );
     let f: Box<dyn Filter> = Box::new(a);
-    assert_eq!(f.kind(), "blocked");
+    assert_eq!(f.kind(), bloomkit::Kind::Blocked);
 }
 
 proptest! {

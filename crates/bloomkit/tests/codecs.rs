@@ -182,7 +182,7 @@ fn xxh3(b: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(b)
 }
 
-/// Guava 31.1 `writeTo` streams from ../shared/interop/vectors.txt, reproduced exactly.
+/// Guava 31.1 `writeTo` streams from `tests/data/vectors.txt`, reproduced exactly.
 #[test]
 fn guava_streams_are_byte_identical() {
     let guava_filter =
@@ -297,7 +297,7 @@ fn go_filter(m: u64, k: u32) -> BloomFilter {
     .unwrap()
 }
 
-/// Go bits-and-blooms 3.3.1 `WriteTo` and JSON from ../shared/interop/vectors.txt.
+/// Go bits-and-blooms 3.3.1 `WriteTo` and JSON from `tests/data/vectors.txt`.
 #[test]
 fn go_streams_are_byte_identical() {
     let mut f = go_filter(100, 3);

@@ -1,6 +1,7 @@
 //! Counting filter behaviour: removal, frequency estimates, saturation, refusals.
 
-use bloomkit::storage::CounterWidth;
+use bloomkit::codec::native;
+use bloomkit::storage::{CounterWidth, Counters};
 use bloomkit::{BloomFilter, CountingBloomFilter, Error, Filter, Spec};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -109,20 +110,80 @@ fn impossible_removals_are_refused_and_change_nothing() {
     assert!(!counting.contains_encoded(b"x"));
 }
 
-/// Where two probes of an element hit the same counter, a counter of 1 cannot hold it.
+/// The filter's whole state as it would be written to a file.
+fn bytes_of(f: &CountingBloomFilter) -> Vec<u8> {
+    native::to_bytes(&f.clone().into(), None).unwrap()
+}
+
+/// A filter of `spec` whose counter `i` holds `values[i]`.
+fn with_counters(spec: &Spec, width: CounterWidth, values: &[u8]) -> CountingBloomFilter {
+    let mut counters = Counters::zeros(spec.bits(), width).unwrap();
+    for (i, &v) in values.iter().enumerate() {
+        counters.set(i as u64, v);
+    }
+    CountingBloomFilter::from_parts(spec.clone(), counters).unwrap()
+}
+
+/// How many of the element's probes land on each counter.
+fn multiplicities(spec: &Spec, key: &str) -> HashMap<u64, u8> {
+    let mut m = HashMap::new();
+    for p in spec.positions(key) {
+        *m.entry(p).or_insert(0u8) += 1;
+    }
+    m
+}
+
+/// An element whose probes are not all zero but one of them is: the refusal must come before
+/// any counter is touched, so the counters it shares with "x" keep their values.
 #[test]
-fn repeated_probes_need_enough_count() {
-    // With 2 counters and 8 probes, every element hits some counter several times.
-    let spec = Spec::with_bits(2, 8).unwrap();
-    let mut f = CountingBloomFilter::from_spec(spec, CounterWidth::Eight).unwrap();
-    f.insert("e");
-    f.remove("e").unwrap();
+fn refused_removal_of_a_partly_present_element_changes_no_byte() {
+    let spec = Spec::with_bits(64, 4).unwrap();
+    let mut f = CountingBloomFilter::from_spec(spec.clone(), CounterWidth::Four).unwrap();
+    f.insert("x");
+    let x: Vec<u64> = spec.positions("x");
+    // The first probe in probe order is one of x's counters, and another probe is zero.
+    let y = (0..10_000)
+        .map(|i| format!("y:{i}"))
+        .find(|y| {
+            let p = spec.positions(y.as_str());
+            x.contains(&p[0]) && p.iter().any(|q| !x.contains(q))
+        })
+        .expect("some element shares its first counter with x (64 counters, 4 probes)");
+    let before = bytes_of(&f);
+    assert!(matches!(f.remove(y.as_str()), Err(Error::NotPresent)));
+    assert_eq!(bytes_of(&f), before, "a refused removal changed the filter");
+    assert!(f.contains("x"));
+    f.remove("x").unwrap();
     assert_eq!(f.count_nonzero(), 0);
-    f.insert("e");
-    let probes = f.spec().positions("e");
-    let first = probes[0];
-    let hits_first = probes.iter().filter(|&&p| p == first).count();
-    assert!(hits_first >= 2);
+}
+
+/// Where two probes of an element hit the same counter, that counter must hold at least two:
+/// removing from a counter of 1 twice would take it below zero. Refused, nothing changed; with
+/// one more on that counter the same removal succeeds and empties the filter.
+#[test]
+fn removal_that_would_take_a_shared_counter_below_zero_is_refused() {
+    // 8 probes over 5 counters: every element hits some counter at least twice.
+    let spec = Spec::with_bits(5, 8).unwrap();
+    for width in [CounterWidth::Four, CounterWidth::Eight] {
+        let mult = multiplicities(&spec, "e");
+        let (&shared, &times) = mult.iter().find(|(_, &n)| n >= 2).unwrap();
+        let mut values = [0u8; 5];
+        for (&p, &n) in &mult {
+            values[p as usize] = n;
+        }
+        // Every counter covers its probes except `shared`, which is one short (but not zero).
+        values[shared as usize] = times - 1;
+        let mut f = with_counters(&spec, width, &values);
+        assert!(f.contains("e"), "all of e's counters are non-zero");
+        let before = bytes_of(&f);
+        assert!(matches!(f.remove("e"), Err(Error::NotPresent)));
+        assert_eq!(bytes_of(&f), before, "a refused removal changed the filter");
+
+        values[shared as usize] = times;
+        let mut f = with_counters(&spec, width, &values);
+        f.remove("e").unwrap();
+        assert_eq!(f.count_nonzero(), 0, "each counter lost exactly its probes");
+    }
 }
 
 #[test]
@@ -174,6 +235,35 @@ proptest! {
         for (x, &n) in &truth {
             prop_assert!(f.contains(x));
             prop_assert!(f.count(x) >= n.min(width.max()));
+        }
+    }
+
+    /// Removal against a model: on arbitrary counters, `remove` succeeds exactly when every
+    /// counter of the element holds at least as many as its probes there (or is saturated),
+    /// and then lowers each unsaturated counter by exactly that many; otherwise it is refused
+    /// and the filter's bytes are unchanged.
+    #[test]
+    fn removal_matches_the_model(values in prop::collection::vec(0u8..=15, 16), key in 0u32..1000) {
+        let spec = Spec::with_bits(16, 6).unwrap();
+        let key = key.to_string();
+        let mut f = with_counters(&spec, CounterWidth::Four, &values);
+        let before = bytes_of(&f);
+        let mult = multiplicities(&spec, &key);
+        let possible = mult.iter().all(|(&p, &n)| values[p as usize] == 15 || values[p as usize] >= n);
+        match f.remove(key.as_str()) {
+            Ok(()) => {
+                prop_assert!(possible);
+                for (i, &v) in values.iter().enumerate() {
+                    let n = mult.get(&(i as u64)).copied().unwrap_or(0);
+                    let expected = if v == 15 { v } else { v - n };
+                    prop_assert_eq!(f.counters().get(i as u64), expected);
+                }
+            }
+            Err(Error::NotPresent) => {
+                prop_assert!(!possible);
+                prop_assert_eq!(bytes_of(&f), before);
+            }
+            Err(e) => prop_assert!(false, "unexpected error {}", e),
         }
     }
 }

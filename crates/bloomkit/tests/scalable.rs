@@ -1,6 +1,6 @@
 //! Scalable filter behaviour: growth, the compound FPR bound, limits, memory.
 
-use bloomkit::{BloomFilter, Error, Filter, ScalableBloomFilter, ScalableConfig};
+use bloomkit::{BloomFilter, Error, Filter, ScalableBloomFilter, ScalableConfig, Spec};
 
 /// Initial capacity 1,000 at p = 1%, then 1,000,000 distinct elements: no false negatives,
 /// and on 1,000,000 non-members the measured FPR is at most 1% within statistical noise.
@@ -60,15 +60,81 @@ fn million_elements_from_a_thousand() {
     );
 }
 
+/// For several tightening ratios (growth 4, p = 2%), a filter driven through five layers:
+/// every inserted element is present, the layers are exactly what the growth rule says (count,
+/// capacities, per-layer FPR and the size each is built with, full layers full), and absent
+/// elements test present at most at rate p.
+///
+/// Bound: over T = 200,000 absent elements the false-positive count is binomial with mean at
+/// most T·p (the compound FPR is below p by construction, and the last layer is only partly
+/// filled); with σ = √(p(1-p)/T) ≈ 0.031% we allow p + 5σ. A filter that sized its layers for p
+/// instead of p·(1-r)·rⁱ would show about 2-5 p and fail.
 #[test]
 fn compound_fpr_bound_holds_for_any_tightening() {
+    let p = 0.02;
+    let n = 20_000u64; // layers of 100, 400, 1600, 6400, then 25,600: five layers
+    let trials = 200_000u64;
     for r in [0.5, 0.85, 0.9] {
-        let mut config = ScalableConfig::new(100, 0.02);
+        let mut config = ScalableConfig::new(100, p);
         config.tightening = r;
         config.growth = 4;
+        // The series itself, far beyond what is built: always below p.
         let total: f64 = (0..25).map(|i| config.layer_target(i).unwrap().1).sum();
-        assert!(total < 0.02, "r={r}: {total}");
+        assert!(total < p, "r={r}: {total}");
+
+        let mut f = ScalableBloomFilter::with_config(config.clone()).unwrap();
+        for i in 0..n {
+            f.insert(&format!("member:{i}")).unwrap();
+        }
+        assert!(
+            (0..n).all(|i| f.contains(&format!("member:{i}"))),
+            "r={r}: false negative"
+        );
+        check_layers(&f, &config, 5);
+        // Elements that were false positives when inserted are not counted as new: at most
+        // p·n of them in expectation (5σ allowed).
+        let lost_bound = (n as f64 * p + 5.0 * (n as f64 * p).sqrt()) as u64;
+        assert!(
+            f.len() <= n && f.len() >= n - lost_bound,
+            "r={r}: len {}",
+            f.len()
+        );
+
+        let fp = (0..trials)
+            .filter(|i| f.contains(&format!("absent:{i}")))
+            .count() as f64;
+        let rate = fp / trials as f64;
+        let sigma = (p * (1.0 - p) / trials as f64).sqrt();
+        assert!(rate <= p + 5.0 * sigma, "r={r}: measured FPR {rate}");
+        assert!(
+            f.estimated_fpp() <= p,
+            "r={r}: estimate {}",
+            f.estimated_fpp()
+        );
     }
+}
+
+/// The layers of `f` follow `config`: `count` layers, layer `i` with capacity `c·gⁱ`, FPR
+/// `p·(1-r)·rⁱ` and the spec sized for those, every layer but the newest full.
+fn check_layers(f: &ScalableBloomFilter, config: &ScalableConfig, count: usize) {
+    let r = config.tightening;
+    assert_eq!(f.layers().len(), count, "r={r}: layer count");
+    let info = f.layer_info();
+    for (i, (layer, info)) in f.layers().iter().zip(&info).enumerate() {
+        let capacity = config.initial_capacity * u64::from(config.growth).pow(i as u32);
+        let fpp = config.fpp * (1.0 - r) * r.powi(i as i32);
+        assert_eq!(layer.capacity(), capacity, "r={r}: layer {i}");
+        assert!((info.fpp - fpp).abs() <= 1e-12 * fpp, "r={r}: layer {i}");
+        let spec = Spec::for_capacity(capacity, fpp).unwrap();
+        assert_eq!(layer.filter().spec(), &spec, "r={r}: layer {i} size");
+        if i + 1 < count {
+            assert_eq!(layer.inserted(), capacity, "r={r}: layer {i} not full");
+        }
+    }
+    assert_eq!(
+        f.layers().iter().map(|l| l.inserted()).sum::<u64>(),
+        f.len()
+    );
 }
 
 #[test]
@@ -132,7 +198,7 @@ fn works_through_the_trait_and_rebuilds_from_parts() {
         f.insert_encoded(&i.to_le_bytes()).unwrap();
     }
     assert!((0..100u32).all(|i| f.contains_encoded(&i.to_le_bytes())));
-    assert_eq!(f.kind(), "scalable");
+    assert_eq!(f.kind(), bloomkit::Kind::Scalable);
 
     let mut s = ScalableBloomFilter::new(10, 0.01).unwrap();
     for i in 0..100u32 {

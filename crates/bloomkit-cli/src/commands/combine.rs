@@ -25,14 +25,14 @@ fn combine(op: Op, acc: &mut AnyFilter, other: &AnyFilter) -> bloomkit::Result<(
         },
         (AnyFilter::Counting(a), AnyFilter::Counting(b)) if op == Op::Union => a.union(b),
         (a, b) if a.kind() != b.kind() => Err(bloomkit::Error::Incompatible(
-            bloomkit::Incompatibility::Kind(a.kind().into(), b.kind().into()),
+            bloomkit::Incompatibility::Kind(a.kind().to_string(), b.kind().to_string()),
         )),
         (a, _) => Err(bloomkit::Error::Unsupported {
             operation: match op {
                 Op::Union => "merge",
                 Op::Intersect => "intersect",
             },
-            kind: a.kind(),
+            kind: a.kind().name(),
         }),
     }
 }

@@ -27,6 +27,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let ctx = Context {
         key: cli.key_file.as_deref().map(Context::load_key).transpose()?,
     };
+    crate::redis_target::set_password_file(cli.password_file.clone());
     let quiet = cli.quiet;
     match cli.command {
         Command::Create {
@@ -135,7 +136,7 @@ pub(crate) fn for_each_batch(
 pub(crate) fn unchanged_note(target: &Target) -> &'static str {
     match target.location() {
         Location::File(_) => "nothing was saved: the file is unchanged",
-        Location::Redis { .. } => "the batches before this line were applied",
+        Location::Redis(_) => "running it again is safe: adding an element twice changes nothing",
     }
 }
 

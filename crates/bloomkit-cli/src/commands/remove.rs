@@ -14,7 +14,7 @@ pub(crate) fn run(
     quiet: bool,
 ) -> Result<ExitCode> {
     let mut t = open(target, ctx)?;
-    if t.kind() != "counting" {
+    if t.kind() != bloomkit::Kind::Counting {
         bail!(
             "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
             t.location().display(),

@@ -5,7 +5,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -28,46 +28,88 @@ pub fn command(port: u16, cmd: &str) -> Option<String> {
 
 /// One redis-server.
 pub struct Server {
-    child: Child,
+    child: Option<Child>,
     /// Its port on 127.0.0.1.
     pub port: u16,
+    args: Vec<String>,
+    dir: PathBuf,
 }
 
 impl Server {
     fn spawn(extra: &[&str], dir: &Path) -> Server {
         for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .arg("--dir")
-                .arg(dir)
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server is installed");
-            let mut server = Server { child, port };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                if command(port, "PING").is_some_and(|r| r.starts_with("+PONG")) {
-                    return server;
-                }
-                if server.child.try_wait().ok().flatten().is_some() {
-                    break; // lost the port to someone else: try another
-                }
-                std::thread::sleep(Duration::from_millis(20));
+            let mut server = Server {
+                child: None,
+                port: free_port(),
+                args: extra.iter().map(|s| s.to_string()).collect(),
+                dir: dir.to_path_buf(),
+            };
+            if server.run() {
+                return server;
             }
-            let _ = server.child.kill();
-            let _ = server.child.wait();
         }
         panic!("redis-server did not start");
     }
 
+    /// Starts the process on `self.port`; false if it did not come up (port taken).
+    fn run(&mut self) -> bool {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .args(&self.args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is installed");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            // With --requirepass, PING answers NOAUTH: up all the same.
+            if command(self.port, "PING")
+                .is_some_and(|r| r.starts_with("+PONG") || r.starts_with("-NOAUTH"))
+            {
+                return true;
+            }
+            if let Some(c) = self.child.as_mut() {
+                if c.try_wait().ok().flatten().is_some() {
+                    break; // lost the port to someone else
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
+        false
+    }
+
     /// A standalone server.
     pub fn start() -> (Server, tempfile::TempDir) {
+        Self::start_with(&[])
+    }
+
+    /// A standalone server with extra arguments (they override the defaults: no persistence).
+    pub fn start_with(extra: &[&str]) -> (Server, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        (Server::spawn(&[], dir.path()), dir)
+        (Server::spawn(extra, dir.path()), dir)
+    }
+
+    /// SIGKILL: no chance to save anything.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it again on the same port and directory (reloading its AOF, if enabled).
+    pub fn restart(&mut self) {
+        self.kill();
+        assert!(
+            self.run(),
+            "redis-server did not restart on port {}",
+            self.port
+        );
     }
 
     /// `redis://127.0.0.1:PORT/NAME`.
@@ -78,8 +120,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
     }
 }
 

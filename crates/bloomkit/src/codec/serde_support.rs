@@ -6,7 +6,9 @@
 //! [`native::from_bytes`](super::native::from_bytes) with the key instead.
 
 use super::native;
-use crate::{AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use crate::{
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Kind, ScalableBloomFilter,
+};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -35,7 +37,7 @@ impl<'de> Deserialize<'de> for AnyFilter {
 }
 
 macro_rules! via_any {
-    ($t:ty, $variant:ident, $name:literal) => {
+    ($t:ty, $variant:ident) => {
         impl Serialize for $t {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 serialize_any(AnyFilter::$variant(self.clone()), s)
@@ -48,7 +50,7 @@ macro_rules! via_any {
                     AnyFilter::$variant(f) => Ok(f),
                     other => Err(D::Error::custom(format!(
                         "expected a {} filter, found a {} filter",
-                        $name,
+                        Kind::$variant,
                         crate::Filter::kind(&other)
                     ))),
                 }
@@ -57,7 +59,7 @@ macro_rules! via_any {
     };
 }
 
-via_any!(BloomFilter, Classic, "classic");
-via_any!(BlockedBloomFilter, Blocked, "blocked");
-via_any!(CountingBloomFilter, Counting, "counting");
-via_any!(ScalableBloomFilter, Scalable, "scalable");
+via_any!(BloomFilter, Classic);
+via_any!(BlockedBloomFilter, Blocked);
+via_any!(CountingBloomFilter, Counting);
+via_any!(ScalableBloomFilter, Scalable);

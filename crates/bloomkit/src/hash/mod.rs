@@ -216,7 +216,7 @@ mod tests {
             .collect()
     }
 
-    /// Guava 31.1 `Hashing.murmur3_128().hashBytes(..).toString()` (../shared/interop/vectors.txt).
+    /// Guava 31.1 `Hashing.murmur3_128().hashBytes(..).toString()` (`crates/bloomkit/tests/data/vectors.txt`).
     #[test]
     fn murmur3_matches_guava() {
         let cases: [(&str, &str); 7] = [
@@ -249,7 +249,7 @@ mod tests {
         );
     }
 
-    /// Redisson's HighwayHash-128 outputs (../shared/interop/vectors.txt).
+    /// Redisson's HighwayHash-128 outputs (`crates/bloomkit/tests/data/vectors.txt`).
     #[test]
     fn highway_matches_redisson() {
         let cases: [(&str, [u64; 2]); 5] = [

@@ -1,0 +1,111 @@
+//! [`AnyFilter`]: one value for any in-memory filter kind, for code that learns the kind only
+//! at run time (a file read from disk, a kind chosen on the command line).
+//!
+//! This is the one module that names every filter type; the filters themselves know only the
+//! [`Filter`] trait.
+
+use crate::blocked::BlockedBloomFilter;
+use crate::classic::BloomFilter;
+use crate::counting::CountingBloomFilter;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::kind::Kind;
+use crate::math::Params;
+use crate::scalable::ScalableBloomFilter;
+
+/// Any in-memory filter kind, as read from a file whose kind is known only at run time.
+///
+/// ```
+/// use bloomkit::{AnyFilter, BloomFilter, Filter, Kind};
+/// let any = AnyFilter::from(BloomFilter::new(100, 0.01)?);
+/// assert_eq!(any.kind(), Kind::Classic);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AnyFilter {
+    /// A classic filter.
+    Classic(BloomFilter),
+    /// A cache-blocked filter.
+    Blocked(BlockedBloomFilter),
+    /// A counting filter.
+    Counting(CountingBloomFilter),
+    /// A scalable filter.
+    Scalable(ScalableBloomFilter),
+}
+
+impl From<BloomFilter> for AnyFilter {
+    fn from(f: BloomFilter) -> Self {
+        AnyFilter::Classic(f)
+    }
+}
+
+impl From<BlockedBloomFilter> for AnyFilter {
+    fn from(f: BlockedBloomFilter) -> Self {
+        AnyFilter::Blocked(f)
+    }
+}
+
+impl From<CountingBloomFilter> for AnyFilter {
+    fn from(f: CountingBloomFilter) -> Self {
+        AnyFilter::Counting(f)
+    }
+}
+
+impl From<ScalableBloomFilter> for AnyFilter {
+    fn from(f: ScalableBloomFilter) -> Self {
+        AnyFilter::Scalable(f)
+    }
+}
+
+impl AnyFilter {
+    /// The filter as a trait object.
+    pub fn as_filter(&self) -> &dyn Filter {
+        match self {
+            AnyFilter::Classic(f) => f,
+            AnyFilter::Blocked(f) => f,
+            AnyFilter::Counting(f) => f,
+            AnyFilter::Scalable(f) => f,
+        }
+    }
+
+    /// The filter as a mutable trait object.
+    pub fn as_filter_mut(&mut self) -> &mut dyn Filter {
+        match self {
+            AnyFilter::Classic(f) => f,
+            AnyFilter::Blocked(f) => f,
+            AnyFilter::Counting(f) => f,
+            AnyFilter::Scalable(f) => f,
+        }
+    }
+}
+
+impl Filter for AnyFilter {
+    fn kind(&self) -> Kind {
+        self.as_filter().kind()
+    }
+    fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
+        self.as_filter_mut().insert_encoded(bytes)
+    }
+    fn remove_encoded(&mut self, bytes: &[u8]) -> Result<()> {
+        self.as_filter_mut().remove_encoded(bytes)
+    }
+    fn contains_encoded(&self, bytes: &[u8]) -> bool {
+        self.as_filter().contains_encoded(bytes)
+    }
+    fn params(&self) -> Params {
+        self.as_filter().params()
+    }
+    fn estimated_len(&self) -> f64 {
+        self.as_filter().estimated_len()
+    }
+    fn estimated_fpp(&self) -> f64 {
+        self.as_filter().estimated_fpp()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.as_filter().memory_bytes()
+    }
+    fn clear(&mut self) {
+        self.as_filter_mut().clear()
+    }
+}
