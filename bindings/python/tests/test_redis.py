@@ -102,3 +102,33 @@ def test_unreachable_server_raises_redis_error():
     with pytest.raises(ValueError):
         RedisFilter("redis://127.0.0.1:1/", "x", 100, 0.01, timeout=0)
     assert issubclass(bloomkit.RedisError, Exception)
+
+
+@pytest.mark.parametrize("cls,cli_kind", [
+    (RedisFilter, []),
+    (ScalableRedisFilter, ["--kind", "scalable"]),
+    (RedissonFilter, ["--kind", "classic", "--scheme", "redisson"]),
+])
+def test_the_cli_shares_redis_filters_with_python(redis_url, cli, cls, cli_kind):
+    from conftest import run_cli
+
+    # Python creates and fills; the CLI answers the same.
+    key = name()
+    f = cls(redis_url, key, 10_000, 0.001)
+    f.add_many(ITEMS[:500])
+    target = redis_url + key
+    probe = ITEMS[:500] + OTHERS[:500]
+    expected = {x for x, yes in zip(probe, f.contains_many(probe)) if yes}
+    proc = run_cli(cli, "-q", "check", target, input="\n".join(probe).encode() + b"\n")
+    assert set(proc.stdout.decode().splitlines()) == expected
+
+    # The CLI creates and fills; Python opens it by name and answers the same.
+    key = name()
+    target = redis_url + key
+    run_cli(cli, "-q", "create", target, "-n", "10000", "-p", "0.001", *cli_kind)
+    run_cli(cli, "-q", "add", target, input="\n".join(ITEMS[:500]).encode() + b"\n")
+    g = cls(redis_url, key)
+    assert g.contains_many(ITEMS[:500]) == [True] * 500
+    proc = run_cli(cli, "-q", "check", target, input="\n".join(probe).encode() + b"\n")
+    assert {x for x, yes in zip(probe, g.contains_many(probe)) if yes} == set(
+        proc.stdout.decode().splitlines())
