@@ -290,37 +290,29 @@ impl Filter {
         }
     }
 
-    fn combine(&self, other: &Filter, op: &'static str) -> PyResult<()> {
+    fn combine(&self, other: &Filter, op: Op) -> PyResult<()> {
         // A copy of the other side first: `a |= a` must not take one lock twice.
         let other = other.store.snapshot();
-        let result = self.local(|mine| -> PyResult<()> {
-            let r = match (mine, &other, op) {
-                (AnyFilter::Classic(a), AnyFilter::Classic(b), "union") => a.union(b),
-                (AnyFilter::Classic(a), AnyFilter::Classic(b), _) => a.intersect(b),
-                (AnyFilter::Blocked(a), AnyFilter::Blocked(b), "union") => a.union(b),
-                (AnyFilter::Blocked(a), AnyFilter::Blocked(b), _) => a.intersect(b),
-                (AnyFilter::Counting(a), AnyFilter::Counting(b), "union") => a.union(b),
-                (mine, other, _) if mine.kind() != other.kind() => {
-                    return Err(PyValueError::new_err(format!(
-                        "cannot combine a {} filter with a {} filter",
-                        mine.kind(),
-                        other.kind()
-                    )))
-                }
-                (mine, _, _) => {
-                    return Err(PyTypeError::new_err(format!(
-                        "a {} filter has no {op}",
-                        mine.kind()
-                    )))
-                }
-            };
-            r.map_err(errors::core)
-        });
-        result.unwrap_or_else(|| {
-            Err(PyTypeError::new_err(format!(
-                "a concurrent filter has no {op}; copy it into a plain one first"
-            )))
-        })
+        match &self.store {
+            Store::Local(m) => combine(&mut lock(m), &other, op),
+            Store::Atomic(l) => {
+                // Bits are only ever set while shared; a combination needs the plain filter,
+                // under the write lock (adds from other threads wait for it).
+                let mut guard = l.write().unwrap_or_else(|p| p.into_inner());
+                let (mut plain, atomic_classic) =
+                    match guard.take().expect("an atomic filter is always present") {
+                        Atomic::Classic(f) => (AnyFilter::Classic(f.into_inner()), true),
+                        Atomic::Blocked(f) => (AnyFilter::Blocked(f.into_inner()), false),
+                    };
+                let result = combine(&mut plain, &other, op);
+                *guard = Some(match (plain, atomic_classic) {
+                    (AnyFilter::Classic(f), true) => Atomic::Classic(f.into()),
+                    (AnyFilter::Blocked(f), false) => Atomic::Blocked(f.into()),
+                    _ => unreachable!("combine keeps the kind"),
+                });
+                result
+            }
+        }
     }
 
     fn copy(&self) -> PyResult<Filter> {
@@ -335,6 +327,43 @@ impl Filter {
         }
         Class::from_name(&name).map(Some)
     }
+}
+
+/// A set operation on two filters.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Union,
+    Intersection,
+}
+
+/// `mine |= other` or `mine &= other`, as the Rust filters do them.
+fn combine(mine: &mut AnyFilter, other: &AnyFilter, op: Op) -> PyResult<()> {
+    let result = match (mine, other, op) {
+        (AnyFilter::Classic(a), AnyFilter::Classic(b), Op::Union) => a.union(b),
+        (AnyFilter::Classic(a), AnyFilter::Classic(b), Op::Intersection) => a.intersect(b),
+        (AnyFilter::Blocked(a), AnyFilter::Blocked(b), Op::Union) => a.union(b),
+        (AnyFilter::Blocked(a), AnyFilter::Blocked(b), Op::Intersection) => a.intersect(b),
+        (AnyFilter::Counting(a), AnyFilter::Counting(b), Op::Union) => a.union(b),
+        (mine, other, _) if mine.kind() != other.kind() => {
+            return Err(PyValueError::new_err(format!(
+                "cannot combine a {} filter with a {} filter",
+                mine.kind(),
+                other.kind()
+            )))
+        }
+        (mine, _, op) => {
+            return Err(PyTypeError::new_err(format!(
+                "a {} filter has no {}",
+                mine.kind(),
+                if matches!(op, Op::Union) {
+                    "union"
+                } else {
+                    "intersection"
+                }
+            )))
+        }
+    };
+    result.map_err(errors::core)
 }
 
 fn path_design(design: Option<Design>) -> (Option<u64>, Option<f64>) {
@@ -528,23 +557,23 @@ impl Filter {
     /// size and hashing (`ValueError` otherwise).
     fn __or__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<PyObject> {
         let result = self.copy()?;
-        result.combine(other.get(), "union")?;
+        result.combine(other.get(), Op::Union)?;
         Filter::wrap(py, result)
     }
 
     /// A new filter with the bits set in both (bitwise AND): every element of both stays in.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<PyObject> {
         let result = self.copy()?;
-        result.combine(other.get(), "intersection")?;
+        result.combine(other.get(), Op::Intersection)?;
         Filter::wrap(py, result)
     }
 
     fn __ior__(&self, other: &Bound<'_, Filter>) -> PyResult<()> {
-        self.combine(other.get(), "union")
+        self.combine(other.get(), Op::Union)
     }
 
     fn __iand__(&self, other: &Bound<'_, Filter>) -> PyResult<()> {
-        self.combine(other.get(), "intersection")
+        self.combine(other.get(), Op::Intersection)
     }
 
     /// A copy of the filter.

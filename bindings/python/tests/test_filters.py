@@ -141,7 +141,8 @@ def test_other_kinds_cannot_remove(kind):
     assert "a" in f
 
 
-@pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter])
+@pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter,
+                                  bloomkit.AtomicBloomFilter, bloomkit.AtomicBlockedBloomFilter])
 def test_union_and_intersection(kind):
     a, b = kind(1000, 0.001), kind(1000, 0.001)
     a.update(["x", "both"])
