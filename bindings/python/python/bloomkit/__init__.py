@@ -1,0 +1,45 @@
+"""bloomkit: Bloom filters backed by Rust.
+
+Filters answer "definitely not added" or "probably added" in far less memory than a set.
+Elements are ``str``, ``bytes`` (or ``bytearray``) and ``int`` (a signed 64-bit value),
+encoded exactly as the Rust library's ``Key`` does, so a filter built here answers the same
+in Rust, in the ``bloomkit`` command-line tool and in Redis::
+
+    import bloomkit
+    seen = bloomkit.BloomFilter(1_000_000, 0.01)
+    seen.add("https://example.com/")
+    assert "https://example.com/" in seen
+    seen.save("seen.bloom")   # the CLI reads it: bloomkit check seen.bloom URL
+
+Kinds: ``BloomFilter`` (classic; Guava/Go/Redisson presets), ``BlockedBloomFilter``
+(fastest), ``AtomicBloomFilter`` and ``AtomicBlockedBloomFilter`` (lock-free adds from many
+threads), ``CountingBloomFilter`` (``remove``), ``ScalableBloomFilter`` (grows).
+``bloomkit.redis`` has filters shared through Redis, ``bloomkit.scrapy`` a Scrapy duplicate
+filter.
+"""
+
+from ._bloomkit import (
+    AtomicBlockedBloomFilter,
+    AtomicBloomFilter,
+    BlockedBloomFilter,
+    BloomFilter,
+    CountingBloomFilter,
+    Filter,
+    MappedBloomFilter,
+    RedisError,
+    ScalableBloomFilter,
+    load,
+)
+
+__all__ = [
+    "AtomicBlockedBloomFilter",
+    "AtomicBloomFilter",
+    "BlockedBloomFilter",
+    "BloomFilter",
+    "CountingBloomFilter",
+    "Filter",
+    "MappedBloomFilter",
+    "RedisError",
+    "ScalableBloomFilter",
+    "load",
+]

@@ -1,0 +1,194 @@
+"""Type stubs of the native module (bloomkit's filters, files and Redis filters)."""
+
+from os import PathLike
+from typing import Iterable, List, Optional, Type, TypeVar, Union
+
+Element = Union[str, bytes, bytearray, int]
+"""An element: ``str`` (UTF-8), ``bytes``/``bytearray`` (as is), ``int`` (i64 little-endian)."""
+
+StrPath = Union[str, "PathLike[str]"]
+_F = TypeVar("_F", bound="Filter")
+
+class RedisError(Exception):
+    """A Redis filter operation failed (server unreachable or timed out, server error, no
+    filter or a damaged one under the name)."""
+
+class Filter:
+    """Base class of every in-memory filter kind."""
+
+    def add(self, element: Element) -> None:
+        """Adds an element."""
+    def check_and_add(self, element: Element) -> bool:
+        """Adds an element; returns whether it was (probably) present before."""
+    def __contains__(self, element: Element) -> bool: ...
+    def add_many(self, elements: Iterable[Element]) -> None:
+        """Adds every element of any iterable, probing without the GIL."""
+    def contains_many(self, elements: Iterable[Element]) -> List[bool]:
+        """Tests every element of any iterable, probing without the GIL."""
+    def update(self, *iterables: Iterable[Element]) -> None:
+        """Adds the elements of every iterable (as ``set.update``)."""
+    def remove(self, element: Element) -> None:
+        """Counting filters only (``TypeError`` otherwise); ``KeyError`` if absent."""
+    def clear(self) -> None:
+        """Removes every element."""
+    def __len__(self) -> int:
+        """The estimated number of distinct elements added, rounded."""
+    def estimated_len(self) -> float: ...
+    def estimated_fpp(self) -> float:
+        """The false-positive probability expected now."""
+    @property
+    def fpp(self) -> Optional[float]:
+        """The design false-positive probability (``None`` if unknown)."""
+    @property
+    def capacity(self) -> Optional[int]:
+        """The design capacity (``None`` if unknown)."""
+    @property
+    def bits(self) -> int: ...
+    @property
+    def hashes(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    @property
+    def kind(self) -> str:
+        """``classic``, ``blocked``, ``counting`` or ``scalable``."""
+    def __or__(self: _F, other: _F) -> _F: ...
+    def __and__(self: _F, other: _F) -> _F: ...
+    def __ior__(self: _F, other: _F) -> _F: ...
+    def __iand__(self: _F, other: _F) -> _F: ...
+    def __copy__(self: _F) -> _F: ...
+    def __deepcopy__(self: _F, memo: object) -> _F: ...
+    def to_bytes(self) -> bytes:
+        """The filter in bloomkit's native format."""
+    @classmethod
+    def from_bytes(cls: Type[_F], data: bytes) -> _F: ...
+    def save(self, path: StrPath) -> None:
+        """Saves atomically in bloomkit's native format (the CLI reads it)."""
+    @classmethod
+    def load(cls: Type[_F], path: StrPath) -> _F:
+        """Loads a native file; ``OSError`` if unreadable, ``ValueError`` if damaged or of
+        another kind."""
+
+class BloomFilter(Filter):
+    """A classic filter; ``preset`` is ``bloomkit``, ``guava``, ``guava32``, ``go`` or
+    ``redisson``."""
+
+    def __init__(self, capacity: int, fpp: float, preset: str = "bloomkit") -> None: ...
+    @staticmethod
+    def with_params(bits: int, hashes: int, preset: str = "bloomkit") -> BloomFilter: ...
+    def to_guava(self) -> bytes: ...
+    @staticmethod
+    def from_guava(data: bytes) -> BloomFilter: ...
+    def to_go(self) -> bytes: ...
+    @staticmethod
+    def from_go(data: bytes) -> BloomFilter: ...
+    def to_go_json(self) -> str: ...
+    @staticmethod
+    def from_go_json(data: Union[str, bytes]) -> BloomFilter: ...
+    @staticmethod
+    def open_mmap(path: StrPath, writable: bool = False) -> MappedBloomFilter: ...
+
+class BlockedBloomFilter(Filter):
+    """A cache-blocked filter: one cache line per element."""
+
+    def __init__(self, capacity: int, fpp: float) -> None: ...
+
+class CountingBloomFilter(Filter):
+    """A counting filter: supports ``remove``."""
+
+    def __init__(self, capacity: int, fpp: float) -> None: ...
+    def count(self, element: Element) -> int: ...
+
+class ScalableBloomFilter(Filter):
+    """A filter that grows by layers, keeping the compound FPR under ``fpp``."""
+
+    def __init__(
+        self,
+        initial_capacity: int,
+        fpp: float,
+        growth: int = 2,
+        tightening: float = 0.5,
+        max_layers: Optional[int] = None,
+        max_capacity: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def layers(self) -> int: ...
+
+class AtomicBloomFilter(Filter):
+    """A classic filter with lock-free adds from many threads."""
+
+    def __init__(self, capacity: int, fpp: float) -> None: ...
+
+class AtomicBlockedBloomFilter(Filter):
+    """A blocked filter with lock-free adds from many threads."""
+
+    def __init__(self, capacity: int, fpp: float) -> None: ...
+
+class MappedBloomFilter:
+    """A classic filter's file mapped into memory (``BloomFilter.open_mmap``)."""
+
+    def __contains__(self, element: Element) -> bool: ...
+    def contains_many(self, elements: Iterable[Element]) -> List[bool]: ...
+    def add(self, element: Element) -> None: ...
+    def check_and_add(self, element: Element) -> bool: ...
+    def add_many(self, elements: Iterable[Element]) -> None: ...
+    def flush(self) -> None: ...
+    def verify(self) -> None: ...
+    @property
+    def writable(self) -> bool: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def hashes(self) -> int: ...
+
+class _SharedFilter:
+    def add(self, element: Element) -> bool:
+        """Adds an element; returns whether it was new."""
+    def check_and_add(self, element: Element) -> bool: ...
+    def __contains__(self, element: Element) -> bool: ...
+    def add_many(self, elements: Iterable[Element]) -> List[bool]: ...
+    def contains_many(self, elements: Iterable[Element]) -> List[bool]: ...
+    def __len__(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+
+class RedisFilter(_SharedFilter):
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        capacity: Optional[int] = None,
+        fpp: Optional[float] = None,
+        timeout: float = 5.0,
+    ) -> None: ...
+    def estimated_len(self) -> float: ...
+    def clear(self) -> None: ...
+    def delete(self) -> None: ...
+
+class ScalableRedisFilter(_SharedFilter):
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        capacity: Optional[int] = None,
+        fpp: Optional[float] = None,
+        growth: int = 2,
+        tightening: float = 0.5,
+        timeout: float = 5.0,
+    ) -> None: ...
+    def estimated_len(self) -> float: ...
+    def delete(self) -> None: ...
+
+class RedissonFilter(_SharedFilter):
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        capacity: Optional[int] = None,
+        fpp: Optional[float] = None,
+        timeout: float = 5.0,
+    ) -> None: ...
+
+def load(path: StrPath) -> Filter:
+    """Loads a native file of any kind, as the class of that kind."""
+
+def _restore(cls: str, data: bytes) -> Filter: ...

@@ -1,0 +1,15 @@
+"""Bloom filters kept in Redis and shared by every process that opens them by name.
+
+- ``RedisFilter``: bloomkit's register-blocked layout (one 64-bit word per element: one
+  round trip per add or check, batches per segment). The ``bloomkit`` CLI opens the same
+  filter as ``redis://HOST:PORT/NAME``.
+- ``ScalableRedisFilter``: grows by layers; concurrent clients agree on the layers.
+- ``RedissonFilter``: bit-exact with Java Redisson's ``RBloomFilter``.
+
+All are blocking; network waits release the GIL. Failures of the server or the network raise
+``bloomkit.RedisError``; bad parameters ``ValueError``.
+"""
+
+from ._bloomkit import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter
+
+__all__ = ["RedisError", "RedisFilter", "RedissonFilter", "ScalableRedisFilter"]

@@ -1,0 +1,915 @@
+//! The in-memory filter classes: one base class, `bloomkit.Filter`, holding any kind, and one
+//! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
+//! and the operations only that kind has. Every operation is the Rust crate's.
+
+use crate::elements::{for_each_chunk, with_key, Element};
+use crate::errors;
+use bloomkit::codec::native::{self, Design};
+use bloomkit::codec::{go, guava};
+use bloomkit::concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
+use bloomkit::{
+    file, AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter as _, Key,
+    Preset, ScalableBloomFilter, Spec,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple, PyType};
+use pyo3::PyClassInitializer;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, RwLock};
+
+/// The Python class an object belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    Classic,
+    Blocked,
+    Counting,
+    Scalable,
+    AtomicClassic,
+    AtomicBlocked,
+}
+
+impl Class {
+    fn name(self) -> &'static str {
+        match self {
+            Class::Classic => "BloomFilter",
+            Class::Blocked => "BlockedBloomFilter",
+            Class::Counting => "CountingBloomFilter",
+            Class::Scalable => "ScalableBloomFilter",
+            Class::AtomicClassic => "AtomicBloomFilter",
+            Class::AtomicBlocked => "AtomicBlockedBloomFilter",
+        }
+    }
+
+    fn from_name(name: &str) -> PyResult<Class> {
+        Ok(match name {
+            "BloomFilter" => Class::Classic,
+            "BlockedBloomFilter" => Class::Blocked,
+            "CountingBloomFilter" => Class::Counting,
+            "ScalableBloomFilter" => Class::Scalable,
+            "AtomicBloomFilter" => Class::AtomicClassic,
+            "AtomicBlockedBloomFilter" => Class::AtomicBlocked,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown filter class {other:?}"
+                )))
+            }
+        })
+    }
+
+    /// The class that holds a filter of this kind as read from a file.
+    fn of(filter: &AnyFilter) -> PyResult<Class> {
+        Ok(match filter {
+            AnyFilter::Classic(_) => Class::Classic,
+            AnyFilter::Blocked(_) => Class::Blocked,
+            AnyFilter::Counting(_) => Class::Counting,
+            AnyFilter::Scalable(_) => Class::Scalable,
+            #[allow(unreachable_patterns)]
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "filters of kind {} are not available from Python yet",
+                    other.kind()
+                )))
+            }
+        })
+    }
+}
+
+/// A lock-free filter; `None` only for the instant a snapshot converts it.
+enum Atomic {
+    Classic(AtomicBloomFilter),
+    Blocked(AtomicBlockedBloomFilter),
+}
+
+enum Store {
+    /// Kinds whose inserts need `&mut`: behind a mutex (taken without the GIL for batches).
+    Local(Mutex<AnyFilter>),
+    /// The concurrent kinds: inserts take `&self`; the write lock is only for snapshots.
+    Atomic(RwLock<Option<Atomic>>),
+}
+
+fn lock(m: &Mutex<AnyFilter>) -> MutexGuard<'_, AnyFilter> {
+    // A panic cannot happen while the lock is held (every operation returns its errors), but
+    // if it did, the filter's bits are still valid: keep using them.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Store {
+    fn new(class: Class, filter: AnyFilter) -> PyResult<Store> {
+        Ok(match (class, filter) {
+            (Class::AtomicClassic, AnyFilter::Classic(f)) => Store::Atomic(RwLock::new(Some(
+                Atomic::Classic(AtomicBloomFilter::from(f)),
+            ))),
+            (Class::AtomicBlocked, AnyFilter::Blocked(f)) => Store::Atomic(RwLock::new(Some(
+                Atomic::Blocked(AtomicBlockedBloomFilter::from(f)),
+            ))),
+            (class, filter) if Class::of(&filter)? == class => Store::Local(Mutex::new(filter)),
+            (class, filter) => {
+                return Err(PyValueError::new_err(format!(
+                "the data holds a {} filter, which a {} cannot hold (bloomkit.load reads any kind)",
+                filter.kind(),
+                class.name()
+            )))
+            }
+        })
+    }
+
+    /// A plain copy of the filter (for the concurrent kinds, of its bits at this moment).
+    fn snapshot(&self) -> AnyFilter {
+        match self {
+            Store::Local(m) => lock(m).clone(),
+            Store::Atomic(lock) => {
+                let mut guard = lock.write().unwrap_or_else(|p| p.into_inner());
+                let (plain, back) = match guard.take().expect("an atomic filter is always present")
+                {
+                    Atomic::Classic(f) => {
+                        let plain = f.into_inner();
+                        (
+                            AnyFilter::Classic(plain.clone()),
+                            Atomic::Classic(AtomicBloomFilter::from(plain)),
+                        )
+                    }
+                    Atomic::Blocked(f) => {
+                        let plain = f.into_inner();
+                        (
+                            AnyFilter::Blocked(plain.clone()),
+                            Atomic::Blocked(AtomicBlockedBloomFilter::from(plain)),
+                        )
+                    }
+                };
+                *guard = Some(back);
+                plain
+            }
+        }
+    }
+
+    /// Runs `f` on the plain filter: in place for the locked kinds (the lock is held
+    /// meanwhile), on a snapshot for the concurrent ones.
+    fn with_plain<R>(&self, f: impl FnOnce(&AnyFilter) -> R) -> R {
+        match self {
+            Store::Local(m) => f(&lock(m)),
+            Store::Atomic(_) => f(&self.snapshot()),
+        }
+    }
+
+    /// Bits and hash functions.
+    fn params(&self) -> bloomkit::Params {
+        match self {
+            Store::Local(m) => lock(m).params(),
+            Store::Atomic(l) => {
+                let classic = Store::atomic(l, |a| match a {
+                    Atomic::Classic(f) => Some(f.spec().params()),
+                    Atomic::Blocked(_) => None,
+                });
+                classic.unwrap_or_else(|| self.snapshot().params())
+            }
+        }
+    }
+
+    /// Runs `f` on the concurrent filter.
+    fn atomic<R>(lock: &RwLock<Option<Atomic>>, f: impl FnOnce(&Atomic) -> R) -> R {
+        let guard = lock.read().unwrap_or_else(|p| p.into_inner());
+        f(guard.as_ref().expect("an atomic filter is always present"))
+    }
+
+    fn insert(&self, key: &[u8]) -> PyResult<bool> {
+        match self {
+            Store::Local(m) => lock(m).insert_encoded(key).map_err(errors::core),
+            Store::Atomic(l) => Ok(Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => f.insert(key),
+                Atomic::Blocked(f) => f.insert(key),
+            })),
+        }
+    }
+
+    fn contains(&self, key: &[u8]) -> bool {
+        match self {
+            Store::Local(m) => lock(m).contains_encoded(key),
+            Store::Atomic(l) => Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => f.contains(key),
+                Atomic::Blocked(f) => f.contains(key),
+            }),
+        }
+    }
+
+    /// Adds a batch; call without the GIL.
+    fn insert_batch(&self, keys: &[Element<'_>]) -> bloomkit::Result<()> {
+        match self {
+            Store::Local(m) => {
+                let mut filter = lock(m);
+                match &mut *filter {
+                    AnyFilter::Blocked(f) => f.insert_batch(keys),
+                    other => {
+                        for key in keys {
+                            key.with_bytes(|b| other.insert_encoded(b))?;
+                        }
+                    }
+                }
+            }
+            Store::Atomic(l) => Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => keys.iter().for_each(|k| {
+                    f.insert(k);
+                }),
+                Atomic::Blocked(f) => f.insert_batch(keys),
+            }),
+        }
+        Ok(())
+    }
+
+    /// Tests a batch, appending the answers to `out`; call without the GIL.
+    fn contains_batch(&self, keys: &[Element<'_>], out: &mut Vec<bool>) {
+        match self {
+            Store::Local(m) => {
+                let filter = lock(m);
+                match &*filter {
+                    AnyFilter::Blocked(f) => out.extend(f.contains_batch(keys)),
+                    other => out.extend(
+                        keys.iter()
+                            .map(|k| k.with_bytes(|b| other.contains_encoded(b))),
+                    ),
+                }
+            }
+            Store::Atomic(l) => Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => out.extend(keys.iter().map(|k| f.contains(k))),
+                Atomic::Blocked(f) => out.extend(keys.iter().map(|k| f.contains(k))),
+            }),
+        }
+    }
+}
+
+/// Base class of every in-memory filter kind. Not created directly: use a subclass.
+#[pyclass(name = "Filter", module = "bloomkit", subclass, frozen)]
+pub struct Filter {
+    store: Store,
+    class: Class,
+    design: Option<Design>,
+}
+
+impl Filter {
+    fn from_any(class: Class, filter: AnyFilter, design: Option<Design>) -> PyResult<Filter> {
+        Ok(Filter {
+            store: Store::new(class, filter)?,
+            class,
+            design,
+        })
+    }
+
+    /// Wraps a filter in the Python class `class`.
+    pub fn wrap(py: Python<'_>, filter: Filter) -> PyResult<PyObject> {
+        let class = filter.class;
+        let init = PyClassInitializer::from(filter);
+        Ok(match class {
+            Class::Classic => Py::new(py, init.add_subclass(PyBloomFilter))?.into_any(),
+            Class::Blocked => Py::new(py, init.add_subclass(PyBlockedBloomFilter))?.into_any(),
+            Class::Counting => Py::new(py, init.add_subclass(PyCountingBloomFilter))?.into_any(),
+            Class::Scalable => Py::new(py, init.add_subclass(PyScalableBloomFilter))?.into_any(),
+            Class::AtomicClassic => Py::new(py, init.add_subclass(PyAtomicBloomFilter))?.into_any(),
+            Class::AtomicBlocked => {
+                Py::new(py, init.add_subclass(PyAtomicBlockedBloomFilter))?.into_any()
+            }
+        })
+    }
+
+    /// Decodes native-format bytes into the class `class` (any class when `None`).
+    pub fn decode(
+        py: Python<'_>,
+        class: Option<Class>,
+        decoded: native::Decoded,
+    ) -> PyResult<PyObject> {
+        let class = match class {
+            Some(c) => c,
+            None => Class::of(&decoded.filter)?,
+        };
+        Filter::wrap(py, Filter::from_any(class, decoded.filter, decoded.design)?)
+    }
+
+    fn local<R>(&self, f: impl FnOnce(&mut AnyFilter) -> R) -> Option<R> {
+        match &self.store {
+            Store::Local(m) => Some(f(&mut lock(m))),
+            Store::Atomic(_) => None,
+        }
+    }
+
+    fn combine(&self, other: &Filter, op: Op) -> PyResult<()> {
+        // A copy of the other side first: `a |= a` must not take one lock twice.
+        let other = other.store.snapshot();
+        match &self.store {
+            Store::Local(m) => combine(&mut lock(m), &other, op),
+            Store::Atomic(l) => {
+                // Bits are only ever set while shared; a combination needs the plain filter,
+                // under the write lock (adds from other threads wait for it).
+                let mut guard = l.write().unwrap_or_else(|p| p.into_inner());
+                let (mut plain, atomic_classic) =
+                    match guard.take().expect("an atomic filter is always present") {
+                        Atomic::Classic(f) => (AnyFilter::Classic(f.into_inner()), true),
+                        Atomic::Blocked(f) => (AnyFilter::Blocked(f.into_inner()), false),
+                    };
+                let result = combine(&mut plain, &other, op);
+                *guard = Some(match (plain, atomic_classic) {
+                    (AnyFilter::Classic(f), true) => Atomic::Classic(f.into()),
+                    (AnyFilter::Blocked(f), false) => Atomic::Blocked(f.into()),
+                    _ => unreachable!("combine keeps the kind"),
+                });
+                result
+            }
+        }
+    }
+
+    fn copy(&self) -> PyResult<Filter> {
+        let plain = self.store.snapshot();
+        Filter::from_any(self.class, plain, self.design)
+    }
+
+    fn class_of(cls: &Bound<'_, PyType>) -> PyResult<Option<Class>> {
+        let name = cls.name()?.to_string();
+        if name == "Filter" {
+            return Ok(None);
+        }
+        Class::from_name(&name).map(Some)
+    }
+}
+
+/// A set operation on two filters.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Union,
+    Intersection,
+}
+
+/// `mine |= other` or `mine &= other`, as the Rust filters do them.
+fn combine(mine: &mut AnyFilter, other: &AnyFilter, op: Op) -> PyResult<()> {
+    let result = match (mine, other, op) {
+        (AnyFilter::Classic(a), AnyFilter::Classic(b), Op::Union) => a.union(b),
+        (AnyFilter::Classic(a), AnyFilter::Classic(b), Op::Intersection) => a.intersect(b),
+        (AnyFilter::Blocked(a), AnyFilter::Blocked(b), Op::Union) => a.union(b),
+        (AnyFilter::Blocked(a), AnyFilter::Blocked(b), Op::Intersection) => a.intersect(b),
+        (AnyFilter::Counting(a), AnyFilter::Counting(b), Op::Union) => a.union(b),
+        (mine, other, _) if mine.kind() != other.kind() => {
+            return Err(PyValueError::new_err(format!(
+                "cannot combine a {} filter with a {} filter",
+                mine.kind(),
+                other.kind()
+            )))
+        }
+        (mine, _, op) => {
+            return Err(PyTypeError::new_err(format!(
+                "a {} filter has no {}",
+                mine.kind(),
+                if matches!(op, Op::Union) {
+                    "union"
+                } else {
+                    "intersection"
+                }
+            )))
+        }
+    };
+    result.map_err(errors::core)
+}
+
+fn path_design(design: Option<Design>) -> (Option<u64>, Option<f64>) {
+    (design.map(|d| d.capacity), design.map(|d| d.fpp))
+}
+
+#[pymethods]
+impl Filter {
+    /// Adds an element (`str`, `bytes` or `int`).
+    fn add(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_key(element, |k| self.store.insert(k))??;
+        Ok(())
+    }
+
+    /// Adds an element and returns whether it was (probably) present before: the first-seen
+    /// test of a deduplicating pipeline in one step.
+    fn check_and_add(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(!with_key(element, |k| self.store.insert(k))??)
+    }
+
+    fn __contains__(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_key(element, |k| self.store.contains(k))
+    }
+
+    /// Adds every element of any iterable, taking 4096 at a time and probing without the GIL.
+    /// An element of an unsupported type stops it with a `TypeError`: the chunks of 4096
+    /// before it have been added, nothing from its chunk on.
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
+        for_each_chunk(elements, |keys| {
+            self.store.insert_batch(keys).map_err(errors::core)
+        })
+    }
+
+    /// Tests every element of any iterable, probing without the GIL; a list of bools.
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::with_capacity(elements.len().unwrap_or(0));
+        for_each_chunk(elements, |keys| {
+            self.store.contains_batch(keys, &mut answers);
+            Ok(())
+        })?;
+        Ok(answers)
+    }
+
+    /// Adds the elements of every iterable given (as `set.update`).
+    #[pyo3(signature = (*iterables))]
+    fn update(&self, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
+        for iterable in iterables.iter() {
+            self.add_many(&iterable)?;
+        }
+        Ok(())
+    }
+
+    /// Removes one occurrence of an element: counting filters only (`TypeError` for the other
+    /// kinds); `KeyError` if the element cannot be in the filter.
+    fn remove(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        let removed = with_key(element, |k| self.local(|f| f.remove_encoded(k)))?;
+        match removed {
+            Some(r) => r.map_err(errors::core),
+            None => Err(PyTypeError::new_err(
+                "a concurrent filter cannot remove elements",
+            )),
+        }
+    }
+
+    /// Removes every element.
+    fn clear(&self) {
+        match &self.store {
+            Store::Local(m) => lock(m).clear(),
+            Store::Atomic(l) => {
+                let mut guard = l.write().unwrap_or_else(|p| p.into_inner());
+                *guard = Some(match guard.take().expect("always present") {
+                    Atomic::Classic(f) => {
+                        let mut plain = f.into_inner();
+                        plain.clear();
+                        Atomic::Classic(plain.into())
+                    }
+                    Atomic::Blocked(f) => {
+                        let mut plain = f.into_inner();
+                        plain.clear();
+                        Atomic::Blocked(plain.into())
+                    }
+                });
+            }
+        }
+    }
+
+    /// The estimated number of distinct elements added, rounded.
+    fn __len__(&self) -> usize {
+        self.estimated_len().round() as usize
+    }
+
+    /// The estimated number of distinct elements added.
+    fn estimated_len(&self) -> f64 {
+        let direct = match &self.store {
+            Store::Local(m) => Some(lock(m).estimated_len()),
+            Store::Atomic(l) => Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => Some(f.estimated_len()),
+                Atomic::Blocked(_) => None,
+            }),
+        };
+        direct
+            .unwrap_or_else(|| self.store.snapshot().estimated_len())
+            .max(0.0)
+    }
+
+    /// The false-positive probability the filter was designed for (`None` if unknown, as for
+    /// a filter imported from Guava or built from a bit count).
+    #[getter]
+    fn fpp(&self) -> Option<f64> {
+        match (&self.store, self.class) {
+            (Store::Local(m), Class::Scalable) => match &*lock(m) {
+                AnyFilter::Scalable(f) => Some(f.config().fpp),
+                _ => None,
+            },
+            _ => path_design(self.design).1,
+        }
+    }
+
+    /// The number of elements the filter was designed for (a scalable filter: the capacity of
+    /// its layers so far).
+    #[getter]
+    fn capacity(&self) -> Option<u64> {
+        match (&self.store, self.class) {
+            (Store::Local(m), Class::Scalable) => match &*lock(m) {
+                AnyFilter::Scalable(f) => Some(f.capacity()),
+                _ => None,
+            },
+            _ => path_design(self.design).0,
+        }
+    }
+
+    /// The false-positive probability expected now, from the bits set.
+    fn estimated_fpp(&self) -> f64 {
+        match &self.store {
+            Store::Local(m) => lock(m).estimated_fpp(),
+            Store::Atomic(_) => self.store.with_plain(|f| f.estimated_fpp()),
+        }
+    }
+
+    /// Number of bits (counters for a counting filter; of the newest layer for a scalable one).
+    #[getter]
+    fn bits(&self) -> u64 {
+        self.store.params().bits
+    }
+
+    /// Number of hash functions (probes per element).
+    #[getter]
+    fn hashes(&self) -> u32 {
+        self.store.params().hashes
+    }
+
+    /// Bytes of memory held by the filter's bits or counters.
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        match &self.store {
+            Store::Local(m) => lock(m).memory_bytes(),
+            Store::Atomic(l) => Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => f.spec().bits().div_ceil(64) as usize * 8,
+                Atomic::Blocked(f) => f.memory_bytes(),
+            }),
+        }
+    }
+
+    /// The kind's stable name, as the CLI's `info` prints it: `classic`, `blocked`, ...
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.class {
+            Class::Classic | Class::AtomicClassic => "classic",
+            Class::Blocked | Class::AtomicBlocked => "blocked",
+            Class::Counting => "counting",
+            Class::Scalable => "scalable",
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        let params = self.store.params();
+        let mut s = format!("{}(", self.class.name());
+        if let (Some(n), Some(p)) = (self.capacity(), self.fpp()) {
+            s += &format!("capacity={n}, fpp={p}, ");
+        }
+        s += &format!(
+            "bits={}, hashes={}, len≈{})",
+            params.bits,
+            params.hashes,
+            self.__len__()
+        );
+        s
+    }
+
+    /// A new filter with the elements of both (bitwise OR); the filters must match in kind,
+    /// size and hashing (`ValueError` otherwise).
+    fn __or__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<PyObject> {
+        let result = self.copy()?;
+        result.combine(other.get(), Op::Union)?;
+        Filter::wrap(py, result)
+    }
+
+    /// A new filter with the bits set in both (bitwise AND): every element of both stays in.
+    fn __and__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<PyObject> {
+        let result = self.copy()?;
+        result.combine(other.get(), Op::Intersection)?;
+        Filter::wrap(py, result)
+    }
+
+    fn __ior__(&self, other: &Bound<'_, Filter>) -> PyResult<()> {
+        self.combine(other.get(), Op::Union)
+    }
+
+    fn __iand__(&self, other: &Bound<'_, Filter>) -> PyResult<()> {
+        self.combine(other.get(), Op::Intersection)
+    }
+
+    /// A copy of the filter.
+    fn __copy__(&self, py: Python<'_>) -> PyResult<PyObject> {
+        Filter::wrap(py, self.copy()?)
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        self.__copy__(py)
+    }
+
+    /// The filter in bloomkit's native file format (what `save` writes).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .allow_threads(|| self.store.with_plain(|f| native::to_bytes(f, self.design)))
+            .map_err(errors::core)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A filter from bloomkit's native format; `ValueError` if the data is damaged or of
+    /// another kind than the class.
+    #[classmethod]
+    fn from_bytes(cls: &Bound<'_, PyType>, data: &[u8]) -> PyResult<PyObject> {
+        let py = cls.py();
+        let decoded = py
+            .allow_threads(|| native::from_bytes(data, &[]))
+            .map_err(errors::core)?;
+        Filter::decode(py, Filter::class_of(cls)?, decoded)
+    }
+
+    /// Saves the filter to `path` in bloomkit's native format, atomically (the file holds
+    /// the old filter or the new one, whatever happens). The `bloomkit` CLI reads it.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.allow_threads(|| self.store.with_plain(|f| file::save(&path, f, self.design)))
+            .map_err(errors::core)
+    }
+
+    /// Loads a native file (one the CLI or `save` wrote), verifying its checksum.
+    /// `OSError` if it cannot be read, `ValueError` if it is damaged or of another kind.
+    #[classmethod]
+    fn load(cls: &Bound<'_, PyType>, path: PathBuf) -> PyResult<PyObject> {
+        let py = cls.py();
+        let decoded = py
+            .allow_threads(|| file::load(&path, &[]))
+            .map_err(errors::core)?;
+        Filter::decode(py, Filter::class_of(cls)?, decoded)
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(PyObject, (&'static str, Bound<'py, PyBytes>))> {
+        let restore = py.import("bloomkit._bloomkit")?.getattr("_restore")?;
+        Ok((restore.unbind(), (self.class.name(), self.to_bytes(py)?)))
+    }
+}
+
+/// A capacity argument: a positive integer (`ValueError` for zero or negative).
+pub fn positive(name: &str, value: i128) -> PyResult<u64> {
+    if value <= 0 {
+        return Err(PyValueError::new_err(format!(
+            "{name} must be a positive integer, got {value}"
+        )));
+    }
+    u64::try_from(value)
+        .map_err(|_| PyValueError::new_err(format!("{name} {value} does not fit in 64 bits")))
+}
+
+fn preset(name: &str) -> PyResult<Preset> {
+    Ok(match name {
+        "bloomkit" | "default" => Preset::Bloomkit,
+        "guava" => Preset::Guava,
+        "guava32" => Preset::Guava32,
+        "go" => Preset::Go,
+        "redisson" => Preset::Redisson,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown preset {other:?}: expected bloomkit, guava, guava32, go or redisson"
+            )))
+        }
+    })
+}
+
+fn new_filter(
+    class: Class,
+    filter: AnyFilter,
+    design: Option<Design>,
+) -> PyResult<PyClassInitializer<Filter>> {
+    Ok(PyClassInitializer::from(Filter::from_any(
+        class, filter, design,
+    )?))
+}
+
+fn classic_of(filter: &Filter) -> PyResult<BloomFilter> {
+    match filter.store.snapshot() {
+        AnyFilter::Classic(f) => Ok(f),
+        other => Err(PyTypeError::new_err(format!(
+            "expected a classic filter, got {}",
+            other.kind()
+        ))),
+    }
+}
+
+fn wrap_classic(py: Python<'_>, f: BloomFilter) -> PyResult<PyObject> {
+    Filter::wrap(py, Filter::from_any(Class::Classic, f.into(), None)?)
+}
+
+/// A classic Bloom filter: one bit array, `hashes` probes per element. With a `preset` other
+/// than `"bloomkit"` it is bit-exact with Guava (`"guava"`, `"guava32"`), Go bits-and-blooms
+/// (`"go"`) or Redisson (`"redisson"`), and exports to their formats.
+#[pyclass(name = "BloomFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyBloomFilter;
+
+#[pymethods]
+impl PyBloomFilter {
+    #[new]
+    #[pyo3(signature = (capacity, fpp, preset = "bloomkit"))]
+    fn new(capacity: i128, fpp: f64, preset: &str) -> PyResult<PyClassInitializer<Self>> {
+        let capacity = positive("capacity", capacity)?;
+        let spec = Spec::preset(self::preset(preset)?, capacity, fpp).map_err(errors::core)?;
+        let f = BloomFilter::from_spec(spec).map_err(errors::core)?;
+        Ok(
+            new_filter(Class::Classic, f.into(), Some(Design { capacity, fpp }))?
+                .add_subclass(PyBloomFilter),
+        )
+    }
+
+    /// A filter of exactly `bits` bits and `hashes` probes, hashed and probed as `preset` does.
+    #[staticmethod]
+    #[pyo3(signature = (bits, hashes, preset = "bloomkit"))]
+    fn with_params(py: Python<'_>, bits: i128, hashes: i128, preset: &str) -> PyResult<PyObject> {
+        let bits = positive("bits", bits)?;
+        let hashes = u32::try_from(positive("hashes", hashes)?)
+            .map_err(|_| PyValueError::new_err("too many hash functions"))?;
+        let p = self::preset(preset)?;
+        let spec = Spec::with_bits(bits, hashes)
+            .map_err(errors::core)?
+            .with_scheme(p.scheme())
+            .with_hashing(p.hashing());
+        wrap_classic(py, BloomFilter::from_spec(spec).map_err(errors::core)?)
+    }
+
+    /// The filter in Guava's `BloomFilter.writeTo` format (a filter built with preset
+    /// `"guava"` or `"guava32"`; `ValueError` for others).
+    fn to_guava<'py>(slf: PyRef<'py, Self>, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let f = classic_of(slf.as_super())?;
+        Ok(PyBytes::new(
+            py,
+            &guava::to_bytes(&f).map_err(errors::core)?,
+        ))
+    }
+
+    /// Reads Guava's `BloomFilter.writeTo` format.
+    #[staticmethod]
+    fn from_guava(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
+        wrap_classic(py, guava::from_bytes(data).map_err(errors::core)?)
+    }
+
+    /// The filter in Go bits-and-blooms' binary `WriteTo` format (preset `"go"`).
+    fn to_go<'py>(slf: PyRef<'py, Self>, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let f = classic_of(slf.as_super())?;
+        Ok(PyBytes::new(py, &go::to_bytes(&f).map_err(errors::core)?))
+    }
+
+    /// Reads Go bits-and-blooms' binary `WriteTo` format.
+    #[staticmethod]
+    fn from_go(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
+        wrap_classic(py, go::from_bytes(data).map_err(errors::core)?)
+    }
+
+    /// The filter as Go bits-and-blooms' `MarshalJSON` writes it.
+    fn to_go_json(slf: PyRef<'_, Self>) -> PyResult<String> {
+        let f = classic_of(slf.as_super())?;
+        go::to_json(&f).map_err(errors::core)
+    }
+
+    /// Reads Go bits-and-blooms' JSON (`str` or `bytes`).
+    #[staticmethod]
+    fn from_go_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let bytes: Vec<u8> = match data.extract::<String>() {
+            Ok(s) => s.into_bytes(),
+            Err(_) => data.extract::<Vec<u8>>()?,
+        };
+        wrap_classic(py, go::from_json(&bytes).map_err(errors::core)?)
+    }
+
+    /// Maps a native file of a classic filter without reading it: `writable=False` for
+    /// queries only, `True` to add in place (`flush()` writes the checksum).
+    #[staticmethod]
+    #[pyo3(signature = (path, writable = false))]
+    fn open_mmap(
+        py: Python<'_>,
+        path: PathBuf,
+        writable: bool,
+    ) -> PyResult<crate::mapped::MappedBloomFilter> {
+        crate::mapped::MappedBloomFilter::open(py, path, writable)
+    }
+}
+
+/// A cache-blocked Bloom filter: every probe of an element falls in one 64-byte block, so an
+/// add or a query costs one cache miss. The fastest kind, a few more bits per element.
+#[pyclass(name = "BlockedBloomFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyBlockedBloomFilter;
+
+#[pymethods]
+impl PyBlockedBloomFilter {
+    #[new]
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+        let capacity = positive("capacity", capacity)?;
+        let f = BlockedBloomFilter::new(capacity, fpp).map_err(errors::core)?;
+        Ok(
+            new_filter(Class::Blocked, f.into(), Some(Design { capacity, fpp }))?
+                .add_subclass(PyBlockedBloomFilter),
+        )
+    }
+}
+
+/// A counting Bloom filter: small counters instead of bits, so elements can be removed.
+#[pyclass(name = "CountingBloomFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyCountingBloomFilter;
+
+#[pymethods]
+impl PyCountingBloomFilter {
+    #[new]
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+        let capacity = positive("capacity", capacity)?;
+        let f = CountingBloomFilter::new(capacity, fpp).map_err(errors::core)?;
+        Ok(
+            new_filter(Class::Counting, f.into(), Some(Design { capacity, fpp }))?
+                .add_subclass(PyCountingBloomFilter),
+        )
+    }
+
+    /// An upper bound on how many times the element was added (the smallest of its counters).
+    fn count(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<u8> {
+        let base = slf.as_super();
+        with_key(element, |k| {
+            base.local(|f| match f {
+                AnyFilter::Counting(c) => c.count(k),
+                _ => 0,
+            })
+            .unwrap_or(0)
+        })
+    }
+}
+
+/// A scalable Bloom filter: adds layers as it fills, keeping the compound false-positive
+/// probability under `fpp` however many elements arrive.
+#[pyclass(name = "ScalableBloomFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyScalableBloomFilter;
+
+#[pymethods]
+impl PyScalableBloomFilter {
+    #[new]
+    #[pyo3(signature = (initial_capacity, fpp, growth = 2, tightening = 0.5, max_layers = None, max_capacity = None))]
+    fn new(
+        initial_capacity: i128,
+        fpp: f64,
+        growth: u32,
+        tightening: f64,
+        max_layers: Option<u32>,
+        max_capacity: Option<u64>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let initial_capacity = positive("initial_capacity", initial_capacity)?;
+        let mut config = bloomkit::ScalableConfig::new(initial_capacity, fpp);
+        config.growth = growth;
+        config.tightening = tightening;
+        config.max_layers = max_layers;
+        config.max_capacity = max_capacity;
+        let f = ScalableBloomFilter::with_config(config).map_err(errors::core)?;
+        Ok(new_filter(Class::Scalable, f.into(), None)?.add_subclass(PyScalableBloomFilter))
+    }
+
+    /// The number of layers so far.
+    #[getter]
+    fn layers(slf: PyRef<'_, Self>) -> usize {
+        slf.as_super()
+            .local(|f| match f {
+                AnyFilter::Scalable(s) => s.layers().len(),
+                _ => 0,
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// A classic filter whose adds take no lock: many threads add at once (with the GIL released
+/// in `add_many`), and no element added is ever lost.
+#[pyclass(name = "AtomicBloomFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyAtomicBloomFilter;
+
+#[pymethods]
+impl PyAtomicBloomFilter {
+    #[new]
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+        let capacity = positive("capacity", capacity)?;
+        let f = BloomFilter::new(capacity, fpp).map_err(errors::core)?;
+        Ok(new_filter(
+            Class::AtomicClassic,
+            f.into(),
+            Some(Design { capacity, fpp }),
+        )?
+        .add_subclass(PyAtomicBloomFilter))
+    }
+}
+
+/// A blocked filter whose adds take no lock (see `AtomicBloomFilter`).
+#[pyclass(name = "AtomicBlockedBloomFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyAtomicBlockedBloomFilter;
+
+#[pymethods]
+impl PyAtomicBlockedBloomFilter {
+    #[new]
+    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+        let capacity = positive("capacity", capacity)?;
+        let f = BlockedBloomFilter::new(capacity, fpp).map_err(errors::core)?;
+        Ok(new_filter(
+            Class::AtomicBlocked,
+            f.into(),
+            Some(Design { capacity, fpp }),
+        )?
+        .add_subclass(PyAtomicBlockedBloomFilter))
+    }
+}
+
+/// Unpickles a filter (`__reduce__`'s constructor).
+#[pyfunction]
+pub fn _restore(py: Python<'_>, class: &str, data: &[u8]) -> PyResult<PyObject> {
+    let decoded = native::from_bytes(data, &[]).map_err(errors::core)?;
+    Filter::decode(py, Some(Class::from_name(class)?), decoded)
+}
+
+/// Loads a native file of any kind, as the class of that kind.
+#[pyfunction]
+pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
+    let decoded = py
+        .allow_threads(|| file::load(&path, &[]))
+        .map_err(errors::core)?;
+    Filter::decode(py, None, decoded)
+}

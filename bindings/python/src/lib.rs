@@ -1,0 +1,30 @@
+//! The `bloomkit._bloomkit` extension module: bloomkit's filters, files and Redis filters for
+//! Python. A thin layer: element types become Rust keys (`elements.rs`), errors become Python
+//! exceptions (`errors.rs`), and every operation is the Rust crates'.
+
+mod elements;
+mod errors;
+mod filters;
+mod mapped;
+mod redis;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<filters::Filter>()?;
+    m.add_class::<filters::PyBloomFilter>()?;
+    m.add_class::<filters::PyBlockedBloomFilter>()?;
+    m.add_class::<filters::PyCountingBloomFilter>()?;
+    m.add_class::<filters::PyScalableBloomFilter>()?;
+    m.add_class::<filters::PyAtomicBloomFilter>()?;
+    m.add_class::<filters::PyAtomicBlockedBloomFilter>()?;
+    m.add_class::<mapped::MappedBloomFilter>()?;
+    m.add_class::<redis::PyRedisFilter>()?;
+    m.add_class::<redis::PyScalableRedisFilter>()?;
+    m.add_class::<redis::PyRedissonFilter>()?;
+    m.add("RedisError", m.py().get_type::<errors::RedisError>())?;
+    m.add_function(wrap_pyfunction!(filters::load, m)?)?;
+    m.add_function(wrap_pyfunction!(filters::_restore, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,193 @@
+"""Native files, memory mapping, Guava and Go formats: round trips and golden values from the
+Rust tests' data (crates/bloomkit/tests)."""
+
+import pickle
+
+import pytest
+
+import bloomkit
+from conftest import FIXTURES
+
+KEYS = [f"https://example.com/page/{i}" for i in range(300)]
+
+# The fixtures of crates/bloomkit/tests/fixtures.rs that Python can build: file name, maker.
+FIXTURE_MAKERS = {
+    "classic.bloom": lambda: bloomkit.BloomFilter(1000, 0.01),
+    "guava.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="guava"),
+    "guava32.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="guava32"),
+    "go.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="go"),
+    "redisson.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="redisson"),
+    "blocked-default.bloom": lambda: bloomkit.BlockedBloomFilter(1000, 0.01),
+    "counting4.bloom": lambda: bloomkit.CountingBloomFilter(1000, 0.01),
+    "scalable.bloom": lambda: bloomkit.ScalableBloomFilter(100, 0.01),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_MAKERS))
+def test_python_builds_the_rust_fixture_files_byte_for_byte(name, tmp_path):
+    f = FIXTURE_MAKERS[name]()
+    f.add_many(KEYS)
+    committed = (FIXTURES / name).read_bytes()
+    assert f.to_bytes() == committed
+    f.save(tmp_path / name)
+    assert (tmp_path / name).read_bytes() == committed
+    loaded = bloomkit.load(FIXTURES / name)
+    assert type(loaded) is type(f)
+    assert all(loaded.contains_many(KEYS))
+    assert loaded.to_bytes() == committed
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.bloom")))
+def test_every_fixture_loads_as_its_kind(name):
+    f = bloomkit.load(FIXTURES / name)
+    assert all(f.contains_many(KEYS))
+    assert type(f).load(FIXTURES / name).to_bytes() == (FIXTURES / name).read_bytes()
+
+
+def test_save_and_load_every_kind(tmp_path):
+    for kind in (bloomkit.BloomFilter, bloomkit.BlockedBloomFilter, bloomkit.CountingBloomFilter,
+                 bloomkit.ScalableBloomFilter, bloomkit.AtomicBloomFilter,
+                 bloomkit.AtomicBlockedBloomFilter):
+        f = kind(5000, 0.01)
+        f.add_many(KEYS)
+        path = tmp_path / f"{kind.__name__}.bloom"
+        f.save(str(path))  # str and pathlib paths
+        g = kind.load(path)
+        assert type(g) is kind
+        assert all(g.contains_many(KEYS))
+        assert (g.capacity, g.fpp, g.bits) == (f.capacity, f.fpp, f.bits)
+        assert type(kind.from_bytes(f.to_bytes())) is kind
+
+
+def test_load_of_another_kind_is_refused(tmp_path):
+    path = tmp_path / "c.bloom"
+    bloomkit.CountingBloomFilter(100, 0.01).save(path)
+    with pytest.raises(ValueError, match="counting"):
+        bloomkit.BloomFilter.load(path)
+    assert type(bloomkit.load(path)) is bloomkit.CountingBloomFilter
+    assert type(bloomkit.Filter.load(path)) is bloomkit.CountingBloomFilter
+
+
+def test_missing_and_unwritable_files_raise_os_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        bloomkit.BloomFilter.load(tmp_path / "missing.bloom")
+    with pytest.raises(OSError):
+        bloomkit.BloomFilter(10, 0.1).save(tmp_path / "no" / "such" / "dir.bloom")
+    with pytest.raises(OSError):
+        bloomkit.BloomFilter.open_mmap(tmp_path / "missing.bloom")
+
+
+def test_damaged_files_raise_value_error(tmp_path):
+    good = (FIXTURES / "classic.bloom").read_bytes()
+    cases = {
+        "empty": b"",
+        "truncated header": good[:40],
+        "truncated payload": good[:-9],
+        "not a filter": b"hello world" * 20,
+        "flipped bit": good[:200] + bytes([good[200] ^ 1]) + good[201:],
+    }
+    for what, data in cases.items():
+        path = tmp_path / "bad.bloom"
+        path.write_bytes(data)
+        with pytest.raises(ValueError):
+            bloomkit.load(path)
+        with pytest.raises(ValueError):
+            bloomkit.BloomFilter.from_bytes(data)
+        with pytest.raises(ValueError):
+            pickle.loads(_bad_pickle(data))
+
+
+def _bad_pickle(data):
+    """A pickle whose payload is `data` instead of a filter."""
+    return pickle.dumps(_Restore(data))
+
+
+class _Restore:
+    def __init__(self, data):
+        self.data = data
+
+    def __reduce__(self):
+        return (bloomkit._bloomkit._restore, ("BloomFilter", self.data))
+
+
+def test_memory_mapped_read_only_and_read_write(tmp_path):
+    path = tmp_path / "mapped.bloom"
+    f = bloomkit.BloomFilter(100_000, 0.01)
+    f.add_many(KEYS)
+    f.save(path)
+    ro = bloomkit.BloomFilter.open_mmap(path)
+    assert not ro.writable and ro.bits == f.bits and ro.hashes == f.hashes
+    assert all(ro.contains_many(KEYS)) and "absent" not in ro and KEYS[0] in ro
+    ro.verify()
+    with pytest.raises(TypeError, match="read-only"):
+        ro.add("x")
+
+    rw = bloomkit.BloomFilter.open_mmap(path, writable=True)
+    rw.add("new")
+    assert rw.check_and_add("new") is True
+    rw.add_many(["more", "still more"])
+    rw.flush()
+    del rw
+    g = bloomkit.BloomFilter.load(path)  # the checksum is valid after flush
+    assert all(e in g for e in ["new", "more", "still more", *KEYS])
+
+    bloomkit.BlockedBloomFilter(100, 0.01).save(tmp_path / "blocked.bloom")
+    with pytest.raises(ValueError, match="classic"):
+        bloomkit.BloomFilter.open_mmap(tmp_path / "blocked.bloom")
+
+
+def guava_golden(preset):
+    """Guava's BloomFilterTest: n = 10^6, p = 0.03, the even numbers inserted as decimal
+    strings, the odd ones tested (values in crates/bloomkit/tests/guava_golden.rs)."""
+    f = bloomkit.BloomFilter(1_000_000, 0.03, preset=preset)
+    f.add_many(str(i) for i in range(0, 2_000_000, 2))
+    odd = [str(i) for i in range(1, 2_000_000, 2)]
+    answers = f.contains_many(odd)
+    below_900 = [int(s) for s, a in zip(odd, answers) if a and int(s) < 900]
+    return f, below_900, sum(answers)
+
+
+def test_guava_golden_false_positives_and_round_trip():
+    f, below_900, total = guava_golden("guava")
+    assert below_900 == [89, 129, 471, 723, 751, 835, 871]
+    assert total == 29763
+    assert len(f) == 1_000_100
+    assert abs(f.estimated_fpp() - 0.0300140770265523) < 1e-15
+    data = f.to_guava()
+    g = bloomkit.BloomFilter.from_guava(data)
+    assert g.to_guava() == data
+    assert g.contains_many([str(i) for i in range(0, 2000, 2)]) == [True] * 1000
+    assert g.capacity is None and g.fpp is None  # Guava's stream records no design
+
+
+def test_go_golden_words_and_round_trips():
+    # Go bits-and-blooms New(100, 3) + Add("hello") + Add("world"): WriteTo's words
+    # (big-endian) 0440200000000050 0000000400000000 (crates/bloomkit/tests/go_redisson_golden.rs).
+    f = bloomkit.BloomFilter.with_params(100, 3, preset="go")
+    f.add("hello")
+    f.add("world")
+    data = f.to_go()
+    assert data[:16] == (100).to_bytes(8, "big") + (3).to_bytes(8, "big")
+    assert data[-16:] == bytes.fromhex("0440200000000050" "0000000400000000")
+    assert bloomkit.BloomFilter.from_go(data).to_go() == data
+    text = f.to_go_json()
+    back = bloomkit.BloomFilter.from_go_json(text)
+    assert back.to_go() == data
+    assert bloomkit.BloomFilter.from_go_json(text.encode()).to_go() == data
+    # Go's NewWithEstimates(1000, 0.01) sizing: m = 9586, k = 7.
+    g = bloomkit.BloomFilter(1000, 0.01, preset="go")
+    assert (g.bits, g.hashes) == (9586, 7)
+
+
+def test_foreign_formats_refuse_what_they_cannot_hold():
+    with pytest.raises(ValueError):
+        bloomkit.BloomFilter(100, 0.01).to_guava()  # bloomkit's hashing is not Guava's
+    with pytest.raises(ValueError):
+        bloomkit.BloomFilter(100, 0.01).to_go()
+    for bad in (b"", b"\x00" * 3, b"\xff" * 64):
+        with pytest.raises(ValueError):
+            bloomkit.BloomFilter.from_guava(bad)
+        with pytest.raises(ValueError):
+            bloomkit.BloomFilter.from_go(bad)
+    with pytest.raises(ValueError):
+        bloomkit.BloomFilter.from_go_json("{not json")

@@ -1,0 +1,250 @@
+"""The set-like API of every in-memory kind, element encoding and bad input."""
+
+import copy
+import pickle
+import threading
+
+import pytest
+
+import bloomkit
+
+PLAIN_KINDS = [
+    bloomkit.BloomFilter,
+    bloomkit.BlockedBloomFilter,
+    bloomkit.CountingBloomFilter,
+    bloomkit.AtomicBloomFilter,
+    bloomkit.AtomicBlockedBloomFilter,
+]
+ALL_KINDS = PLAIN_KINDS + [bloomkit.ScalableBloomFilter]
+
+
+def urls(start, stop):
+    return [f"https://example.com/page/{i}" for i in range(start, stop)]
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_added_elements_are_present_and_few_others_are(kind):
+    f = kind(10_000, 0.01)
+    for u in urls(0, 5000):
+        f.add(u)
+    assert all(u in f for u in urls(0, 5000))
+    # 10,000 absent elements at a 1% design FPR with half the capacity used: the expected
+    # count is under 100 (the filter is half full); 300 is far outside any plausible spread.
+    false_positives = sum(u in f for u in urls(5000, 15000))
+    assert false_positives < 300
+    assert isinstance(f, bloomkit.Filter)
+    assert f.kind in ("classic", "blocked", "counting", "scalable")
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_batches_answer_like_single_calls(kind):
+    f = kind(10_000, 0.01)
+    f.add_many(u for u in urls(0, 3000))  # a generator
+    g = kind(10_000, 0.01)
+    for u in urls(0, 3000):
+        g.add(u)
+    probe = urls(0, 6000)
+    assert f.contains_many(probe) == [u in g for u in probe]
+    assert f.contains_many(tuple(probe[:10])) == [True] * 10
+    assert f.contains_many([]) == []
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_len_is_the_estimate(kind):
+    f = kind(100_000, 0.01)
+    f.update(urls(0, 20_000), urls(20_000, 30_000))
+    assert len(f) == round(f.estimated_len())
+    # The estimate of a classic-style filter is within a few percent at this fill.
+    assert 28_500 < len(f) < 31_500
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_check_and_add_reports_the_first_sighting(kind):
+    f = kind(1000, 0.001)
+    assert f.check_and_add("x") is False
+    assert f.check_and_add("x") is True
+    assert "x" in f
+
+
+def test_element_types_are_encoded_as_rust_keys():
+    f = bloomkit.BloomFilter(1000, 0.001)
+    f.add("héllo")
+    assert "héllo".encode() in f  # str = its UTF-8 bytes
+    assert bytearray("héllo".encode()) in f
+    f.add(-5)
+    assert (-5).to_bytes(8, "little", signed=True) in f  # int = i64 little-endian
+    assert True not in f
+    f.add(True)
+    assert 1 in f  # bool is an int, as in Python sets
+    assert (2**63 - 1) not in f
+    with pytest.raises(OverflowError, match="64-bit"):
+        f.add(2**64)
+    # A str that has no UTF-8 encoding (a lone surrogate) is refused, not mangled.
+    with pytest.raises(UnicodeEncodeError):
+        f.add("\ud800")
+    with pytest.raises(UnicodeEncodeError):
+        f.add_many(["ok", "\udfff"])
+    assert "ok" not in f  # a chunk is checked completely before any of it is added
+    # Non-ASCII strings take the same path as ASCII ones.
+    f.add_many(["日本語", "emoji 😀"])
+    assert "日本語".encode() in f and "emoji 😀".encode("utf-8") in f
+
+
+@pytest.mark.parametrize("bad", [1.5, None, object(), ["a"], ("a",)])
+def test_unsupported_elements_raise_type_error_naming_the_types(bad):
+    f = bloomkit.BlockedBloomFilter(100, 0.01)
+    for call in (f.add, f.__contains__, f.check_and_add, lambda x: f.add_many([x])):
+        with pytest.raises(TypeError, match="str, bytes or int"):
+            call(bad)
+    with pytest.raises(TypeError):
+        f.add_many(5)  # not iterable
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+@pytest.mark.parametrize("capacity,fpp", [(0, 0.01), (-10, 0.01), (100, 0.0), (100, 1.0),
+                                          (100, -0.5), (100, float("nan")), (100, 2)])
+def test_bad_parameters_raise_value_error(kind, capacity, fpp):
+    with pytest.raises(ValueError):
+        kind(capacity, fpp)
+
+
+def test_bad_parameter_types_raise_type_error():
+    with pytest.raises(TypeError):
+        bloomkit.BloomFilter("many", 0.01)
+    with pytest.raises(TypeError):
+        bloomkit.BloomFilter(1.5, 0.01)
+    with pytest.raises(TypeError):
+        bloomkit.BloomFilter(100, None)
+    with pytest.raises(ValueError, match="preset"):
+        bloomkit.BloomFilter(100, 0.01, preset="nope")
+
+
+def test_counting_filters_remove():
+    f = bloomkit.CountingBloomFilter(1000, 0.001)
+    f.add("a")
+    f.add("a")
+    assert f.count("a") == 2
+    f.remove("a")
+    assert "a" in f
+    f.remove("a")
+    assert "a" not in f
+    with pytest.raises(KeyError):
+        f.remove("a")
+
+
+@pytest.mark.parametrize("kind", [k for k in ALL_KINDS if k is not bloomkit.CountingBloomFilter])
+def test_other_kinds_cannot_remove(kind):
+    f = kind(100, 0.01)
+    f.add("a")
+    with pytest.raises(TypeError, match="cannot remove"):
+        f.remove("a")
+    assert "a" in f
+
+
+@pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter,
+                                  bloomkit.AtomicBloomFilter, bloomkit.AtomicBlockedBloomFilter])
+def test_union_and_intersection(kind):
+    a, b = kind(1000, 0.001), kind(1000, 0.001)
+    a.update(["x", "both"])
+    b.update(["y", "both"])
+    u = a | b
+    assert type(u) is kind
+    assert all(e in u for e in ("x", "y", "both"))
+    i = a & b
+    assert "both" in i and "x" not in i and "y" not in i
+    assert "y" not in a  # the operands are unchanged
+    a |= b
+    assert "y" in a
+    a &= i
+    assert "both" in a and "x" not in a
+    a |= a  # combining a filter with itself is harmless
+    assert "both" in a
+
+
+def test_combining_different_filters_is_refused():
+    with pytest.raises(ValueError, match="incompatible"):
+        bloomkit.BloomFilter(1000, 0.01) | bloomkit.BloomFilter(10, 0.01)
+    with pytest.raises(ValueError, match="combine"):
+        bloomkit.BloomFilter(1000, 0.01) | bloomkit.BlockedBloomFilter(1000, 0.01)
+    with pytest.raises(TypeError):
+        bloomkit.BloomFilter(1000, 0.01) | {"a"}
+    c = bloomkit.CountingBloomFilter(100, 0.01)
+    c |= bloomkit.CountingBloomFilter(100, 0.01)
+    with pytest.raises(TypeError, match="intersection"):
+        c & c
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_pickle_and_copy_keep_kind_and_contents(kind):
+    f = kind(1000, 0.01)
+    f.update(urls(0, 500))
+    for g in (pickle.loads(pickle.dumps(f)), copy.copy(f), copy.deepcopy(f)):
+        assert type(g) is kind
+        assert g.contains_many(urls(0, 1000)) == f.contains_many(urls(0, 1000))
+        assert (g.capacity, g.fpp, g.bits, g.hashes) == (f.capacity, f.fpp, f.bits, f.hashes)
+    g = copy.copy(f)
+    g.add("only in the copy")
+    assert "only in the copy" not in f
+
+
+def test_properties_and_repr():
+    f = bloomkit.BloomFilter(1000, 0.01)
+    assert (f.capacity, f.fpp) == (1000, 0.01)
+    assert f.bits >= 9585 and f.hashes == 7
+    assert f.memory_bytes == (f.bits + 63) // 64 * 8
+    assert 0 == f.estimated_fpp()
+    f.add("a")
+    assert repr(f).startswith("BloomFilter(capacity=1000, fpp=0.01, bits=")
+    assert "len≈1" in repr(f)
+    s = bloomkit.ScalableBloomFilter(10, 0.01)
+    s.add_many(range(100))
+    assert s.layers >= 3 and s.capacity >= 100 and s.fpp == 0.01
+    f.clear()
+    assert "a" not in f and len(f) == 0
+
+
+def test_scalable_limits_raise_value_error():
+    s = bloomkit.ScalableBloomFilter(10, 0.01, max_layers=1)
+    with pytest.raises(ValueError, match="full"):
+        s.add_many(range(100))
+    with pytest.raises(ValueError):
+        bloomkit.ScalableBloomFilter(10, 0.01, tightening=1.5)
+
+
+@pytest.mark.parametrize("kind", [bloomkit.AtomicBloomFilter, bloomkit.AtomicBlockedBloomFilter,
+                                  bloomkit.BloomFilter])
+def test_threads_adding_at_once_lose_nothing(kind):
+    f = kind(200_000, 0.01)
+    chunks = [urls(t * 20_000, (t + 1) * 20_000) for t in range(4)]
+
+    def work(chunk):
+        for i in range(0, len(chunk), 1000):
+            f.add_many(chunk[i:i + 1000])
+            f.add(chunk[i])
+
+    threads = [threading.Thread(target=work, args=(c,)) for c in chunks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(f.contains_many(urls(0, 80_000)))
+
+
+def test_the_base_class_cannot_be_created():
+    with pytest.raises(TypeError):
+        bloomkit.Filter()
+
+
+def test_batches_are_taken_4096_at_a_time():
+    f = bloomkit.BlockedBloomFilter(100_000, 0.0001)
+    items = [f"e{i}" for i in range(10_000)]
+    with pytest.raises(TypeError, match="not float"):
+        f.add_many(items[:5000] + [0.5] + items[5000:])
+    # The first chunk (4096 elements) went in; the one holding the float and all after it not.
+    assert f.contains_many(items[:4096]) == [True] * 4096
+    assert sum(f.contains_many(items[4096:])) < 10  # FPR 1e-4 on 5904 absent: expected < 1
+    # Generators of any length, and lengths that are multiples of the chunk.
+    g = bloomkit.BloomFilter(100_000, 0.001)
+    g.add_many(str(i) for i in range(8192))
+    assert g.contains_many(str(i) for i in range(8192)) == [True] * 8192
+    assert len(g.contains_many(iter(range(12_345)))) == 12_345

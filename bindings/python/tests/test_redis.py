@@ -1,0 +1,134 @@
+"""bloomkit.redis against a real redis-server on a free loopback port."""
+
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+import bloomkit
+from bloomkit.redis import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter
+from conftest import free_port
+
+ITEMS = [f"https://example.com/r/{i}" for i in range(3000)]
+OTHERS = [f"https://example.net/x/{i}" for i in range(3000)]
+
+
+def name():
+    return "test-" + uuid.uuid4().hex
+
+
+@pytest.mark.parametrize("cls", [RedisFilter, ScalableRedisFilter, RedissonFilter])
+def test_add_check_and_batches(redis_url, cls):
+    f = cls(redis_url, name(), 10_000, 0.001)
+    assert f.add("a") is True
+    assert f.add("a") is False
+    assert f.check_and_add("b") is False
+    assert f.check_and_add("b") is True
+    assert "a" in f and b"a" in f and "zzz" not in f
+    # "new" is False only for a false positive among the 3000 (expected ~3, 0.1% each).
+    assert sum(f.add_many(ITEMS)) > len(ITEMS) - 30
+    assert f.contains_many(ITEMS[:100]) == [True] * 100
+    # 3000 absent elements at 0.1%: expected 3; 30 is far outside any plausible spread.
+    assert sum(f.contains_many(OTHERS)) < 30
+    assert 2800 < len(f) < 3200
+    with pytest.raises(TypeError, match="str, bytes or int"):
+        f.add(1.5)
+
+
+def test_other_processes_share_the_filter(redis_url):
+    key = name()
+    f = RedisFilter(redis_url, key, 100_000, 0.001)
+    script = (
+        "import sys, bloomkit.redis as r\n"
+        "f = r.RedisFilter(sys.argv[1], sys.argv[2])\n"
+        "f.add_many(f'p{sys.argv[3]}-{i}' for i in range(1000))\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, redis_url, key, str(p)])
+             for p in range(3)]
+    for p in procs:
+        assert p.wait(timeout=60) == 0
+    assert all(f.contains_many([f"p{p}-{i}" for p in range(3) for i in range(1000)]))
+    opened = RedisFilter(redis_url, key)  # open without sizing
+    assert "p2-999" in opened
+
+
+def test_create_is_idempotent_and_clear_delete(redis_url):
+    key = name()
+    f = RedisFilter(redis_url, key, 1000, 0.01)
+    f.add("x")
+    again = RedisFilter(redis_url, key, 1000, 0.01)
+    assert "x" in again
+    f.clear()
+    assert "x" not in again
+    f.delete()
+    with pytest.raises(RedisError, match="no filter"):
+        RedisFilter(redis_url, key)
+
+
+def test_redisson_filters_use_redissons_sizing(redis_url):
+    key = name()
+    f = RedissonFilter(redis_url, key, 1000, 0.01)
+    f.add_many(["a", "b", "c"])
+    assert all(RedissonFilter(redis_url, key).contains_many(["a", "b", "c"]))
+    assert len(f) == 3
+
+
+def test_bad_input(redis_url):
+    with pytest.raises(ValueError):
+        RedisFilter(redis_url, name(), 0, 0.01)
+    with pytest.raises(ValueError):
+        RedisFilter(redis_url, name(), 100, 1.5)
+    with pytest.raises(ValueError, match="both"):
+        RedisFilter(redis_url, name(), 100)
+    with pytest.raises(ValueError, match="name"):
+        RedisFilter(redis_url, "bad{name}", 100, 0.01)
+    with pytest.raises(RedisError, match="no filter"):
+        ScalableRedisFilter(redis_url, name())
+
+
+def test_another_kind_under_the_name_is_refused(redis_url):
+    key = name()
+    RedisFilter(redis_url, key, 1000, 0.01).add("x")
+    with pytest.raises((RedisError, ValueError)):
+        ScalableRedisFilter(redis_url, key)
+    with pytest.raises((RedisError, ValueError)):
+        RedisFilter(redis_url, key, 5000, 0.01)  # same name, other sizing
+
+
+def test_unreachable_server_raises_redis_error():
+    with pytest.raises(RedisError):
+        RedisFilter(f"redis://127.0.0.1:{free_port()}/", "x", 100, 0.01, timeout=2)
+    with pytest.raises(ValueError):
+        RedisFilter("redis://127.0.0.1:1/", "x", 100, 0.01, timeout=0)
+    assert issubclass(bloomkit.RedisError, Exception)
+
+
+@pytest.mark.parametrize("cls,cli_kind", [
+    (RedisFilter, []),
+    (ScalableRedisFilter, ["--kind", "scalable"]),
+    (RedissonFilter, ["--kind", "classic", "--scheme", "redisson"]),
+])
+def test_the_cli_shares_redis_filters_with_python(redis_url, cli, cls, cli_kind):
+    from conftest import run_cli
+
+    # Python creates and fills; the CLI answers the same.
+    key = name()
+    f = cls(redis_url, key, 10_000, 0.001)
+    f.add_many(ITEMS[:500])
+    target = redis_url + key
+    probe = ITEMS[:500] + OTHERS[:500]
+    expected = {x for x, yes in zip(probe, f.contains_many(probe)) if yes}
+    proc = run_cli(cli, "-q", "check", target, input="\n".join(probe).encode() + b"\n")
+    assert set(proc.stdout.decode().splitlines()) == expected
+
+    # The CLI creates and fills; Python opens it by name and answers the same.
+    key = name()
+    target = redis_url + key
+    run_cli(cli, "-q", "create", target, "-n", "10000", "-p", "0.001", *cli_kind)
+    run_cli(cli, "-q", "add", target, input="\n".join(ITEMS[:500]).encode() + b"\n")
+    g = cls(redis_url, key)
+    assert g.contains_many(ITEMS[:500]) == [True] * 500
+    proc = run_cli(cli, "-q", "check", target, input="\n".join(probe).encode() + b"\n")
+    assert {x for x, yes in zip(probe, g.contains_many(probe)) if yes} == set(
+        proc.stdout.decode().splitlines())
