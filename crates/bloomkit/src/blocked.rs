@@ -71,7 +71,7 @@ pub(crate) fn block_fpp(layout: BlockLayout, b: &[u64; 8]) -> f64 {
 
 /// Checks that `words` are a whole, non-zero number of 8-word blocks.
 pub(crate) fn check_words(words: &[u64], layout: BlockLayout) -> Result<()> {
-    if words.is_empty() || words.len() % 8 != 0 {
+    if words.is_empty() || !words.len().is_multiple_of(8) {
         return Err(Error::InvalidParameters(format!(
             "{} words is not a whole, non-zero number of 8-word blocks",
             words.len()

@@ -554,7 +554,7 @@ fn check_len(len: u64) -> Result<()> {
             available: len,
         });
     }
-    if len % 8 != 0 || usize::try_from(len).is_err() {
+    if !len.is_multiple_of(8) || usize::try_from(len).is_err() {
         return Err(corrupt(format!(
             "{len} bytes is not a native file's length"
         )));
