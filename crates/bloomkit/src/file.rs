@@ -365,7 +365,7 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
 
 /// Byte offset of the dirty mark in the header (see docs/FORMAT.md, "Sharing a file between
 /// processes").
-const DIRTY_MARK: usize = 88;
+const DIRTY_MARK: usize = native::DIRTY_MARK_OFFSET;
 
 /// Whether `bytes` is a classic or blocked native file whose dirty mark is set: a writer had
 /// it open for in-place updates, so its trailing checksum may be stale.
