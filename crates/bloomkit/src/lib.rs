@@ -30,6 +30,7 @@
 //! [`BloomFilter`] put a spec on top of a storage.
 
 #![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod any;
 pub mod blocked;
