@@ -16,9 +16,10 @@ mod build;
 mod describe;
 mod file;
 mod keys;
+mod mapped;
 
 pub use build::{build, NewFilter};
-pub use describe::{describe, scheme_name, Description};
+pub use describe::{describe, layout_name, scheme_name, Description};
 pub use file::FileTarget;
 pub use keys::Context;
 
@@ -168,7 +169,7 @@ impl Target {
     /// The filter's kind.
     pub fn kind(&self) -> bloomkit::Kind {
         match &self.backend {
-            Backend::File(f) => f.filter().kind(),
+            Backend::File(f) => f.kind(),
             Backend::Redis(r) => r.kind(),
         }
     }
@@ -185,7 +186,8 @@ impl Target {
     /// batch where every batch is applied as it comes (Redis).
     pub fn chunk_lines(&self, save_every: usize) -> usize {
         match &self.backend {
-            Backend::File(_) => save_every.max(1),
+            Backend::File(f) if f.saved_whole() => save_every.max(1),
+            Backend::File(_) => crate::stream::BATCH,
             Backend::Redis(_) => crate::stream::BATCH,
         }
     }
@@ -203,23 +205,7 @@ impl Target {
                     new.extend_from_slice(&part);
                 }
             }
-            Backend::File(f) => {
-                let display = self.location.display();
-                *new = f.update(|filter| {
-                    let mut new = Vec::with_capacity(chunk.len());
-                    for elements in chunk.element_batches() {
-                        for e in elements {
-                            new.push(
-                                filter
-                                    .insert_encoded(e)
-                                    .map_err(|err| anyhow!("{display}: {err}"))?,
-                            );
-                        }
-                    }
-                    let changed = new.contains(&true);
-                    Ok((new, changed))
-                })?;
-            }
+            Backend::File(f) => f.insert_chunk(chunk, new)?,
         }
         Ok(())
     }
@@ -228,9 +214,7 @@ impl Target {
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         present.clear();
         match &self.backend {
-            Backend::File(f) => {
-                present.extend(elements.iter().map(|e| f.filter().contains_encoded(e)));
-            }
+            Backend::File(f) => f.contains_batch(elements, present),
             Backend::Redis(r) => r.contains_batch(elements, present)?,
         }
         Ok(())
@@ -293,7 +277,7 @@ impl Target {
     /// Describes the filter.
     pub fn describe(&self) -> Result<Description> {
         match &self.backend {
-            Backend::File(f) => Ok(describe(f.filter(), f.design())),
+            Backend::File(f) => Ok(f.describe()),
             Backend::Redis(r) => r.describe(),
         }
     }
@@ -301,7 +285,7 @@ impl Target {
     /// The filter as it is now, with its design (file targets only).
     pub fn snapshot(&self) -> Result<(AnyFilter, Option<Design>)> {
         match &self.backend {
-            Backend::File(f) => Ok((f.filter().clone(), f.design())),
+            Backend::File(f) => f.snapshot(),
             Backend::Redis(_) => bail!(
                 "{}: a Redis filter cannot be read back whole; merge, intersect and export take file targets",
                 self.location.display()
