@@ -2,56 +2,27 @@
 //! needs on it: open, create, insert/test/remove batches, describe, snapshot, save.
 //!
 //! Commands never touch files or Redis directly; they go through [`Target`]. Its parts, one
-//! concern each: [`keys`] (`--key-file`), [`build`] (new filters), [`describe`] (`info`),
+//! concern each: [`location`] (parsing a TARGET), [`keys`] (`--key-file`), [`build`] (new filters), [`describe`] (`info`),
 //! [`file`] (the file backend: locks, saves); the Redis backend is `crate::redis_target`.
 
-use crate::redis_target::{RedisTarget, RedisUrl};
+use crate::redis_target::RedisTarget;
 use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::{AnyFilter, Filter};
-use std::path::PathBuf;
 
 mod build;
 mod describe;
 mod file;
 mod keys;
+mod location;
 mod mapped;
 
 pub use build::{build, NewFilter};
 pub use describe::{describe, layout_name, scheme_name, Description};
 pub use file::FileTarget;
 pub use keys::Context;
-
-/// Where a filter lives, parsed from a TARGET argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
-    /// A file in bloomkit's native format.
-    File(PathBuf),
-    /// A key in Redis (`redis://HOST:PORT/NAME`) or Redis Cluster (`redis+cluster://...`).
-    Redis(RedisUrl),
-}
-
-impl Location {
-    /// Parses a TARGET: a `redis://` or `redis+cluster://` URL, or else a file path.
-    pub fn parse(target: &str) -> Result<Location> {
-        if let Some(url) = RedisUrl::parse(target)? {
-            return Ok(Location::Redis(url));
-        }
-        if target.is_empty() {
-            bail!("empty target (give a file path or a redis:// URL)");
-        }
-        Ok(Location::File(PathBuf::from(target)))
-    }
-
-    /// A short name for messages (never a password).
-    pub fn display(&self) -> String {
-        match self {
-            Location::File(p) => p.display().to_string(),
-            Location::Redis(url) => url.display(),
-        }
-    }
-}
+pub use location::Location;
 
 /// Where an open filter's state is.
 #[derive(Debug)]
@@ -291,24 +262,5 @@ impl Target {
                 self.location.display()
             ),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_targets() {
-        assert_eq!(
-            Location::parse("a/b.bloom").unwrap(),
-            Location::File("a/b.bloom".into())
-        );
-        assert!(matches!(
-            Location::parse("redis+cluster://h:1/x").unwrap(),
-            Location::Redis(u) if u.cluster && u.name == "x"
-        ));
-        assert!(Location::parse("redis://h:1").is_err());
-        assert!(Location::parse("http://x/y").is_err());
     }
 }
