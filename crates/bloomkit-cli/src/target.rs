@@ -1,9 +1,10 @@
 //! Targets: where a filter lives (a file or a Redis key) and the few operations every command
-//! needs on it: open, create, insert/test/remove batches, describe, snapshot, save.
+//! needs on it: open, create, insert/test/remove chunks, describe, snapshot.
 //!
 //! Commands never touch files or Redis directly; they go through [`Target`]. Its parts, one
-//! concern each: [`location`] (parsing a TARGET), [`keys`] (`--key-file`), [`build`] (new filters), [`describe`] (`info`),
-//! [`file`] (the file backend: locks, saves); the Redis backend is `crate::redis_target`.
+//! concern each: [`location`] (parsing a TARGET), [`keys`] (`--key-file`), [`build`] (new
+//! filters), [`describe`] (`info`), [`file`] (the file backend: locks, saves) and [`mapped`]
+//! (classic and blocked files used in place); the Redis backend is `crate::redis_target`.
 
 use crate::redis_target::RedisTarget;
 use crate::stream::Chunk;
