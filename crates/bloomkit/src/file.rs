@@ -154,10 +154,10 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_else(|| "filter".into())
 }
 
-/// Removes the temporary files of `path` (see [`temp_path`]) whose process has ended: what a
-/// save killed between creating its temporary file and renaming it left behind. Best effort:
-/// errors are ignored, and on systems without `/proc` nothing is removed.
-pub(crate) fn remove_stale_temps(path: &Path) {
+/// Removes the temporary files of the real file `path` (`.NAME.PID-N-NANOS.tmp`) whose process
+/// has ended: what a save killed between creating its temporary file and renaming it left
+/// behind. Best effort: errors are ignored, and on systems without `/proc` nothing is removed.
+pub fn remove_stale_temps(path: &Path) {
     #[cfg(target_os = "linux")]
     {
         let prefix = format!(".{}.", file_name(path));

@@ -101,6 +101,7 @@ impl FileTarget {
         // Checks the path (regular file, symbolic links) without blocking on a FIFO.
         let real = bloomkit::file::real_path(path).map_err(open_error(path))?;
         sharing::require_regular_file(&real, "opening").map_err(open_error(path))?;
+        bloomkit::file::remove_stale_temps(&real);
         let state = match Mapped::open(&real, path, &keys)? {
             Some(m) => State::Mapped(m),
             None => {

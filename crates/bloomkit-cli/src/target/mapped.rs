@@ -57,7 +57,12 @@ impl Mapped {
             Err(e) => return Err(super::file::file_error(shown, e)),
         };
         if map.is_dirty() {
-            if map.file().try_lock().is_ok() {
+            let read_only = map
+                .file()
+                .metadata()
+                .map_or(true, |m| m.permissions().readonly());
+            // A read-only file is left exactly as it is (even for root).
+            if !read_only && map.file().try_lock().is_ok() {
                 // No writer is inside a chunk: seal it (best effort: a read-only user cannot).
                 if let Ok(shared) = MappedFilter::open_shared(real, keys) {
                     if shared.is_dirty() && shared.seal().is_ok() {
