@@ -130,6 +130,20 @@ pub struct ItemArgs {
     /// hex = raw bytes written in hexadecimal.
     #[arg(long = "items", id = "item_format", value_enum, default_value_t = ItemFormat::Utf8, value_name = "FORMAT")]
     pub items: ItemFormat,
+    /// The longest line (or argument) accepted, in bytes; a longer one is an error that
+    /// names it.
+    #[arg(long, value_parser = parse_line_length, default_value = "1048576", value_name = "BYTES")]
+    pub max_line_length: usize,
+}
+
+/// Options of the commands that change a filter.
+#[derive(Debug, Clone, Args)]
+pub struct SaveArgs {
+    /// For a file saved whole (scalable, counting and, in this version, every kind): save
+    /// at least every N lines. A line is saved before it is acknowledged (dedup prints it,
+    /// add counts it), so a signal or crash loses nothing acknowledged.
+    #[arg(long, value_parser = parse_save_every, default_value = "1000000", value_name = "N")]
+    pub save_every: usize,
 }
 
 /// Sizing options for creating a filter.
@@ -171,8 +185,11 @@ EXAMPLES:
 
     /// Add items (arguments, or one per line from standard input).
     #[command(after_help = "\
-Reports on standard error how many items were new. If a line cannot be parsed, the command
-fails naming the line, and a file target is left exactly as it was.
+Reports on standard error how many items were new. A file is saved every --save-every lines
+and at the end; SIGINT and SIGTERM stop the command after saving what it has read (exit
+status 130 or 143). If a line cannot be parsed, the command fails naming the line and saying
+how many items before it were saved (none with fewer than --save-every lines: the file is then
+left exactly as it was).
 
 EXAMPLES:
   bloomkit add seen.bloom alice bob
@@ -186,6 +203,8 @@ EXAMPLES:
         items: Vec<String>,
         #[command(flatten)]
         item_args: ItemArgs,
+        #[command(flatten)]
+        save: SaveArgs,
     },
 
     /// Print the items that are probably present (grep-like exit status).
@@ -214,9 +233,12 @@ EXAMPLES:
 
     /// Copy standard input to standard output, dropping lines seen before.
     #[command(after_help = "\
-Each line that the filter has probably seen is dropped; each new line is printed and added.
-With a file target the filter is saved (atomically) at the end. Creates the filter when it
-does not exist and --capacity and --fpp are given.
+Each line that the filter has probably seen is dropped; each new line is added and printed,
+in that order: a file is saved before the lines it made new are printed, and lines are
+printed as they arrive. SIGINT and SIGTERM (exit status 130, 143) and a closed standard output
+(exit status 0) end the command quietly with every printed line saved. Many dedup processes
+can share one file: each line is printed as new by exactly one of them. Creates the filter
+when it does not exist and --capacity and --fpp are given.
 
 EXAMPLES:
   tail -F access.log | cut -d' ' -f7 | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
@@ -232,13 +254,15 @@ EXAMPLES:
         kind: Option<Kind>,
         #[command(flatten)]
         item_args: ItemArgs,
+        #[command(flatten)]
+        save: SaveArgs,
     },
 
     /// Remove items from a counting filter.
     #[command(after_help = "\
 Only counting filters can remove. Remove only items you know were added: removing a false
-positive would make other items test absent. An item that is certainly absent is an error
-and nothing is changed.
+positive would make other items test absent. An item that is certainly absent is an error,
+and the lines of its --save-every chunk are not applied.
 
 EXAMPLES:
   bloomkit create sessions.bloom -n 1e5 -p 0.01 --kind counting
@@ -252,6 +276,8 @@ EXAMPLES:
         items: Vec<String>,
         #[command(flatten)]
         item_args: ItemArgs,
+        #[command(flatten)]
+        save: SaveArgs,
     },
 
     /// Describe a filter: kind, size, design and current estimates.
@@ -403,6 +429,24 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         _ => Err(format!(
             "'{s}' is not a whole number of elements (e.g. 1000000 or 1e6)"
         )),
+    }
+}
+
+/// Parses `--max-line-length`: 1 byte to 1 GiB.
+pub fn parse_line_length(s: &str) -> Result<usize, String> {
+    match parse_count(s) {
+        Ok(n) if (1..=1 << 30).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "'{s}' is not a line length between 1 and 1073741824 bytes"
+        )),
+    }
+}
+
+/// Parses `--save-every`: at least 1 line.
+pub fn parse_save_every(s: &str) -> Result<usize, String> {
+    match parse_count(s) {
+        Ok(n) if n >= 1 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => Err(format!("'{s}' is not a number of lines (at least 1)")),
     }
 }
 

@@ -6,6 +6,7 @@
 //! end, so a bad line anywhere leaves the file untouched).
 
 use anyhow::{bail, Result};
+use bloomkit::key::{Key, Utf16};
 use clap::ValueEnum;
 use std::io::{BufRead, BufReader, Read};
 
@@ -33,21 +34,19 @@ impl ItemFormat {
             ItemFormat::Utf16le => {
                 let s = std::str::from_utf8(line)
                     .map_err(|e| format!("not valid UTF-8 ({e}), so it has no UTF-16 form"))?;
-                for unit in s.encode_utf16() {
-                    out.extend_from_slice(&unit.to_le_bytes());
-                }
+                Utf16(s).encode(out);
             }
             ItemFormat::I32 => {
                 let v: i32 = number(line)?
                     .parse()
                     .map_err(|e| format!("not a 32-bit integer ({e})"))?;
-                out.extend_from_slice(&v.to_le_bytes());
+                v.encode(out);
             }
             ItemFormat::I64 => {
                 let v: i64 = number(line)?
                     .parse()
                     .map_err(|e| format!("not a 64-bit integer ({e})"))?;
-                out.extend_from_slice(&v.to_le_bytes());
+                v.encode(out);
             }
             ItemFormat::Hex => {
                 let digits = std::str::from_utf8(line)
@@ -91,6 +90,8 @@ pub struct Batch {
     pub elements: Vec<Vec<u8>>,
     /// Number of lines used (only the first `len` entries of the vectors are valid).
     pub len: usize,
+    /// Bytes of the lines used.
+    pub bytes: usize,
 }
 
 impl Batch {
@@ -104,6 +105,7 @@ impl Batch {
         l.extend_from_slice(line);
         format.encode(line, &mut self.elements[self.len])?;
         self.len += 1;
+        self.bytes += line.len();
         Ok(())
     }
 
@@ -129,12 +131,18 @@ pub enum Source<'a> {
     Lines(BufReader<Box<dyn Read + 'a>>),
 }
 
+/// A batch ends once its lines hold this many bytes (so a batch of long lines stays small).
+const MAX_BATCH_BYTES: usize = 4 << 20;
+
 /// Reads items in batches of at most `max` lines; a batch also ends early when the input has
-/// nothing more buffered, so an interactive pipe gets answers line by line.
+/// nothing more buffered, so an interactive pipe gets answers line by line. No line (or
+/// argument) may be longer than `max_line` bytes: memory stays bounded whatever the input
+/// (`/dev/zero` has no line end at all).
 pub struct ItemReader<'a> {
     source: Source<'a>,
     format: ItemFormat,
     max: usize,
+    max_line: usize,
     number: u64,
     buf: Vec<u8>,
     /// Bytes consumed so far (for progress).
@@ -149,6 +157,7 @@ impl<'a> ItemReader<'a> {
         input: Box<dyn Read + 'a>,
         format: ItemFormat,
         max: usize,
+        max_line: usize,
     ) -> Self {
         let (source, what) = if args.is_empty() {
             (
@@ -162,6 +171,7 @@ impl<'a> ItemReader<'a> {
             source,
             format,
             max: max.max(1),
+            max_line,
             number: 0,
             buf: Vec::new(),
             bytes_read: 0,
@@ -178,7 +188,8 @@ impl<'a> ItemReader<'a> {
     /// does not parse is an error naming it; the batch is then not to be applied.
     pub fn next_batch(&mut self, batch: &mut Batch) -> Result<bool> {
         batch.len = 0;
-        while batch.len < self.max {
+        batch.bytes = 0;
+        while batch.len < self.max && batch.bytes < MAX_BATCH_BYTES {
             let line: &[u8] = match &mut self.source {
                 Source::Args(it) => match it.next() {
                     Some(a) => a.as_bytes(),
@@ -190,9 +201,15 @@ impl<'a> ItemReader<'a> {
                         break;
                     }
                     self.buf.clear();
-                    let n = r
-                        .read_until(b'\n', &mut self.buf)
+                    let n = read_line(r, &mut self.buf, self.max_line)
                         .map_err(|e| anyhow::anyhow!("reading standard input: {e}"))?;
+                    if self.buf.len() > self.max_line + 2 {
+                        bail!(
+                            "line {} is longer than the maximum line length, {} bytes (raise it with --max-line-length)",
+                            self.number + 1,
+                            self.max_line
+                        );
+                    }
                     if n == 0 {
                         break;
                     }
@@ -204,6 +221,14 @@ impl<'a> ItemReader<'a> {
                     l
                 }
             };
+            if line.len() > self.max_line {
+                bail!(
+                    "{} {} is longer than the maximum line length, {} bytes (raise it with --max-line-length)",
+                    self.what,
+                    self.number + 1,
+                    self.max_line
+                );
+            }
             self.number += 1;
             let number = self.number;
             if let Err(e) = batch.push(line, self.format) {
@@ -219,6 +244,34 @@ impl<'a> ItemReader<'a> {
             }
         }
         Ok(batch.len > 0)
+    }
+}
+
+/// Reads one line (with its `\n`) into `buf`, but stops once `buf` holds more than
+/// `max_line + 2` bytes (the caller reports the line as too long). Returns the bytes consumed.
+fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>, max_line: usize) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let available = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(total);
+        }
+        let (take, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        let room = (max_line + 3).saturating_sub(buf.len());
+        let take = take.min(room);
+        buf.extend_from_slice(&available[..take]);
+        r.consume(take);
+        total += take;
+        if done && take > 0 && buf.last() == Some(&b'\n') || buf.len() > max_line + 2 {
+            return Ok(total);
+        }
     }
 }
 
@@ -250,16 +303,42 @@ mod tests {
     #[test]
     fn reader_names_the_bad_line() {
         let input = b"1\n2\r\nx\n4\n".as_slice();
-        let mut r = ItemReader::new(&[], Box::new(input), ItemFormat::I64, 100);
+        let mut r = ItemReader::new(&[], Box::new(input), ItemFormat::I64, 100, 10);
         let mut b = Batch::default();
         let err = r.next_batch(&mut b).unwrap_err().to_string();
         assert!(err.starts_with("line 3: 'x'"), "{err}");
     }
 
     #[test]
+    fn reader_refuses_long_lines_without_reading_them_whole() {
+        // An endless line: the reader stops after max_line + 3 bytes.
+        let input = std::io::repeat(b'x');
+        let mut r = ItemReader::new(&[], Box::new(input), ItemFormat::Utf8, 100, 1000);
+        let mut b = Batch::default();
+        let err = r.next_batch(&mut b).unwrap_err().to_string();
+        assert!(
+            err.starts_with("line 1 is longer than the maximum line length, 1000 bytes"),
+            "{err}"
+        );
+        // Exactly max_line bytes (with \r\n) is fine.
+        let line = format!("{}\r\n{}\n", "y".repeat(1000), "z".repeat(1001));
+        let mut r = ItemReader::new(
+            &[],
+            Box::new(std::io::Cursor::new(line)),
+            ItemFormat::Utf8,
+            1,
+            1000,
+        );
+        assert!(r.next_batch(&mut b).unwrap());
+        assert_eq!(b.iter().next().unwrap().0.len(), 1000);
+        let err = r.next_batch(&mut b).unwrap_err().to_string();
+        assert!(err.starts_with("line 2 is longer"), "{err}");
+    }
+
+    #[test]
     fn reader_strips_line_endings() {
         let input = b"a\r\nb\n\nc".as_slice();
-        let mut r = ItemReader::new(&[], Box::new(input), ItemFormat::Utf8, 100);
+        let mut r = ItemReader::new(&[], Box::new(input), ItemFormat::Utf8, 100, 10);
         let mut b = Batch::default();
         let mut all = Vec::new();
         while r.next_batch(&mut b).unwrap() {

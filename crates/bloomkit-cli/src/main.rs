@@ -8,6 +8,7 @@ mod items;
 mod plot;
 mod progress;
 mod redis_target;
+mod stream;
 mod target;
 
 use clap::Parser;

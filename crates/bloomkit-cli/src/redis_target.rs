@@ -12,7 +12,7 @@
 //! printed (messages name the target without it, and [`Password`]'s `Debug` hides it).
 
 use crate::cli::{Kind, SchemeName};
-use crate::target::{Context, Description, LayerDesc, NewFilter};
+use crate::target::{Context, Description, NewFilter};
 use anyhow::{anyhow, bail, Result};
 use bloomkit_redis::{
     stored_kind, Connection, Error as RedisError, FilterOptions, Options, RedisFilter,
@@ -583,18 +583,7 @@ impl RedisTarget {
             }
             Remote::Scalable(f) => {
                 let info = self.rt.block_on(f.info()).map_err(|e| self.err(e))?;
-                let layers: Vec<LayerDesc> = info
-                    .layers
-                    .iter()
-                    .map(|l| LayerDesc {
-                        capacity: l.capacity,
-                        fpp: l.fpp,
-                        bits: l.bits,
-                        hashes: l.hashes,
-                        inserted: l.inserted,
-                        fill_ratio: l.fill_ratio,
-                    })
-                    .collect();
+                let layers = info.layers;
                 Ok(Description {
                     kind: "scalable",
                     scheme: "default".into(),

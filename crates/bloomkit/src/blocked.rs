@@ -8,6 +8,13 @@
 //! half-block split-block layout, +5% in the split-block layout, +3% in the compact layout;
 //! +8–17% at 0.1%; see `docs/BENCHMARKS.md`).
 //!
+//! [`BlockedBloomFilter`] and its lock-free twin
+//! [`AtomicBlockedBloomFilter`](crate::AtomicBlockedBloomFilter) (in [`crate::concurrent`])
+//! are generated from one source, the `blocked_filter!` macro below, over [`Block`]s or
+//! [`AtomicBlock`](crate::storage::AtomicBlock)s: the same methods (SIMD paths, batches,
+//! union, [`Filter`]) with the same code. Only the receivers of the bit-setting methods differ
+//! (`&mut self` for the plain filter, `&self` for the atomic one).
+//!
 //! ```
 //! use bloomkit::BlockedBloomFilter;
 //! let mut f = BlockedBloomFilter::new(1_000_000, 0.01)?;
@@ -21,668 +28,372 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-use crate::error::{Error, Incompatibility, Result};
+use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::hash::Hashing;
 use crate::key::Key;
 use crate::math::{self, Params};
-use crate::probe::blocked::{self, BlockLayout, BLOCK_BITS};
-use crate::probe::reduce;
-use crate::storage::{blocks_from_words, zeroed_blocks, Block};
+use crate::probe::blocked::{self, BlockLayout, Path, BLOCK_BITS};
+use crate::spec::BlockSpec;
+use crate::storage::{blocks_from_words, zeroed_blocks, Block, BlockCell, BlocksMut};
 use std::fmt;
-
-/// How many elements a batch hashes and prefetches ahead of probing.
-const BATCH: usize = 32;
-
-/// Hints the CPU to start loading the cache line at `p`.
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` is only a hint: it never faults and has no effect on program
-    // semantics whatever the address; SSE is part of the x86_64 baseline. Callers pass pointers
-    // into their own storage anyway. Exercised by every batch test.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch(p.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 /// A Bloom filter whose probes for one element all fall in one 512-bit, 64-byte-aligned block.
 #[derive(Clone, PartialEq, Eq)]
 pub struct BlockedBloomFilter {
-    blocks: Vec<Block>,
-    layout: BlockLayout,
-    hashing: Hashing,
-    /// Which code serves single operations, decided once at construction (a function of the
-    /// layout, the hashing and the CPU, so it never makes two equal filters differ).
+    spec: BlockSpec,
+    /// Which code serves the operations, decided once at construction ([`Path::new`]).
     path: Path,
+    blocks: Vec<Block>,
 }
 
-/// The code path of a filter's operations. A query on a filter larger than the caches costs one
-/// memory load; independent queries overlap their loads only as far as the CPU can run ahead, so
-/// every instruction and stack access around the load costs throughput. Deciding the path once
-/// keeps a query to one predictable branch on a plain field, instead of a CPU-feature test, a
-/// layout test and a hashing test each time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Path {
-    /// Portable code for any layout and hashing.
-    Portable,
-    /// Split-block layout on an AVX2 CPU.
-    Avx2,
-    /// Split-block layout on an AVX2 CPU with XXH3 hashing: the default filter, whose key hash
-    /// (`xxh3_64`) is inlined into the caller.
-    Avx2Xxh3,
-    /// Half-block split-block layout on an AVX2 CPU.
-    Avx2Half,
-    /// Half-block split-block layout on an AVX2 CPU with XXH3 hashing (inlined, as
-    /// [`Path::Avx2Xxh3`]).
-    Avx2HalfXxh3,
-}
-
-impl Path {
-    fn new(layout: BlockLayout, hashing: &Hashing) -> Path {
-        #[cfg(target_arch = "x86_64")]
-        if blocked::has_avx2() {
-            let xxh3 = matches!(hashing, Hashing::Xxh3);
-            match (layout, xxh3) {
-                (BlockLayout::SplitBlock, true) => return Path::Avx2Xxh3,
-                (BlockLayout::SplitBlock, false) => return Path::Avx2,
-                (BlockLayout::SplitBlock256, true) => return Path::Avx2HalfXxh3,
-                (BlockLayout::SplitBlock256, false) => return Path::Avx2Half,
-                (BlockLayout::Bits(_), _) => {}
-            }
+/// The expected FPR of one block's words for `layout`: `(ones/512)^k` for `Bits(k)`, the
+/// product of the words' fills for split blocks, the mean of the two halves' products over
+/// 32-bit words for half-block split blocks.
+pub(crate) fn block_fpp(layout: BlockLayout, b: &[u64; 8]) -> f64 {
+    match layout {
+        BlockLayout::Bits(k) => {
+            let ones: u32 = b.iter().map(|w| w.count_ones()).sum();
+            math::fpp_from_fill(f64::from(ones) / BLOCK_BITS as f64, k)
         }
-        let _ = (layout, hashing);
-        Path::Portable
+        BlockLayout::SplitBlock => b.iter().map(|w| f64::from(w.count_ones()) / 64.0).product(),
+        BlockLayout::SplitBlock256 => {
+            let half = |ws: &[u64]| -> f64 {
+                ws.iter()
+                    .flat_map(|w| [w & 0xffff_ffff, w >> 32])
+                    .map(|x| f64::from(x.count_ones()) / 32.0)
+                    .product()
+            };
+            (half(&b[..4]) + half(&b[4..])) / 2.0
+        }
     }
 }
+
+/// Checks that `words` are a whole, non-zero number of 8-word blocks.
+pub(crate) fn check_words(words: &[u64], layout: BlockLayout) -> Result<()> {
+    if words.is_empty() || !words.len().is_multiple_of(8) {
+        return Err(Error::InvalidParameters(format!(
+            "{} words is not a whole, non-zero number of 8-word blocks",
+            words.len()
+        )));
+    }
+    math::check_bits_hashes(words.len() as u64 * 64, u64::from(layout.hashes()))
+}
+
+/// The constructors and queries of [`BlockedBloomFilter`] and
+/// [`AtomicBlockedBloomFilter`](crate::AtomicBlockedBloomFilter): one source, so the two
+/// cannot drift. `$name` is the type and `$block` its block; `$($mut)?` is `mut` for the plain
+/// filter (its inserts take `&mut self`) and empty for the atomic one.
+macro_rules! blocked_filter {
+    ($name:ident, $block:ty, $($mut:ident)?) => {
+        impl $name {
+            /// A filter for `capacity` elements whose measured FPR meets `fpp`, with XXH3
+            /// hashing: the fastest layout that needs at most 10% more memory than the most
+            /// compact `Bits(k)` one. That is the half-block split-block layout from about
+            /// 0.07% to 2% (at 1%: 10.53 bits per element, against 10.10 for split blocks and
+            /// 9.90 compact), the split-block layout just outside that range (about 0.01% to
+            /// 3%), and the compact layout beyond (at high FPRs such as 5%, and at very low
+            /// ones, where 8 bits per element are too many or too few).
+            pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
+                Self::from_spec(BlockSpec::for_capacity(capacity, fpp)?)
+            }
+
+            /// The filter with the least memory for `capacity` at `fpp`: the `Bits(k)` layout
+            /// with the best `k` (a few percent smaller than split-block, and slower).
+            pub fn new_compact(capacity: u64, fpp: f64) -> Result<Self> {
+                let (blocks, layout) = blocked::params_for(capacity, fpp, false)?;
+                Self::with_layout(blocks, layout, Hashing::Xxh3)
+            }
+
+            /// A split-block filter (one bit per 64-bit word, `k = 8`) sized for `capacity` at
+            /// `fpp`.
+            pub fn new_split_block(capacity: u64, fpp: f64) -> Result<Self> {
+                let (blocks, layout) = blocked::params_for(capacity, fpp, true)?;
+                Self::with_layout(blocks, layout, Hashing::Xxh3)
+            }
+
+            /// A half-block split-block filter (Parquet's layout: one bit in each 32-bit word
+            /// of one 256-bit half of the block, `k = 8`) sized for `capacity` at `fpp`: the
+            /// fastest single-key queries on CPUs whose vector units are 128 bits wide (a
+            /// 512-bit block needs two of each operation there), for 4–7 % more memory than
+            /// [`new_split_block`](Self::new_split_block).
+            pub fn new_split_block_256(capacity: u64, fpp: f64) -> Result<Self> {
+                let (blocks, layout) =
+                    blocked::params_for_layouts(capacity, fpp, &[BlockLayout::SplitBlock256])?;
+                Self::with_layout(blocks, layout, Hashing::Xxh3)
+            }
+
+            /// An empty filter of exactly `blocks` blocks.
+            pub fn with_layout(blocks: u64, layout: BlockLayout, hashing: Hashing) -> Result<Self> {
+                Self::from_spec(BlockSpec::new(blocks, layout, hashing)?)
+            }
+
+            /// An empty filter with the given spec.
+            pub fn from_spec(spec: BlockSpec) -> Result<Self> {
+                let blocks = zeroed_blocks(spec.blocks())?;
+                Ok(Self::from_parts(spec, blocks))
+            }
+
+            /// A filter from its words (8 per block), for example read from a file.
+            pub fn from_words(words: &[u64], layout: BlockLayout, hashing: Hashing) -> Result<Self> {
+                crate::blocked::check_words(words, layout)?;
+                let spec = BlockSpec::new(words.len() as u64 / 8, layout, hashing)?;
+                Ok(Self::from_parts(spec, blocks_from_words(words)?))
+            }
+
+            pub(crate) fn from_parts(spec: BlockSpec, blocks: Vec<Block>) -> Self {
+                debug_assert_eq!(blocks.len() as u64, spec.blocks());
+                $name {
+                    path: Path::new(spec.layout(), spec.hashing()),
+                    spec,
+                    blocks: <$block>::from_blocks(blocks),
+                }
+            }
+
+            /// The filter's spec: blocks, layout and hashing.
+            pub fn spec(&self) -> &BlockSpec {
+                &self.spec
+            }
+
+            /// Number of blocks.
+            pub fn blocks(&self) -> u64 {
+                self.spec.blocks()
+            }
+
+            /// Number of bits (`512 ×` blocks).
+            pub fn bits(&self) -> u64 {
+                self.spec.bits()
+            }
+
+            /// The in-block layout.
+            pub fn layout(&self) -> BlockLayout {
+                self.spec.layout()
+            }
+
+            /// The hash function.
+            pub fn hashing(&self) -> &Hashing {
+                self.spec.hashing()
+            }
+
+            /// The hash words of a key ([`BlockLayout::hash`]).
+            #[inline(always)]
+            pub fn hash<K: Key + ?Sized>(&self, key: &K) -> [u64; 2] {
+                self.spec.hash(key)
+            }
+
+            /// Adds an element; returns `true` if it was new (two threads adding the same
+            /// element at once may both see `true`).
+            #[inline]
+            pub fn insert<K: Key + ?Sized>(&$($mut)? self, key: &K) -> bool {
+                self.path.insert(&self.spec, &$($mut)? self.blocks[..], key)
+            }
+
+            /// Whether the element may be present.
+            #[inline]
+            pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+                self.path.contains(&self.spec, &self.blocks[..], key)
+            }
+
+            /// Adds an element by its hash words (from [`hash`](Self::hash) or
+            /// [`BlockLayout::hash`] of its key bytes).
+            #[inline(always)]
+            pub fn insert_hash(&$($mut)? self, h1: u64, h2: u64) -> bool {
+                self.path.insert_hash(self.spec.layout(), &$($mut)? self.blocks[..], h1, h2)
+            }
+
+            /// Tests an element by its hash words.
+            #[inline(always)]
+            pub fn contains_hash(&self, h1: u64, h2: u64) -> bool {
+                self.path.contains_hash(self.spec.layout(), &self.blocks[..], h1, h2)
+            }
+
+            /// Adds every element of `keys`: hashes a group of elements, prefetches their
+            /// blocks, then sets the bits, so that the memory loads of a group overlap.
+            pub fn insert_batch<K: Key>(&$($mut)? self, keys: &[K]) {
+                self.path.insert_batch(&self.spec, &$($mut)? self.blocks[..], keys, |_, _| {});
+            }
+
+            /// Tests every element of `keys` (hash, prefetch, then probe, a group at a time).
+            pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
+                let mut out = vec![false; keys.len()];
+                self.contains_batch_into(keys, &mut out);
+                out
+            }
+
+            /// Like [`contains_batch`](Self::contains_batch), writing into `out` (`out.len()`
+            /// must equal `keys.len()`; extra entries on either side are ignored).
+            pub fn contains_batch_into<K: Key>(&self, keys: &[K], out: &mut [bool]) {
+                self.path.contains_batch(&self.spec, &self.blocks[..], keys, out);
+            }
+
+            /// Adds every element of `other` (bitwise OR). Layout, size and hashing must be
+            /// equal.
+            pub fn union(&$($mut)? self, other: &$name) -> Result<()> {
+                self.spec.check_compatible(&other.spec)?;
+                let mut dst = &$($mut)? self.blocks[..];
+                for (i, b) in other.blocks.iter().enumerate() {
+                    let w = b.words();
+                    let or = |x: &mut [u64; 8]| {
+                        x.iter_mut().zip(w).for_each(|(a, b)| *a |= b);
+                        true
+                    };
+                    // SAFETY: `i` indexes `other`'s blocks, and the specs (hence the block
+                    // counts) are equal.
+                    unsafe { dst.update(i, or, || w) };
+                }
+                Ok(())
+            }
+
+            /// Keeps only bits set in both filters. Layout, size and hashing must be equal.
+            pub fn intersect(&mut self, other: &$name) -> Result<()> {
+                self.spec.check_compatible(&other.spec)?;
+                for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+                    a.and_with(&b.words());
+                }
+                Ok(())
+            }
+
+            /// Number of set bits.
+            pub fn count_ones(&self) -> u64 {
+                self.words().map(|w| u64::from(w.count_ones())).sum()
+            }
+
+            /// Estimated number of distinct elements (Swamidass–Baldi over all bits; blocking
+            /// makes it slightly low for heavily loaded filters).
+            pub fn estimated_len(&self) -> f64 {
+                math::estimate_count(self.bits(), self.spec.hashes(), self.count_ones())
+            }
+
+            /// Estimated FPR given the current bits: the average over blocks of each block's
+            /// `fill^k` (`(set bits in word / 64)^8` per word for split blocks, the mean of the
+            /// two halves' products over 32-bit words for half-block split blocks).
+            pub fn estimated_fpp(&self) -> f64 {
+                let layout = self.spec.layout();
+                let sum: f64 = self.blocks.iter().map(|b| crate::blocked::block_fpp(layout, &b.words())).sum();
+                sum / self.blocks.len() as f64
+            }
+
+            /// Removes every element.
+            pub fn clear(&mut self) {
+                self.blocks.iter_mut().for_each(BlockCell::clear);
+            }
+
+            /// The bits as words, 8 per block (a snapshot for the atomic filter).
+            pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
+                self.blocks.iter().flat_map(BlockCell::words)
+            }
+
+            /// Bytes of heap memory used.
+            pub fn memory_bytes(&self) -> usize {
+                self.blocks.len() * 64
+            }
+
+            /// Makes every operation take the portable path (for tests that compare it with
+            /// the vector kernels).
+            #[cfg(test)]
+            pub(crate) fn force_portable(&mut self) {
+                self.path = Path::Portable;
+            }
+
+            /// The code path the operations take.
+            #[cfg(test)]
+            pub(crate) fn path(&self) -> Path {
+                self.path
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("blocks", &self.blocks.len())
+                    .field("layout", &self.spec.layout())
+                    .field("hashing", self.spec.hashing())
+                    .finish()
+            }
+        }
+
+        crate::classic::filter_impl!($name, Blocked);
+    };
+}
+pub(crate) use blocked_filter;
+
+blocked_filter!(BlockedBloomFilter, Block, mut);
 
 impl BlockedBloomFilter {
-    /// A filter for `capacity` elements whose measured FPR meets `fpp`, with XXH3 hashing: the
-    /// fastest layout that needs at most 10% more memory than the most compact `Bits(k)` one.
-    /// That is the half-block split-block layout from about 0.07% to 2% (at 1%: 10.53 bits
-    /// per element, against 10.10 for split blocks and 9.90 compact), the split-block layout
-    /// just outside that range (about 0.01% to 3%), and the compact layout beyond (at high FPRs
-    /// such as 5%, and at very low ones, where 8 bits per element are too many or too few).
-    pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
-        let (blocks, layout) = blocked::default_params(capacity, fpp)?;
-        Self::with_layout(blocks, layout, Hashing::Xxh3)
-    }
-
-    /// The filter with the least memory for `capacity` at `fpp`: the `Bits(k)` layout with the
-    /// best `k` (a few percent smaller than split-block, and slower).
-    pub fn new_compact(capacity: u64, fpp: f64) -> Result<Self> {
-        let (blocks, layout) = blocked::params_for(capacity, fpp, false)?;
-        Self::with_layout(blocks, layout, Hashing::Xxh3)
-    }
-
-    /// A split-block filter (one bit per 64-bit word, `k = 8`) sized for `capacity` at `fpp`.
-    pub fn new_split_block(capacity: u64, fpp: f64) -> Result<Self> {
-        let (blocks, layout) = blocked::params_for(capacity, fpp, true)?;
-        Self::with_layout(blocks, layout, Hashing::Xxh3)
-    }
-
-    /// A half-block split-block filter (Parquet's layout: one bit in each 32-bit word of one
-    /// 256-bit half of the block, `k = 8`) sized for `capacity` at `fpp`: the fastest single-key
-    /// queries on CPUs whose vector units are 128 bits wide (a 512-bit block needs two of
-    /// each operation there), for 4–7 % more memory than [`new_split_block`](Self::new_split_block).
-    ///
-    /// ```
-    /// use bloomkit::{probe::blocked::BlockLayout, BlockedBloomFilter};
-    /// let mut f = BlockedBloomFilter::new_split_block_256(100_000, 0.01)?;
-    /// assert_eq!(f.layout(), BlockLayout::SplitBlock256);
-    /// f.insert(&42u64);
-    /// assert!(f.contains(&42u64));
-    /// # Ok::<(), bloomkit::Error>(())
-    /// ```
-    pub fn new_split_block_256(capacity: u64, fpp: f64) -> Result<Self> {
-        let (blocks, layout) =
-            blocked::params_for_layouts(capacity, fpp, &[BlockLayout::SplitBlock256])?;
-        Self::with_layout(blocks, layout, Hashing::Xxh3)
-    }
-
-    /// An empty filter of exactly `blocks` blocks.
-    pub fn with_layout(blocks: u64, layout: BlockLayout, hashing: Hashing) -> Result<Self> {
-        if blocks == 0 {
-            return Err(Error::ZeroBits);
-        }
-        math::check_bits_hashes(
-            blocks.saturating_mul(BLOCK_BITS),
-            u64::from(layout.hashes()),
-        )?;
-        Ok(BlockedBloomFilter {
-            blocks: zeroed_blocks(blocks)?,
-            layout,
-            path: Path::new(layout, &hashing),
-            hashing,
-        })
-    }
-
-    /// A filter from its words (8 per block), for example read from a file.
-    pub fn from_words(words: &[u64], layout: BlockLayout, hashing: Hashing) -> Result<Self> {
-        if words.is_empty() || words.len() % 8 != 0 {
-            return Err(Error::InvalidParameters(format!(
-                "{} words is not a whole, non-zero number of 8-word blocks",
-                words.len()
-            )));
-        }
-        math::check_bits_hashes(words.len() as u64 * 64, u64::from(layout.hashes()))?;
-        Ok(BlockedBloomFilter {
-            blocks: blocks_from_words(words)?,
-            layout,
-            path: Path::new(layout, &hashing),
-            hashing,
-        })
-    }
-
-    /// Number of blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks.len() as u64
-    }
-
-    /// Number of bits (`512 ×` blocks).
-    pub fn bits(&self) -> u64 {
-        self.blocks() * BLOCK_BITS
-    }
-
-    /// The in-block layout.
-    pub fn layout(&self) -> BlockLayout {
-        self.layout
-    }
-
-    /// The hash function.
-    pub fn hashing(&self) -> &Hashing {
-        &self.hashing
-    }
-
-    /// The hash words of a key ([`BlockLayout::hash`]).
-    #[inline(always)]
-    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> [u64; 2] {
-        key.with_bytes(|b| self.layout.hash(&self.hashing, b))
-    }
-
-    /// Whether the split-block AVX2 kernels apply (only on x86_64 CPUs with AVX2).
-    #[inline(always)]
-    fn simd(&self) -> bool {
-        self.path != Path::Portable
-    }
-
-    /// Adds an element; returns `true` if it was new.
-    #[inline]
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        match self.path {
-            Path::Avx2Xxh3 => {
-                // Equal to `self.hash(key)[0]` for this layout and hashing.
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
-                return unsafe { avx2::insert(&mut self.blocks, h) };
-            }
-            Path::Avx2HalfXxh3 => {
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: as above.
-                return unsafe { avx2::insert256(&mut self.blocks, h) };
-            }
-            _ => {}
-        }
-        self.insert_other(key)
-    }
-
-    /// [`insert`](Self::insert) for the paths other than the default one, out of line so that
-    /// `insert` stays small enough to inline into callers' loops.
-    #[inline(never)]
-    fn insert_other<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let [h1, h2] = self.hash(key);
-        self.insert_hash(h1, h2)
-    }
-
-    /// Whether the element may be present.
-    #[inline]
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        match self.path {
-            Path::Avx2Xxh3 => {
-                // Equal to `self.hash(key)[0]` for this layout and hashing.
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: the path is an AVX2 one only when the CPU has AVX2.
-                return unsafe { avx2::contains(&self.blocks, h) };
-            }
-            Path::Avx2HalfXxh3 => {
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: as above.
-                return unsafe { avx2::contains256(&self.blocks, h) };
-            }
-            _ => {}
-        }
-        self.contains_other(key)
-    }
-
-    /// [`contains`](Self::contains) for the paths other than the default one, out of line (as
-    /// for [`insert_other`](Self::insert_other)).
-    #[inline(never)]
-    fn contains_other<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let [h1, h2] = self.hash(key);
-        self.contains_hash(h1, h2)
-    }
-
-    /// Adds an element by its hash words (from [`hash`](Self::hash) or
-    /// [`BlockLayout::hash`] of its key bytes).
-    #[inline(always)]
-    pub fn insert_hash(&mut self, h1: u64, h2: u64) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        match self.path {
-            // SAFETY: the AVX2 paths are chosen only when the CPU has AVX2 (`Path::new`).
-            Path::Avx2 | Path::Avx2Xxh3 => return unsafe { avx2::insert(&mut self.blocks, h1) },
-            // SAFETY: as above.
-            Path::Avx2Half | Path::Avx2HalfXxh3 => {
-                return unsafe { avx2::insert256(&mut self.blocks, h1) }
-            }
-            Path::Portable => {}
-        }
-        let i = reduce(h1, self.blocks.len() as u64) as usize;
-        self.layout.set(&mut self.blocks[i].0, h2)
-    }
-
-    /// Tests an element by its hash words.
-    #[inline(always)]
-    pub fn contains_hash(&self, h1: u64, h2: u64) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        match self.path {
-            // SAFETY: the AVX2 paths are chosen only when the CPU has AVX2 (`Path::new`).
-            Path::Avx2 | Path::Avx2Xxh3 => return unsafe { avx2::contains(&self.blocks, h1) },
-            // SAFETY: as above.
-            Path::Avx2Half | Path::Avx2HalfXxh3 => {
-                return unsafe { avx2::contains256(&self.blocks, h1) }
-            }
-            Path::Portable => {}
-        }
-        let i = reduce(h1, self.blocks.len() as u64) as usize;
-        self.layout.test(&self.blocks[i].0, h2)
-    }
-
-    /// Adds every element of `keys`: hashes a group of elements, prefetches their blocks, then
-    /// sets the bits, so that the memory loads of a group overlap.
-    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        #[cfg(target_arch = "x86_64")]
-        if self.simd() {
-            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
-            return unsafe { avx2::insert_batch(self, keys) };
-        }
-        let layout = self.layout;
-        self.insert_batch_with(keys, |b, h| layout.set(b, h));
-    }
-
-    /// The batch insert loop, with the in-block update `set` inlined.
-    #[inline(always)]
-    fn insert_batch_with<K: Key>(
-        &mut self,
-        keys: &[K],
-        mut set: impl FnMut(&mut [u64; 8], u64) -> bool,
-    ) {
-        let n = self.blocks.len() as u64;
-        let mut located = [(0usize, 0u64); BATCH];
-        for chunk in keys.chunks(BATCH) {
-            for (slot, key) in located.iter_mut().zip(chunk) {
-                let [h1, h2] = self.hash(key);
-                *slot = (reduce(h1, n) as usize, h2);
-                prefetch(&self.blocks[slot.0]);
-            }
-            for &(i, h2) in &located[..chunk.len()] {
-                set(&mut self.blocks[i].0, h2);
-            }
-        }
-    }
-
-    /// Tests every element of `keys` (hash, prefetch, then probe, a group at a time).
-    pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
-        let mut out = vec![false; keys.len()];
-        self.contains_batch_into(keys, &mut out);
-        out
-    }
-
-    /// Like [`contains_batch`](Self::contains_batch), writing into `out` (`out.len()` must equal
-    /// `keys.len()`; extra entries on either side are ignored).
-    pub fn contains_batch_into<K: Key>(&self, keys: &[K], out: &mut [bool]) {
-        #[cfg(target_arch = "x86_64")]
-        if self.simd() {
-            // SAFETY: `simd()` is true only when the CPU has AVX2 (`Path::new`).
-            return unsafe { avx2::contains_batch(self, keys, out) };
-        }
-        self.contains_batch_with(keys, out, |b, h| self.layout.test(b, h));
-    }
-
-    /// The batch query loop, with the in-block test `test` inlined.
-    #[inline(always)]
-    fn contains_batch_with<K: Key>(
-        &self,
-        keys: &[K],
-        out: &mut [bool],
-        test: impl Fn(&[u64; 8], u64) -> bool,
-    ) {
-        let n = self.blocks.len() as u64;
-        let mut located = [(0usize, 0u64); BATCH];
-        for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            for (slot, key) in located.iter_mut().zip(chunk) {
-                let [h1, h2] = self.hash(key);
-                *slot = (reduce(h1, n) as usize, h2);
-                prefetch(&self.blocks[slot.0]);
-            }
-            for (&(i, h2), o) in located.iter().zip(out.iter_mut()) {
-                *o = test(&self.blocks[i].0, h2);
-            }
-        }
-    }
-
-    /// Adds every element of `other` (bitwise OR). Layout, size and hashing must be equal.
-    pub fn union(&mut self, other: &BlockedBloomFilter) -> Result<()> {
-        self.check_compatible(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            a.insert(&b.0);
-        }
-        Ok(())
-    }
-
-    /// Keeps only bits set in both filters. Layout, size and hashing must be equal.
-    pub fn intersect(&mut self, other: &BlockedBloomFilter) -> Result<()> {
-        self.check_compatible(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x &= y;
-            }
-        }
-        Ok(())
-    }
-
-    fn check_compatible(&self, other: &BlockedBloomFilter) -> Result<()> {
-        if self.blocks.len() != other.blocks.len() {
-            return Err(Error::Incompatible(Incompatibility::Bits(
-                self.bits(),
-                other.bits(),
-            )));
-        }
-        if self.layout != other.layout {
-            return Err(Error::Incompatible(Incompatibility::Scheme(
-                format!("{:?}", self.layout),
-                format!("{:?}", other.layout),
-            )));
-        }
-        if self.hashing != other.hashing {
-            return Err(Error::Incompatible(Incompatibility::Hashing(
-                self.hashing.id(),
-                other.hashing.id(),
-            )));
-        }
-        Ok(())
-    }
-
-    /// Number of set bits.
-    pub fn count_ones(&self) -> u64 {
-        self.blocks
-            .iter()
-            .flat_map(|b| b.0)
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
-    }
-
-    /// Estimated number of distinct elements (Swamidass–Baldi over all bits; blocking makes it
-    /// slightly low for heavily loaded filters).
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_count(self.bits(), self.layout.hashes(), self.count_ones())
-    }
-
-    /// Estimated FPR given the current bits: the average over blocks of each block's
-    /// `fill^k` (`(set bits in word / 64)^8` per word for split blocks, the mean of the two
-    /// halves' products over 32-bit words for half-block split blocks).
-    pub fn estimated_fpp(&self) -> f64 {
-        let k = self.layout.hashes();
-        let sum: f64 = self
-            .blocks
-            .iter()
-            .map(|b| match self.layout {
-                BlockLayout::Bits(_) => {
-                    let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
-                    math::fpp_from_fill(f64::from(ones) / BLOCK_BITS as f64, k)
-                }
-                BlockLayout::SplitBlock => {
-                    b.0.iter()
-                        .map(|w| f64::from(w.count_ones()) / 64.0)
-                        .product()
-                }
-                BlockLayout::SplitBlock256 => {
-                    let half = |ws: &[u64]| -> f64 {
-                        ws.iter()
-                            .flat_map(|w| [w & 0xffff_ffff, w >> 32])
-                            .map(|x| f64::from(x.count_ones()) / 32.0)
-                            .product()
-                    };
-                    (half(&b.0[..4]) + half(&b.0[4..])) / 2.0
-                }
-            })
-            .sum();
-        sum / self.blocks.len() as f64
-    }
-
-    /// Removes every element.
-    pub fn clear(&mut self) {
-        self.blocks.fill(Block::default());
-    }
-
-    /// The bits as words, 8 per block.
-    pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.blocks.iter().flat_map(|b| b.0)
-    }
-
     /// The blocks.
     pub fn as_blocks(&self) -> &[Block] {
         &self.blocks
     }
 
-    pub(crate) fn into_parts(self) -> (Vec<Block>, BlockLayout, Hashing) {
-        (self.blocks, self.layout, self.hashing)
-    }
-
-    pub(crate) fn from_parts(blocks: Vec<Block>, layout: BlockLayout, hashing: Hashing) -> Self {
-        BlockedBloomFilter {
-            blocks,
-            layout,
-            path: Path::new(layout, &hashing),
-            hashing,
-        }
-    }
-
-    /// Bytes of heap memory used.
-    pub fn memory_bytes(&self) -> usize {
-        self.blocks.len() * 64
-    }
-}
-
-impl fmt::Debug for BlockedBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BlockedBloomFilter")
-            .field("blocks", &self.blocks.len())
-            .field("layout", &self.layout)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
-impl Filter for BlockedBloomFilter {
-    fn kind(&self) -> crate::Kind {
-        crate::Kind::Blocked
-    }
-    fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
-        Ok(self.insert(bytes))
-    }
-    fn contains_encoded(&self, bytes: &[u8]) -> bool {
-        self.contains(bytes)
-    }
-    fn params(&self) -> Params {
-        Params {
-            bits: self.bits(),
-            hashes: self.layout.hashes(),
-        }
-    }
-    fn estimated_len(&self) -> f64 {
-        BlockedBloomFilter::estimated_len(self)
-    }
-    fn estimated_fpp(&self) -> f64 {
-        BlockedBloomFilter::estimated_fpp(self)
-    }
-    fn memory_bytes(&self) -> usize {
-        BlockedBloomFilter::memory_bytes(self)
-    }
-    fn clear(&mut self) {
-        BlockedBloomFilter::clear(self)
-    }
-}
-
-/// The split-block filter's hot paths compiled for AVX2 as a whole (hashing, block lookup,
-/// probe and batch loops), so that the vector kernels inline into them; a call per query into
-/// an AVX2 function from code compiled without AVX2 costs more than the kernel saves.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{BlockedBloomFilter, Key};
-    use crate::probe::blocked::avx2::{split256_set, split256_test, split_set, split_test};
-    use crate::probe::blocked::BlockLayout;
-    use crate::probe::reduce;
-    use crate::storage::Block;
-
-    /// The block of hash `h` (`blocks` is never empty: constructors refuse zero blocks).
-    #[inline(always)]
-    fn block(blocks: &[Block], h: u64) -> &[u64; 8] {
-        let i = reduce(h, blocks.len() as u64) as usize;
-        debug_assert!(i < blocks.len());
-        // SAFETY: `reduce(h, n) < n` for every `h` when `n > 0`, and a filter always has
-        // blocks. Skipping the bounds check saves a compare and a branch per query.
-        unsafe { &blocks.get_unchecked(i).0 }
-    }
-
-    /// Like [`block`], mutably.
-    #[inline(always)]
-    fn block_mut(blocks: &mut [Block], h: u64) -> &mut [u64; 8] {
-        let i = reduce(h, blocks.len() as u64) as usize;
-        debug_assert!(i < blocks.len());
-        // SAFETY: as in `block`.
-        unsafe { &mut blocks.get_unchecked_mut(i).0 }
-    }
-
-    /// A query. `#[inline]` only makes the function available to callers' crates, which then
-    /// call it directly rather than through the GOT; it cannot inline into code compiled
-    /// without AVX2.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn contains(blocks: &[Block], h: u64) -> bool {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { split_test(block(blocks, h), h as u32) }
-    }
-
-    /// An insert (`#[inline]` as for [`contains`]).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn insert(blocks: &mut [Block], h: u64) -> bool {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { split_set(block_mut(blocks, h), h as u32) }
-    }
-
-    /// A query on a half-block split-block filter (`#[inline]` as for [`contains`]).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn contains256(blocks: &[Block], h: u64) -> bool {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { split256_test(block(blocks, h), h) }
-    }
-
-    /// An insert on a half-block split-block filter (`#[inline]` as for [`contains`]).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn insert256(blocks: &mut [Block], h: u64) -> bool {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { split256_set(block_mut(blocks, h), h) }
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2, and the filter's layout must be a split-block one.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn contains_batch<K: Key>(
-        f: &BlockedBloomFilter,
-        keys: &[K],
-        out: &mut [bool],
-    ) {
-        // SAFETY (closures): the caller guarantees AVX2.
-        if f.layout == BlockLayout::SplitBlock256 {
-            f.contains_batch_with(keys, out, |b, h| unsafe { split256_test(b, h) });
-        } else {
-            f.contains_batch_with(keys, out, |b, h| unsafe { split_test(b, h as u32) });
-        }
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2, and the filter's layout must be a split-block one.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn insert_batch<K: Key>(f: &mut BlockedBloomFilter, keys: &[K]) {
-        // SAFETY (closures): the caller guarantees AVX2.
-        if f.layout == BlockLayout::SplitBlock256 {
-            f.insert_batch_with(keys, |b, h| unsafe { split256_set(b, h) });
-        } else {
-            f.insert_batch_with(keys, |b, h| unsafe { split_set(b, h as u32) });
-        }
+    pub(crate) fn into_parts(self) -> (BlockSpec, Vec<Block>) {
+        (self.spec, self.blocks)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::concurrent::AtomicBlockedBloomFilter;
 
-    /// The AVX2 paths (single with the inlined XXH3 key hash or another hashing, batch) and
-    /// the portable path set the same bits and answer the same, on CPUs with AVX2; elsewhere
-    /// every side is the portable path.
-    #[test]
-    fn simd_and_portable_paths_agree() {
-        for layout in [BlockLayout::SplitBlock, BlockLayout::SplitBlock256] {
-            for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
-                simd_and_portable_agree_with(layout, hashing);
+    /// Runs the comparison of the vector and portable paths on filter type `$t`.
+    macro_rules! paths_agree {
+        ($t:ty, $spec:expr) => {{
+            let spec: BlockSpec = $spec;
+            let keys: Vec<u64> = (0..20_000).collect();
+            let (members, _) = keys.split_at(10_000);
+            let new = || <$t>::from_spec(spec.clone()).unwrap();
+            #[allow(unused_mut)] // the atomic filter inserts through `&self`
+            let (mut single, mut batch, mut by_hash) = (new(), new(), new());
+            #[allow(unused_mut)]
+            let (mut portable, mut portable_batch) = (new(), new());
+            portable.force_portable();
+            portable_batch.force_portable();
+            let vector = cfg!(target_arch = "x86_64")
+                && std::arch::is_x86_feature_detected!("avx2")
+                && spec.layout() != BlockLayout::Bits(7);
+            // Two really different paths where the CPU has the vector kernels.
+            assert_eq!(single.path() != portable.path(), vector, "{spec:?}");
+            for k in members {
+                let fresh = portable.insert(k);
+                assert_eq!(single.insert(k), fresh);
+                let [h1, h2] = by_hash.hash(k);
+                assert_eq!(by_hash.insert_hash(h1, h2), fresh);
             }
-        }
+            batch.insert_batch(members);
+            portable_batch.insert_batch(members);
+            let want: Vec<u64> = portable.words().collect();
+            for f in [&single, &batch, &by_hash, &portable_batch] {
+                assert!(f.words().eq(want.iter().copied()), "{spec:?}");
+            }
+            let answers = batch.contains_batch(&keys);
+            assert_eq!(answers, portable.contains_batch(&keys));
+            for (k, &a) in keys.iter().zip(&answers) {
+                assert_eq!(portable.contains(k), a);
+                assert_eq!(single.contains(k), a);
+                let [h1, h2] = single.hash(k);
+                assert_eq!(single.contains_hash(h1, h2), a);
+            }
+            assert!(answers[..10_000].iter().all(|&a| a));
+        }};
     }
 
-    fn simd_and_portable_agree_with(layout: BlockLayout, hashing: Hashing) {
-        let keys: Vec<u64> = (0..20_000).collect();
-        let (blocks, layout) = blocked::params_for_layouts(10_000, 0.01, &[layout]).unwrap();
-        let mut single = BlockedBloomFilter::with_layout(blocks, layout, hashing).unwrap();
-        let mut batch = single.clone();
-        let mut portable = single.clone();
-        portable.path = Path::Portable;
-        for k in &keys[..10_000] {
-            single.insert(k);
-            let [h1, h2] = portable.hash(k);
-            let i = reduce(h1, portable.blocks()) as usize;
-            layout.set(&mut portable.blocks[i].0, h2);
+    /// The AVX2 paths (single key with the inlined XXH3 key hash or another hashing, by hash,
+    /// batch) and the portable path set the same bits and answer the same, for the plain and
+    /// the atomic filter. On CPUs without AVX2 every side is the portable path (the test
+    /// checks which).
+    #[test]
+    fn simd_and_portable_paths_agree() {
+        for layout in [
+            BlockLayout::SplitBlock,
+            BlockLayout::SplitBlock256,
+            BlockLayout::Bits(7),
+        ] {
+            for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
+                let (blocks, _) = blocked::params_for_layouts(10_000, 0.01, &[layout]).unwrap();
+                let spec = BlockSpec::new(blocks, layout, hashing).unwrap();
+                paths_agree!(BlockedBloomFilter, spec.clone());
+                paths_agree!(AtomicBlockedBloomFilter, spec);
+            }
         }
-        batch.insert_batch(&keys[..10_000]);
-        assert!(single.words().eq(portable.words()) && batch.words().eq(portable.words()));
-        let answers = batch.contains_batch(&keys);
-        for (k, &a) in keys.iter().zip(&answers) {
-            let [h1, h2] = portable.hash(k);
-            let i = reduce(h1, portable.blocks()) as usize;
-            let want = layout.test(&portable.blocks[i].0, h2);
-            assert_eq!(single.contains(k), want);
-            assert_eq!(portable.contains(k), want);
-            assert_eq!(single.contains_hash(h1, h2), want);
-            assert_eq!(a, want);
-        }
-        assert!(answers[..10_000].iter().all(|&a| a));
     }
 }

@@ -8,11 +8,19 @@
 //! assert!(seen.contains("https://example.com/"));
 //! assert!(!seen.contains("https://example.org/"));   // definitely not inserted
 //! ```
+//!
+//! [`BloomFilter`] and its lock-free twin [`AtomicBloomFilter`](crate::AtomicBloomFilter)
+//! (in [`crate::concurrent`]) are generated from one source, the `classic_filter!` macro
+//! below: the same methods with the same code, over a [`BitVec`] or an
+//! [`AtomicBitVec`](crate::storage::AtomicBitVec). Only the receivers of the bit-setting
+//! methods differ (`&mut self` for the plain filter, `&self` for the atomic one). The probing
+//! loop itself is `insert_positions` / `contains_positions`, which memory-mapped files
+//! ([`crate::mmap`]) use too.
 
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::key::Key;
-use crate::math::{self, Params};
+use crate::math::Params;
 use crate::probe::Digest;
 use crate::spec::Spec;
 use crate::storage::BitVec;
@@ -21,173 +29,276 @@ use std::fmt;
 /// The false-positive probability used when a filter is built by [`FromIterator`].
 pub const DEFAULT_FPP: f64 = 0.01;
 
+/// Sets an element's `k` bits with `set` (which returns whether the bit was clear); `true` if
+/// any was. The one insert loop of every classic storage.
+#[inline(always)]
+pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
+    let mut new = false;
+    spec.for_each_position(d, |i| {
+        new |= set(i);
+        true
+    });
+    new
+}
+
+/// Whether all of an element's `k` bits are set, stopping at the first clear one. The one
+/// query loop of every classic storage.
+#[inline(always)]
+pub(crate) fn contains_positions(spec: &Spec, d: &Digest, get: impl Fn(u64) -> bool) -> bool {
+    spec.for_each_position(d, get)
+}
+
 /// A classic Bloom filter over plain memory.
 ///
 /// Its [`Spec`] fixes size, hashing and probing; with [`crate::Preset::Guava`] or
 /// [`crate::Preset::Go`] it sets exactly the bits those libraries set for the same elements.
+///
+/// ```
+/// use bloomkit::{BloomFilter, Spec, Preset};
+/// let f = BloomFilter::from_spec(Spec::preset(Preset::Go, 1000, 0.01)?)?;
+/// assert_eq!(f.bits(), 9586);
+/// let mut a = BloomFilter::new(100, 0.01)?;
+/// let mut b = BloomFilter::new(100, 0.01)?;
+/// a.insert("x");
+/// b.insert("y");
+/// a.union(&b)?;
+/// assert!(a.contains("x") && a.contains("y"));
+/// assert!(a.union(&BloomFilter::new(100, 0.5)?).is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BloomFilter {
     spec: Spec,
     bits: BitVec,
 }
 
+/// The methods of [`BloomFilter`] and [`AtomicBloomFilter`](crate::AtomicBloomFilter): one
+/// source, so the two cannot drift. `$name` is the type, `$bits` its bit array; `$($mut)?` is
+/// `mut` for the plain filter (its inserts take `&mut self`) and empty for the atomic one.
+macro_rules! classic_filter {
+    ($name:ident, $bits:ty, $($mut:ident)?) => {
+        impl $name {
+            /// A filter for `capacity` elements at false-positive probability `fpp`, with
+            /// bloomkit's default sizing, hashing and probing.
+            pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
+                Self::from_spec(Spec::for_capacity(capacity, fpp)?)
+            }
+
+            /// A filter of exactly `bits` bits and `hashes` hash functions, with bloomkit's
+            /// default hashing and probing.
+            pub fn with_params(bits: u64, hashes: u32) -> Result<Self> {
+                Self::from_spec(Spec::with_bits(bits, hashes)?)
+            }
+
+            /// An empty filter with the given spec.
+            pub fn from_spec(spec: Spec) -> Result<Self> {
+                let bits = <$bits>::zeros(spec.bits())?;
+                Ok($name { spec, bits })
+            }
+
+            /// A filter with the given spec and bits (for example read from a file). `words`
+            /// must be exactly `ceil(m / 64)` words with no bit set at or past `m`.
+            pub fn from_words(spec: Spec, words: Vec<u64>) -> Result<Self> {
+                let bits = <$bits>::from_words(words, spec.bits())?;
+                Ok($name { spec, bits })
+            }
+
+            /// The filter's spec.
+            #[inline]
+            pub fn spec(&self) -> &Spec {
+                &self.spec
+            }
+
+            /// Number of bits, `m`.
+            #[inline]
+            pub fn bits(&self) -> u64 {
+                self.spec.bits()
+            }
+
+            /// Number of hash functions, `k`.
+            #[inline]
+            pub fn hashes(&self) -> u32 {
+                self.spec.hashes()
+            }
+
+            /// Adds an element. Returns `true` if it was new, that is, if any of its bits was
+            /// clear (two threads adding the same element at once may both see `true`).
+            #[inline]
+            pub fn insert<K: Key + ?Sized>(&$($mut)? self, key: &K) -> bool {
+                let d = self.spec.digest(key);
+                self.insert_digest(&d)
+            }
+
+            /// Whether the element may have been added: `false` is certain, `true` is right
+            /// except with the filter's false-positive probability.
+            #[inline]
+            pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+                let d = self.spec.digest(key);
+                self.contains_digest(&d)
+            }
+
+            /// Adds an element and says whether it was (probably) present before: the
+            /// first-seen test of a deduplicating pipeline in one step. Equal to `!insert(key)`.
+            #[inline]
+            pub fn check_and_insert<K: Key + ?Sized>(&$($mut)? self, key: &K) -> bool {
+                !self.insert(key)
+            }
+
+            /// Adds an element given its digest (see [`Spec::digest`]).
+            #[inline]
+            pub fn insert_digest(&$($mut)? self, d: &Digest) -> bool {
+                let bits = &$($mut)? self.bits;
+                insert_positions(&self.spec, d, |i| bits.set(i))
+            }
+
+            /// Tests an element given its digest.
+            #[inline]
+            pub fn contains_digest(&self, d: &Digest) -> bool {
+                contains_positions(&self.spec, d, |i| self.bits.get(i))
+            }
+
+            /// The element's `k` bit positions, in probe order.
+            pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Vec<u64> {
+                self.spec.positions(key)
+            }
+
+            /// Adds every element of `other` (bitwise OR). Both filters must have equal specs.
+            pub fn union(&$($mut)? self, other: &$name) -> Result<()> {
+                self.spec.check_compatible(&other.spec)?;
+                self.bits.union_with(other.bits.words());
+                Ok(())
+            }
+
+            /// Keeps only bits set in both filters (bitwise AND). Both filters must have equal
+            /// specs.
+            ///
+            /// Every element in both sets stays present; the result's false-positive rate is at
+            /// most that of either input, though it is higher than a filter built from the
+            /// intersection.
+            pub fn intersect(&mut self, other: &$name) -> Result<()> {
+                self.spec.check_compatible(&other.spec)?;
+                self.bits.intersect_with(other.bits.words());
+                Ok(())
+            }
+
+            /// Removes every element.
+            pub fn clear(&mut self) {
+                self.bits.clear();
+            }
+
+            /// Whether no element was ever added (no bit is set).
+            pub fn is_empty(&self) -> bool {
+                self.count_ones() == 0
+            }
+
+            /// Number of set bits (reads every word).
+            pub fn count_ones(&self) -> u64 {
+                self.bits.count_ones()
+            }
+
+            /// Fraction of bits set.
+            pub fn fill_ratio(&self) -> f64 {
+                self.count_ones() as f64 / self.bits() as f64
+            }
+
+            /// Estimated number of distinct elements added (see
+            /// [`estimate_count`](crate::math::estimate_count)).
+            pub fn estimated_len(&self) -> f64 {
+                crate::math::estimate_count(self.bits(), self.hashes(), self.count_ones())
+            }
+
+            /// The probability, given the bits set now, that an element never added tests
+            /// positive: `fill^k` (see [`fpp_from_fill`](crate::math::fpp_from_fill)).
+            pub fn estimated_fpp(&self) -> f64 {
+                crate::math::fpp_from_fill(self.fill_ratio(), self.hashes())
+            }
+
+            /// The bit array's words (a copy).
+            pub fn to_words(&self) -> Vec<u64> {
+                self.bits.to_words()
+            }
+
+            /// Bytes of heap memory used by the bits.
+            pub fn memory_bytes(&self) -> usize {
+                self.bits.memory_bytes()
+            }
+        }
+
+        impl fmt::Debug for $name {
+            /// Shows the spec and the fill, never the bits themselves.
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("spec", &self.spec)
+                    .field("set_bits", &self.count_ones())
+                    .finish()
+            }
+        }
+
+        impl<K: Key> Extend<K> for $name {
+            fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
+                for key in iter {
+                    self.insert(&key);
+                }
+            }
+        }
+
+        impl<K: Key> FromIterator<K> for $name {
+            /// Collects the elements, then builds a filter sized for exactly that many at
+            /// [`DEFAULT_FPP`](crate::classic::DEFAULT_FPP) (1%).
+            fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
+                let keys: Vec<K> = iter.into_iter().collect();
+                let spec = Spec::for_capacity(keys.len() as u64, crate::classic::DEFAULT_FPP)
+                    .or_else(|_| Spec::with_bits(64, 1))
+                    .expect("a 64-bit filter is always valid");
+                // Allocation failure here would be an out-of-memory abort in `collect` anyway.
+                let mut filter = Self::from_spec(spec).expect("filter sized from a collected Vec");
+                filter.extend(keys);
+                filter
+            }
+        }
+
+        crate::classic::filter_impl!($name, Classic);
+    };
+}
+pub(crate) use classic_filter;
+
+/// [`Filter`] for a filter type with the inherent methods of `classic_filter!` or
+/// `blocked_filter!` (the bit-array filters, plain or atomic); `$kind` is its kind's name.
+macro_rules! filter_impl {
+    ($name:ident, $kind:ident) => {
+        impl Filter for $name {
+            fn kind(&self) -> crate::Kind {
+                crate::Kind::$kind
+            }
+            fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
+                Ok(self.insert(bytes))
+            }
+            fn contains_encoded(&self, bytes: &[u8]) -> bool {
+                self.contains(bytes)
+            }
+            fn params(&self) -> Params {
+                self.spec.params()
+            }
+            fn estimated_len(&self) -> f64 {
+                $name::estimated_len(self)
+            }
+            fn estimated_fpp(&self) -> f64 {
+                $name::estimated_fpp(self)
+            }
+            fn memory_bytes(&self) -> usize {
+                $name::memory_bytes(self)
+            }
+            fn clear(&mut self) {
+                $name::clear(self)
+            }
+        }
+    };
+}
+pub(crate) use filter_impl;
+
+classic_filter!(BloomFilter, BitVec, mut);
+
 impl BloomFilter {
-    /// A filter for `capacity` elements at false-positive probability `fpp`, with bloomkit's
-    /// default sizing, hashing and probing.
-    pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
-        Self::from_spec(Spec::for_capacity(capacity, fpp)?)
-    }
-
-    /// A filter of exactly `bits` bits and `hashes` hash functions, with bloomkit's default
-    /// hashing and probing.
-    pub fn with_params(bits: u64, hashes: u32) -> Result<Self> {
-        Self::from_spec(Spec::with_bits(bits, hashes)?)
-    }
-
-    /// An empty filter with the given spec.
-    ///
-    /// ```
-    /// use bloomkit::{BloomFilter, Spec, Preset};
-    /// let f = BloomFilter::from_spec(Spec::preset(Preset::Go, 1000, 0.01)?)?;
-    /// assert_eq!(f.bits(), 9586);
-    /// # Ok::<(), bloomkit::Error>(())
-    /// ```
-    pub fn from_spec(spec: Spec) -> Result<Self> {
-        let bits = BitVec::zeros(spec.bits())?;
-        Ok(BloomFilter { spec, bits })
-    }
-
-    /// A filter with the given spec and bits (for example read from a file). `words` must be
-    /// exactly `ceil(m / 64)` words with no bit set at or past `m`.
-    pub fn from_words(spec: Spec, words: Vec<u64>) -> Result<Self> {
-        let bits = BitVec::from_words(words, spec.bits())?;
-        Ok(BloomFilter { spec, bits })
-    }
-
-    /// The filter's spec.
-    #[inline]
-    pub fn spec(&self) -> &Spec {
-        &self.spec
-    }
-
-    /// Number of bits, `m`.
-    #[inline]
-    pub fn bits(&self) -> u64 {
-        self.spec.bits()
-    }
-
-    /// Number of hash functions, `k`.
-    #[inline]
-    pub fn hashes(&self) -> u32 {
-        self.spec.hashes()
-    }
-
-    /// Adds an element. Returns `true` if it was new, that is, if any of its bits was clear.
-    #[inline]
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let d = self.spec.digest(key);
-        self.insert_digest(&d)
-    }
-
-    /// Whether the element may have been added: `false` is certain, `true` is right except
-    /// with the filter's false-positive probability.
-    #[inline]
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let d = self.spec.digest(key);
-        self.contains_digest(&d)
-    }
-
-    /// Adds an element and says whether it was (probably) present before: the first-seen test
-    /// of a deduplicating pipeline in one step. Equal to `!insert(key)`.
-    #[inline]
-    pub fn check_and_insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        !self.insert(key)
-    }
-
-    /// Adds an element given its digest (see [`Spec::digest`]).
-    #[inline]
-    pub fn insert_digest(&mut self, d: &Digest) -> bool {
-        let mut new = false;
-        let bits = &mut self.bits;
-        self.spec.for_each_position(d, |i| {
-            new |= bits.set(i);
-            true
-        });
-        new
-    }
-
-    /// Tests an element given its digest.
-    #[inline]
-    pub fn contains_digest(&self, d: &Digest) -> bool {
-        let bits = &self.bits;
-        self.spec.for_each_position(d, |i| bits.get(i))
-    }
-
-    /// The element's `k` bit positions, in probe order.
-    pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Vec<u64> {
-        self.spec.positions(key)
-    }
-
-    /// Adds every element of `other` (bitwise OR). Both filters must have equal specs.
-    ///
-    /// ```
-    /// use bloomkit::BloomFilter;
-    /// let mut a = BloomFilter::new(100, 0.01)?;
-    /// let mut b = BloomFilter::new(100, 0.01)?;
-    /// a.insert("x");
-    /// b.insert("y");
-    /// a.union(&b)?;
-    /// assert!(a.contains("x") && a.contains("y"));
-    /// assert!(a.union(&BloomFilter::new(100, 0.5)?).is_err());
-    /// # Ok::<(), bloomkit::Error>(())
-    /// ```
-    pub fn union(&mut self, other: &BloomFilter) -> Result<()> {
-        self.spec.check_compatible(&other.spec)?;
-        self.bits.union_with(&other.bits);
-        Ok(())
-    }
-
-    /// Keeps only bits set in both filters (bitwise AND). Both filters must have equal specs.
-    ///
-    /// Every element in both sets stays present; the result's false-positive rate is at most
-    /// that of either input, though it is higher than a filter built from the intersection.
-    pub fn intersect(&mut self, other: &BloomFilter) -> Result<()> {
-        self.spec.check_compatible(&other.spec)?;
-        self.bits.intersect_with(&other.bits);
-        Ok(())
-    }
-
-    /// Removes every element.
-    pub fn clear(&mut self) {
-        self.bits.clear();
-    }
-
-    /// Whether no element was ever added (no bit is set).
-    pub fn is_empty(&self) -> bool {
-        self.bits.as_words().iter().all(|&w| w == 0)
-    }
-
-    /// Number of set bits (reads every word).
-    pub fn count_ones(&self) -> u64 {
-        self.bits.count_ones()
-    }
-
-    /// Fraction of bits set.
-    pub fn fill_ratio(&self) -> f64 {
-        self.count_ones() as f64 / self.bits() as f64
-    }
-
-    /// Estimated number of distinct elements added (see [`math::estimate_count`]).
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_count(self.bits(), self.hashes(), self.count_ones())
-    }
-
-    /// The probability, given the bits set now, that an element never added tests positive:
-    /// `fill^k` (see [`math::fpp_from_fill`]).
-    pub fn estimated_fpp(&self) -> f64 {
-        math::fpp_from_fill(self.fill_ratio(), self.hashes())
-    }
-
     /// The bit array, as 64-bit words, least significant bit first.
     #[inline]
     pub fn as_words(&self) -> &[u64] {
@@ -203,77 +314,6 @@ impl BloomFilter {
     /// Gives up the words.
     pub fn into_words(self) -> Vec<u64> {
         self.bits.into_words()
-    }
-
-    /// Bytes of heap memory used by the bits.
-    pub fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
-    }
-}
-
-impl fmt::Debug for BloomFilter {
-    /// Shows the spec and the fill, never the bits themselves.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BloomFilter")
-            .field("spec", &self.spec)
-            .field("set_bits", &self.count_ones())
-            .finish()
-    }
-}
-
-impl<K: Key> Extend<K> for BloomFilter {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-        for key in iter {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<K: Key> FromIterator<K> for BloomFilter {
-    /// Collects the elements, then builds a filter sized for exactly that many at
-    /// [`DEFAULT_FPP`] (1%).
-    ///
-    /// ```
-    /// use bloomkit::BloomFilter;
-    /// let f: BloomFilter = (0u64..1000).collect();
-    /// assert!((0u64..1000).all(|i| f.contains(&i)));
-    /// ```
-    fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
-        let keys: Vec<K> = iter.into_iter().collect();
-        let spec = Spec::for_capacity(keys.len() as u64, DEFAULT_FPP)
-            .or_else(|_| Spec::with_bits(64, 1))
-            .expect("a 64-bit filter is always valid");
-        // Allocation failure here would be an out-of-memory abort in `collect` anyway.
-        let mut filter = BloomFilter::from_spec(spec).expect("filter sized from a collected Vec");
-        filter.extend(keys);
-        filter
-    }
-}
-
-impl Filter for BloomFilter {
-    fn kind(&self) -> crate::Kind {
-        crate::Kind::Classic
-    }
-    fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
-        Ok(self.insert(bytes))
-    }
-    fn contains_encoded(&self, bytes: &[u8]) -> bool {
-        self.contains(bytes)
-    }
-    fn params(&self) -> Params {
-        self.spec.params()
-    }
-    fn estimated_len(&self) -> f64 {
-        BloomFilter::estimated_len(self)
-    }
-    fn estimated_fpp(&self) -> f64 {
-        BloomFilter::estimated_fpp(self)
-    }
-    fn memory_bytes(&self) -> usize {
-        BloomFilter::memory_bytes(self)
-    }
-    fn clear(&mut self) {
-        BloomFilter::clear(self)
     }
 }
 

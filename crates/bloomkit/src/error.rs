@@ -163,6 +163,11 @@ pub enum Incompatibility {
     Hashing(String, String),
     /// They are different kinds of filter.
     Kind(String, String),
+    /// They place an element's bits differently inside its block (blocked filters).
+    Layout(
+        crate::probe::blocked::BlockLayout,
+        crate::probe::blocked::BlockLayout,
+    ),
 }
 
 impl fmt::Display for Incompatibility {
@@ -173,6 +178,7 @@ impl fmt::Display for Incompatibility {
             Incompatibility::Scheme(a, b) => write!(f, "probing scheme {a} vs {b}"),
             Incompatibility::Hashing(a, b) => write!(f, "hashing {a} vs {b}"),
             Incompatibility::Kind(a, b) => write!(f, "filter kind {a} vs {b}"),
+            Incompatibility::Layout(a, b) => write!(f, "block layout {a} vs {b}"),
         }
     }
 }

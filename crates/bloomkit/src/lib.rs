@@ -47,6 +47,7 @@ pub mod math;
 pub mod mmap;
 pub mod probe;
 pub mod scalable;
+pub mod sharing;
 pub mod spec;
 pub mod storage;
 
@@ -63,7 +64,7 @@ pub use kind::Kind;
 pub use math::{Params, MAX_HASHES};
 pub use probe::{Digest, Scheme};
 pub use scalable::{ScalableBloomFilter, ScalableConfig};
-pub use spec::{Preset, Spec};
+pub use spec::{BlockSpec, Preset, Spec};
 
 // Compile README's examples as doctests so they cannot go stale.
 #[doc = include_str!("../../../README.md")]

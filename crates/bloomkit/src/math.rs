@@ -18,6 +18,18 @@
 //! ([`redisson_params`]), because a filter that must be byte-identical to theirs has to start
 //! from the same `m` and `k`.
 //!
+//! ## Blocked layouts: one model, one search
+//! A blocked filter puts all of an element's bits in one block (a 512-bit cache line, or the
+//! Redis crate's 64-bit register). Blocks receive a Poisson-distributed number of elements, so
+//! its FPR is the in-block FPR averaged over block loads:
+//! `FPR(B blocks, n) = Σⱼ Pois(j; n/B) · fpp_in_block(j)` ([`blocked_fpp`]). Every layout only
+//! says what a block holding `j` elements answers ([`BlockModel`]); [`blocks_for`] is the one
+//! search for the smallest `B` that meets a target. Both are bounded: the sum covers the loads
+//! within `12√λ + 30` of the mean `λ` (the rest weighs under 10⁻³⁰), and the search takes at
+//! most a few hundred model evaluations whatever `n`. Targets above 50 % are sized for 50 %
+//! (about 1.5 bits per element; the filter then meets the looser target too), which keeps the
+//! mean load, and so the work, small.
+//!
 //! ## What `n = 0` means
 //! A capacity of zero is treated as a capacity of one, as Guava does: every sizing function
 //! returns the smallest useful filter instead of an error, so that "I expect no elements" still
@@ -239,14 +251,20 @@ pub fn max_capacity(m: u64, k: u32, p: f64) -> Result<u64> {
     } else {
         0
     };
-    // The closed form is exact in real arithmetic; step over float rounding at the edge.
-    while n > 0 && expected_fpp(m, k, n) > p {
-        n -= 1;
+    // The closed form is exact in real arithmetic; step over float rounding at the edge (a
+    // few steps; bounded all the same).
+    for _ in 0..1024 {
+        if n > 0 && expected_fpp(m, k, n) > p {
+            n -= 1;
+        } else if expected_fpp(m, k, n + 1) <= p {
+            n += 1;
+        } else {
+            return Ok(n);
+        }
     }
-    while expected_fpp(m, k, n + 1) <= p {
-        n += 1;
-    }
-    Ok(n)
+    Err(Error::InvalidParameters(format!(
+        "no capacity found for {m} bits, {k} hash functions at FPR {p}"
+    )))
 }
 
 /// bloomkit's default sizing: the smallest `m` (a multiple of 64) and the `k` for which the
@@ -281,12 +299,17 @@ pub fn params_for(n: u64, p: f64) -> Result<Params> {
             bits,
             limit: "more bits than this platform can address",
         })?;
-        // Guard against float rounding in the closed form.
+        // Guard against float rounding in the closed form (a word or two; bounded).
+        let mut steps = 0;
         while expected_fpp(bits, k, n) > p {
-            bits = bits.checked_add(64).ok_or(Error::TooLarge {
-                bits,
-                limit: "more bits than this platform can address",
-            })?;
+            steps += 1;
+            bits = bits
+                .checked_add(64)
+                .filter(|_| steps <= 1024)
+                .ok_or(Error::TooLarge {
+                    bits,
+                    limit: "more bits than this platform can address",
+                })?;
         }
         if best.is_none_or(|b| bits < b.bits) {
             best = Some(Params { bits, hashes: k });
@@ -294,6 +317,142 @@ pub fn params_for(n: u64, p: f64) -> Result<Params> {
     }
     let params = best.expect("two candidates were tried");
     params.validate()
+}
+
+/// How a blocked layout places an element's bits in its block, as sizing sees it.
+pub trait BlockModel {
+    /// Probability that an element never added tests positive in a block holding `load`
+    /// elements.
+    fn fpp_in_block(&self, load: u64) -> f64;
+}
+
+/// The highest target the blocked sizing searches for: targets above it are sized for it.
+pub const MAX_BLOCKED_FPP: f64 = 0.5;
+
+/// `ln(x!)`: exact summation for small `x`, Stirling's series (error below 10⁻¹⁴) beyond.
+pub(crate) fn ln_factorial(x: u64) -> f64 {
+    if x < 64 {
+        return (2..=x).map(|i| (i as f64).ln()).sum();
+    }
+    let x = x as f64;
+    let inv = 1.0 / x;
+    x * x.ln() - x + 0.5 * (std::f64::consts::TAU * x).ln() + inv / 12.0 - inv.powi(3) / 360.0
+        + inv.powi(5) / 1260.0
+}
+
+/// The loads that matter for mean load `lambda`: within `12√λ + 30` of it.
+fn load_window(lambda: f64) -> (u64, u64) {
+    let spread = 12.0 * lambda.sqrt() + 30.0;
+    (
+        (lambda - spread).max(0.0) as u64,
+        (lambda + spread).ceil() as u64,
+    )
+}
+
+/// Expected FPR of a blocked filter of `blocks` blocks after `n` insertions:
+/// `Σⱼ Pois(j; n/B) · fpp_in_block(j)` over the loads that matter (see the module docs).
+///
+/// ```
+/// use bloomkit::math::blocked_fpp;
+/// use bloomkit::probe::blocked::BlockLayout;
+/// let p = blocked_fpp(&BlockLayout::SplitBlock, 20_000, 1_000_000);
+/// assert!(p > 0.005 && p < 0.02);
+/// ```
+pub fn blocked_fpp(model: &impl BlockModel, blocks: u64, n: u64) -> f64 {
+    if blocks == 0 {
+        return 1.0;
+    }
+    let lambda = n as f64 / blocks as f64;
+    if lambda == 0.0 {
+        return 0.0;
+    }
+    let (lo, hi) = load_window(lambda);
+    // log P(j) = j ln λ - λ - ln j!
+    let mut log_p = lo as f64 * lambda.ln() - lambda - ln_factorial(lo);
+    let mut total = 0.0;
+    for j in lo..=hi {
+        if j > lo {
+            log_p += lambda.ln() - (j as f64).ln();
+        }
+        total += log_p.exp() * model.fpp_in_block(j);
+    }
+    total.min(1.0)
+}
+
+/// The smallest number of blocks (at most `max_blocks`) whose [`blocked_fpp`] after `n`
+/// insertions is at most `p` (at most [`MAX_BLOCKED_FPP`]), or `None` if even `max_blocks` is
+/// not enough. `start` is a size near the answer (for example the classic optimum in blocks),
+/// which the search widens and halves from; `n = 0` counts as 1.
+///
+/// ```
+/// use bloomkit::math::{blocked_fpp, blocks_for};
+/// use bloomkit::probe::blocked::BlockLayout;
+/// let b = blocks_for(&BlockLayout::SplitBlock, 1_000_000, 0.01, 18_000, u64::MAX >> 10).unwrap();
+/// assert!(blocked_fpp(&BlockLayout::SplitBlock, b, 1_000_000) <= 0.01);
+/// assert!(blocked_fpp(&BlockLayout::SplitBlock, b - 1, 1_000_000) > 0.01);
+/// ```
+pub fn blocks_for(
+    model: &impl BlockModel,
+    n: u64,
+    p: f64,
+    start: u64,
+    max_blocks: u64,
+) -> Option<u64> {
+    let (n, p) = (n.max(1), p.min(MAX_BLOCKED_FPP));
+    let meets = |b: u64| blocked_fpp(model, b, n) <= p;
+    // `lo` fails (or is 0); halve it while it does not (at most 64 times).
+    let mut lo = start.saturating_sub(1).min(max_blocks);
+    while lo > 0 && meets(lo) {
+        lo /= 2;
+    }
+    // Grow `hi` until it meets p (at most 64 doublings), then bisect (at most 64 steps).
+    let mut hi = (lo + 1).max(lo + lo / 8).min(max_blocks);
+    while !meets(hi) {
+        if hi >= max_blocks {
+            return None;
+        }
+        lo = hi;
+        hi = hi.saturating_mul(2).min(max_blocks);
+    }
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if meets(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// The smallest `m` for which `k` hash functions give an expected FPR of at most `p` after `n`
+/// insertions: the closed form `m = -k·n / ln(1 - p^(1/k))`, corrected for float rounding.
+///
+/// ```
+/// use bloomkit::math::{bits_for_hashes, expected_fpp};
+/// let m = bits_for_hashes(1000, 0.01, 3)?;
+/// assert!(expected_fpp(m, 3, 1000) <= 0.01 && expected_fpp(m - 1, 3, 1000) > 0.01);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn bits_for_hashes(n: u64, p: f64, k: u32) -> Result<u64> {
+    let p = check_fpp(p)?;
+    check_bits_hashes(1, u64::from(k))?;
+    let n = n.max(1);
+    let kf = f64::from(k);
+    let mut m = bits_from_f64((-kf * n as f64 / (-(p.powf(1.0 / kf))).ln_1p()).ceil())?.max(1);
+    // The closed form is exact in real arithmetic; a few steps cover float rounding.
+    for _ in 0..1024 {
+        if m > 1 && expected_fpp(m - 1, k, n) <= p {
+            m -= 1;
+        } else if expected_fpp(m, k, n) > p {
+            m += 1;
+        } else {
+            return Ok(m);
+        }
+    }
+    Err(Error::InvalidParameters(format!(
+        "no filter with {k} hash functions reaches FPR {p} for {n} elements"
+    )))
 }
 
 /// Which rule Guava uses to choose the number of hash functions.

@@ -1,236 +1,563 @@
-//! Memory-mapped classic filters: open a saved filter without reading it.
+//! Memory-mapped filters: a native file's payload used in place, as the filter's storage.
 //!
-//! The native format puts the bit array at a 64-byte-aligned offset, little-endian, so a
-//! mapped file *is* the filter's words: opening costs a header parse however large the filter,
-//! and a query touches only the `k` pages (usually cache lines) it probes.
+//! The native format puts each payload at a 64-byte-aligned offset, little-endian, so a mapped
+//! file *is* the filter's words: opening costs a header parse however large the filter, and a
+//! query touches only the pages it probes. [`MappedFilter`] maps classic and blocked files.
 //!
-//! - [`MmapBloomFilter`]: read-only. [`open`](MmapBloomFilter::open) checks the header and the
-//!   layout but not the checksum (that would read every page); call
-//!   [`verify`](MmapBloomFilter::verify) for that.
-//! - [`MmapBloomFilterMut`]: read-write, for adding in place. Changes reach the file when the
-//!   kernel writes the pages back; [`flush`](MmapBloomFilterMut::flush) updates the checksum and
-//!   writes them now. A file whose mapping was modified but not flushed fails its checksum on
-//!   the next [`crate::file::load`], and is detected rather than misread.
+//! ## Why atomics
+//! A file mapped `MAP_SHARED` may be written by other processes at any moment (see
+//! `docs/FORMAT.md`, "Sharing a file between processes"). Under Rust's memory model, reading
+//! memory through `&[u64]` while someone else writes it is undefined behaviour whatever the
+//! values, so the whole mapping is viewed as [`AtomicU64`] words (and blocked payloads as
+//! [`AtomicBlock`]s): bits are set with `fetch_or`, the element counter with `fetch_add`, and
+//! every read is a relaxed atomic load (on common CPUs the same instruction as a plain load).
+//! This is the atomic storage of [`crate::concurrent`], over the mapping instead of the heap,
+//! and the probing code is the filters' own ([`crate::classic`]'s position loops,
+//! [`crate::probe::blocked`]'s block loops): there is no separate copy of it here. A read-only
+//! mapping is viewed the same way (atomic loads are allowed on read-only memory; no
+//! read-modify-write ever touches it: inserts are refused first).
 //!
-//! Another process must not truncate a file while it is mapped (the mapping would fault); saves
-//! through [`crate::file::write_atomic`] replace the file by rename and leave existing mappings
-//! on the old contents, which is safe.
+//! ## The dirty mark and the checksum
+//! Header offset 88 holds the dirty mark: `0` when the trailing checksum covers the file, `1`
+//! while a writer has it open for in-place updates ([`mark_dirty`](MappedFilter::mark_dirty)
+//! before the first bit is set). [`seal`](MappedFilter::seal) recomputes the checksum with the
+//! mark cleared. The checksum is computed from atomic loads too, so sealing is sound even if a
+//! process that ignores the locks writes at the same time (the result is then simply stale).
+//!
+//! [`MappedFilter`] takes no lock: callers follow the locking protocol of the design (an
+//! exclusive `flock` on [`file`](MappedFilter::file) around each batch of inserts and around
+//! `seal`). Another process must never truncate a mapped file (the mapping would fault);
+//! bloomkit's own whole-file saves replace files by rename, which leaves existing mappings on
+//! the old contents.
 //!
 //! ```
-//! use bloomkit::{BloomFilter, file, mmap::MmapBloomFilter};
+//! use bloomkit::{BloomFilter, file, mmap::MappedFilter};
 //! let path = std::env::temp_dir().join(format!("bloomkit-mmap-doc-{}.bloom", std::process::id()));
 //! let mut f = BloomFilter::new(100_000, 0.01)?;
 //! f.insert("x");
 //! file::save(&path, &f.into(), None)?;
-//! let mapped = MmapBloomFilter::open(&path, &[])?;
-//! assert!(mapped.contains("x") && !mapped.contains("y"));
+//! let shared = MappedFilter::open_shared(&path, &[])?;
+//! shared.mark_dirty()?;
+//! let mut new = [false; 2];
+//! shared.insert_batch_into(&["x", "y"], &mut new)?;
+//! assert_eq!(new, [false, true]);
+//! shared.seal()?;
+//! let mapped = MappedFilter::open(&path, &[])?;
+//! assert!(mapped.contains("y") && !mapped.is_dirty());
+//! mapped.verify()?;
 //! # std::fs::remove_file(&path).unwrap();
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-use crate::classic::BloomFilter;
-use crate::codec::native::{self, Header};
+#![cfg(not(loom))]
+
+use crate::any::AnyFilter;
+use crate::blocked::BlockedBloomFilter;
+use crate::classic::{contains_positions, insert_positions, BloomFilter};
+use crate::codec::native::{
+    self, Header, DIRTY_MARK_OFFSET, HEADER_LEN, LAYER_ENTRY_LEN, MAX_LAYERS,
+};
 use crate::error::{Error, Result};
 use crate::hash::Hashing;
 use crate::key::Key;
-use crate::math;
-use crate::spec::Spec;
-use memmap2::{Mmap, MmapMut};
+use crate::kind::Kind;
+use crate::math::{self, Params};
+use crate::probe::blocked::Path as BlockPath;
+use crate::spec::{BlockSpec, Spec};
+use crate::storage::{atomic_get, atomic_set, count_ones, AtomicBlock, AtomicU64, Ordering};
+#[cfg(target_pointer_width = "64")]
+use memmap2::Mmap;
+use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::path::Path;
+
+/// Byte offset of the first layer's "inserted" counter (header, then 24 bytes into the entry).
+const INSERTED_OFFSET: usize = HEADER_LEN + 24;
+
+/// What a mapped file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MappedKind {
+    /// A classic filter of this spec.
+    Classic(Spec),
+    /// A blocked filter of this spec.
+    Blocked(BlockSpec),
+}
+
+/// The mapping: read-only, or read-write and shared with the file (and other processes).
+enum Map {
+    #[cfg(target_pointer_width = "64")]
+    ReadOnly(Mmap),
+    #[cfg(not(target_pointer_width = "64"))]
+    ReadOnly(MmapMut),
+    Shared(MmapMut),
+}
+
+/// A classic or blocked filter whose bits stay in a memory-mapped native file (see the module
+/// docs).
+pub struct MappedFilter {
+    file: File,
+    map: Map,
+    kind: MappedKind,
+    /// How blocked queries run (decided once, as for in-memory filters).
+    path: BlockPath,
+    /// First word and word count of the payload.
+    payload: (usize, usize),
+    capacity: u64,
+    fpp: f64,
+}
 
 fn io(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> Error {
     let context = format!("{what} {}", path.display());
     move |source| Error::Io { context, source }
 }
 
-/// Checks that a mapped native file is a classic filter whose words can be used in place.
-fn check_layout(bytes: &[u8], keys: &[Hashing]) -> Result<(Header, usize, usize)> {
-    if cfg!(target_endian = "big") {
-        return Err(Error::NotRepresentable {
-            format: "bloomkit",
-            reason: "memory mapping needs a little-endian machine; use file::load".into(),
-        });
+fn corrupt(reason: impl Into<String>) -> Error {
+    Error::Corrupt {
+        format: "bloomkit",
+        reason: reason.into(),
     }
-    let header = native::parse_header(bytes, bytes.len() as u64, keys)?;
-    if header.kind != crate::Kind::Classic {
-        return Err(Error::Corrupt {
-            format: "bloomkit",
-            reason: "only classic filters can be memory-mapped".into(),
-        });
-    }
-    let layer = header.layers[0];
-    if (bytes.as_ptr() as usize + layer.offset) % 8 != 0 {
-        return Err(Error::Corrupt {
-            format: "bloomkit",
-            reason: "payload is not 8-byte aligned in memory".into(),
-        });
-    }
-    // Bits past m must be clear, as in a BitVec.
-    let spec = header.spec.as_ref().expect("classic filters have a spec");
-    let tail = spec.bits() % 64;
-    let last = &bytes[layer.offset + (layer.words - 1) * 8..][..8];
-    if tail != 0 && u64::from_le_bytes(last.try_into().expect("8 bytes")) >> tail != 0 {
-        return Err(Error::Corrupt {
-            format: "bloomkit",
-            reason: "bits are set past the last bit".into(),
-        });
-    }
-    Ok((header.clone(), layer.offset, layer.words))
 }
 
-/// Views `len` words at `offset` of a checked mapping.
-fn words(bytes: &[u8], offset: usize, len: usize) -> &[u64] {
-    let region = &bytes[offset..offset + len * 8];
-    // SAFETY: `check_layout` verified that the region lies inside the mapping (parse_header
-    // bounds every layer by the file length, and slicing above re-checks it), that its start is
-    // 8-byte aligned, and that the machine is little-endian, the byte order of the format. Any
-    // bit pattern is a valid u64, and the returned slice borrows `bytes`, so it cannot outlive
-    // the mapping.
-    unsafe { std::slice::from_raw_parts(region.as_ptr().cast::<u64>(), len) }
-}
-
-fn words_mut(bytes: &mut [u8], offset: usize, len: usize) -> &mut [u64] {
-    let region = &mut bytes[offset..offset + len * 8];
-    // SAFETY: as in `words`; the exclusive borrow of `bytes` makes the slice unique.
-    unsafe { std::slice::from_raw_parts_mut(region.as_mut_ptr().cast::<u64>(), len) }
-}
-
-#[inline]
-fn contains_in(spec: &Spec, words: &[u64], key_bytes: &[u8]) -> bool {
-    let d = spec.digest_bytes(key_bytes);
-    spec.for_each_position(&d, |i| words[(i >> 6) as usize] & (1 << (i & 63)) != 0)
-}
-
-/// A read-only classic filter whose bits stay in a memory-mapped file.
-pub struct MmapBloomFilter {
-    map: Mmap,
-    spec: Spec,
-    offset: usize,
-    len: usize,
-}
-
-impl MmapBloomFilter {
-    /// Maps a native file of a classic filter. Checks the header and layout, not the checksum.
+impl MappedFilter {
+    /// Maps a native classic or blocked file read-only. Checks the header, the layer table and
+    /// the payload's shape, not the checksum (that would read every page; see
+    /// [`verify`](Self::verify)). A dirty file opens (see [`is_dirty`](Self::is_dirty)).
     pub fn open(path: &Path, keys: &[Hashing]) -> Result<Self> {
         let file = File::open(path).map_err(io(path, "opening"))?;
-        // SAFETY: the mapping is read-only. Its contents could change if another process wrote
-        // the file in place; bloomkit's own writers replace files by rename (which leaves this
-        // mapping on the old file) or go through `MmapBloomFilterMut`, whose writes are plain
-        // bit sets that can only make answers more positive, never invalid memory.
-        let map = unsafe { Mmap::map(&file) }.map_err(io(path, "mapping"))?;
-        let (header, offset, len) = check_layout(&map, keys)?;
-        Ok(MmapBloomFilter {
-            spec: header.spec.expect("checked: classic"),
-            map,
-            offset,
-            len,
-        })
+        Self::from_file(file, path, keys)
     }
 
-    /// The filter's spec.
-    pub fn spec(&self) -> &Spec {
-        &self.spec
+    /// [`open`](Self::open) for a file already open (for example the one the caller locked,
+    /// so that the mapping is of exactly that file); `path` is for messages.
+    pub fn from_file(file: File, path: &Path, keys: &[Hashing]) -> Result<Self> {
+        check_length(&file, path)?;
+        // SAFETY: the mapping is only ever read, through atomic loads (`words`), so writes by
+        // other processes are no data race; a relaxed atomic load of a pointer-sized word is
+        // allowed on read-only memory (on narrower targets the mapping is a private writable
+        // copy instead, never written). A truncation by another process would fault; the
+        // module docs rule it out.
+        #[cfg(target_pointer_width = "64")]
+        let map = unsafe { Mmap::map(&file) };
+        #[cfg(not(target_pointer_width = "64"))]
+        let map = unsafe { memmap2::MmapOptions::new().map_copy(&file) };
+        let map = map.map_err(io(path, "mapping"))?;
+        Self::new(file, Map::ReadOnly(map), keys)
     }
 
-    /// The bit array, as words, straight from the mapping.
-    pub fn as_words(&self) -> &[u64] {
-        words(&self.map, self.offset, self.len)
-    }
-
-    /// Whether the element may be present.
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|b| contains_in(&self.spec, self.as_words(), b))
-    }
-
-    /// Verifies the file's checksum (reads every page).
-    pub fn verify(&self) -> Result<()> {
-        native::verify_checksum(&self.map)
-    }
-
-    /// Number of set bits (reads every page).
-    pub fn count_ones(&self) -> u64 {
-        self.as_words()
-            .iter()
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
-    }
-
-    /// Estimated number of distinct elements (reads every page).
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_count(self.spec.bits(), self.spec.hashes(), self.count_ones())
-    }
-
-    /// An in-memory copy.
-    pub fn to_bloom_filter(&self) -> Result<BloomFilter> {
-        BloomFilter::from_words(self.spec.clone(), self.as_words().to_vec())
-    }
-}
-
-/// A classic filter whose bits live in a file mapped read-write: inserts change the file.
-pub struct MmapBloomFilterMut {
-    map: MmapMut,
-    spec: Spec,
-    offset: usize,
-    len: usize,
-}
-
-impl MmapBloomFilterMut {
-    /// Maps a native file of a classic filter for reading and writing. Verifies the checksum
-    /// first, since later flushes will vouch for the whole file.
-    pub fn open(path: &Path, keys: &[Hashing]) -> Result<Self> {
+    /// Maps a native classic or blocked file read-write and shared (`MAP_SHARED`): inserts go
+    /// straight to the file, visible to every process that maps it. Checks as
+    /// [`open`](Self::open).
+    pub fn open_shared(path: &Path, keys: &[Hashing]) -> Result<Self> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .open(path)
             .map_err(io(path, "opening"))?;
-        // SAFETY: the mapping is shared with the file. Concurrent writers through other
-        // mappings only set bits; a concurrent truncation would fault, which the module docs
-        // rule out. All access goes through bounds-checked slices of the mapping.
+        Self::shared_from_file(file, path, keys)
+    }
+
+    /// [`open_shared`](Self::open_shared) for a file already open for reading and writing
+    /// (for example the one the caller locked); `path` is for messages.
+    pub fn shared_from_file(file: File, path: &Path, keys: &[Hashing]) -> Result<Self> {
+        check_length(&file, path)?;
+        // SAFETY: every access to the mapping goes through atomics (`words`, `blocks`), which
+        // is sound while other processes read and write the same file. A truncation by another
+        // process would fault; the module docs rule it out.
         let map = unsafe { MmapMut::map_mut(&file) }.map_err(io(path, "mapping"))?;
-        native::verify_checksum(&map)?;
-        let (header, offset, len) = check_layout(&map, keys)?;
-        Ok(MmapBloomFilterMut {
-            spec: header.spec.expect("checked: classic"),
+        Self::new(file, Map::Shared(map), keys)
+    }
+
+    fn new(file: File, map: Map, keys: &[Hashing]) -> Result<Self> {
+        if cfg!(target_endian = "big") {
+            return Err(Error::NotRepresentable {
+                format: "bloomkit",
+                reason: "memory mapping needs a little-endian machine; use file::load".into(),
+            });
+        }
+        let len = match &map {
+            Map::ReadOnly(m) => m.len(),
+            Map::Shared(m) => m.len(),
+        };
+        check_len(len as u64)?;
+        let mut f = MappedFilter {
+            file,
             map,
-            offset,
-            len,
-        })
+            kind: MappedKind::Classic(Spec::with_bits(64, 1)?),
+            path: BlockPath::Portable,
+            payload: (0, 0),
+            capacity: 0,
+            fpp: 0.0,
+        };
+        let header = f.header(keys)?;
+        f.check_and_fill(header)?;
+        Ok(f)
     }
 
-    /// The filter's spec.
-    pub fn spec(&self) -> &Spec {
-        &self.spec
+    /// Parses the header and layer table from an atomic copy of the file's first bytes.
+    fn header(&self, keys: &[Hashing]) -> Result<Header> {
+        let all = self.words();
+        let table = (HEADER_LEN + LAYER_ENTRY_LEN * MAX_LAYERS as usize) / 8;
+        let bytes: Vec<u8> = all[..all.len().min(table)]
+            .iter()
+            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
+            .collect();
+        native::parse_header(&bytes, self.len() as u64, keys)
     }
 
-    /// Adds an element in place. Returns `true` if it was new.
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let d = self.spec.digest(key);
-        let words = words_mut(&mut self.map, self.offset, self.len);
-        let mut new = false;
-        self.spec.for_each_position(&d, |i| {
-            let (w, mask) = ((i >> 6) as usize, 1u64 << (i & 63));
-            new |= words[w] & mask == 0;
-            words[w] |= mask;
-            true
-        });
-        new
+    /// Checks that the payload can be used in place and records where it is.
+    fn check_and_fill(&mut self, header: Header) -> Result<()> {
+        let layer = header.layers[0];
+        self.payload = (layer.offset / 8, layer.words);
+        self.capacity = header.capacity;
+        self.fpp = header.fpp;
+        self.kind = match (header.spec, header.block_spec) {
+            (Some(spec), None) if header.kind == Kind::Classic => {
+                // Bits past m must be clear, as in a BitVec.
+                let tail = spec.bits() % 64;
+                let last = self.payload_words()[layer.words - 1].load(Ordering::Relaxed);
+                if tail != 0 && last >> tail != 0 {
+                    return Err(corrupt("bits are set past the last bit"));
+                }
+                MappedKind::Classic(spec)
+            }
+            (None, Some(spec)) => {
+                self.path = BlockPath::new(spec.layout(), spec.hashing());
+                MappedKind::Blocked(spec)
+            }
+            _ => {
+                return Err(corrupt(
+                    "only classic and blocked filters can be memory-mapped",
+                ))
+            }
+        };
+        Ok(())
+    }
+
+    /// The file's length in bytes (as mapped).
+    pub fn file_len(&self) -> u64 {
+        self.len() as u64
+    }
+
+    /// The mapped file's length in bytes.
+    fn len(&self) -> usize {
+        match &self.map {
+            Map::ReadOnly(m) => m.len(),
+            Map::Shared(m) => m.len(),
+        }
+    }
+
+    /// The whole mapping as atomic words.
+    fn words(&self) -> &[AtomicU64] {
+        let ptr = match &self.map {
+            Map::ReadOnly(m) => m.as_ptr(),
+            Map::Shared(m) => m.as_ptr(),
+        };
+        // SAFETY: the mapping is `len` bytes, page-aligned (so 8-byte aligned), and `len` is a
+        // multiple of 8 (`check_length`). `AtomicU64` has the size and alignment of `u64` on
+        // every platform with 64-bit atomics, any bit pattern is valid, and all access goes
+        // through atomic operations, so writes by other processes are no data race. The slice
+        // borrows `self`, which owns the mapping, so it cannot outlive it.
+        unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU64>(), self.len() / 8) }
+    }
+
+    /// The payload as atomic words.
+    fn payload_words(&self) -> &[AtomicU64] {
+        let (first, count) = self.payload;
+        &self.words()[first..first + count]
+    }
+
+    /// The payload as atomic blocks (blocked files).
+    fn blocks(&self) -> &[AtomicBlock] {
+        let words = self.payload_words();
+        // SAFETY: the payload starts at a multiple of 64 bytes from the page-aligned mapping
+        // (the format aligns it; `parse_header` checks the offset), so it is 64-byte aligned;
+        // a blocked payload is a whole number of 8-word blocks (`parse_header` checks it), and
+        // `AtomicBlock` is `repr(C)` over eight `AtomicU64`s with no padding.
+        unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<AtomicBlock>(), words.len() / 8) }
     }
 
     /// Whether the element may be present.
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let words = words(&self.map, self.offset, self.len);
-        key.with_bytes(|b| contains_in(&self.spec, words, b))
+        match &self.kind {
+            MappedKind::Classic(spec) => {
+                let words = self.payload_words();
+                contains_positions(spec, &spec.digest(key), |i| atomic_get(words, i))
+            }
+            MappedKind::Blocked(spec) => self.path.contains(spec, self.blocks(), key),
+        }
     }
 
-    /// Updates the checksum and writes every change to the file.
-    pub fn flush(&mut self) -> Result<()> {
-        let body_len = self.map.len() - 8;
-        let sum = xxhash_rust::xxh3::xxh3_64(&self.map[..body_len]);
-        self.map[body_len..].copy_from_slice(&sum.to_le_bytes());
-        self.map.flush().map_err(|source| Error::Io {
-            context: "flushing the mapped filter".into(),
-            source,
+    /// Tests every element of `keys` into `out` (`out.len()` must equal `keys.len()`).
+    pub fn contains_batch_into<K: Key>(&self, keys: &[K], out: &mut [bool]) {
+        match &self.kind {
+            MappedKind::Classic(_) => {
+                for (k, o) in keys.iter().zip(out.iter_mut()) {
+                    *o = self.contains(k);
+                }
+            }
+            MappedKind::Blocked(spec) => self.path.contains_batch(spec, self.blocks(), keys, out),
+        }
+    }
+
+    /// Adds every element of `keys` in place (check-and-insert): `new[i]` says whether key `i`
+    /// was new (`new.len()` must equal `keys.len()`). Adds the number of new elements to the
+    /// layer's element counter when the file tracks one. Fails on a read-only mapping.
+    pub fn insert_batch_into<K: Key>(&self, keys: &[K], new: &mut [bool]) -> Result<u64> {
+        self.shared("insert")?;
+        match &self.kind {
+            MappedKind::Classic(spec) => {
+                let words = self.payload_words();
+                for (k, n) in keys.iter().zip(new.iter_mut()) {
+                    *n = insert_positions(spec, &spec.digest(k), |i| atomic_set(words, i));
+                }
+            }
+            MappedKind::Blocked(spec) => {
+                let blocks = self.blocks();
+                self.path
+                    .insert_batch(spec, blocks, keys, |i, fresh| new[i] = fresh);
+            }
+        }
+        let count = new[..keys.len().min(new.len())]
+            .iter()
+            .filter(|&&n| n)
+            .count() as u64;
+        self.count_inserted(count);
+        Ok(count)
+    }
+
+    /// Adds one element in place; `true` if it was new (see
+    /// [`insert_batch_into`](Self::insert_batch_into)).
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        let mut new = [false];
+        self.insert_batch_into(std::slice::from_ref(&key), &mut new)?;
+        Ok(new[0])
+    }
+
+    /// Adds `count` to the layer's "inserted" counter, unless the file does not track it
+    /// (`u64::MAX`, which bloomkit writes for classic and blocked filters).
+    fn count_inserted(&self, count: u64) {
+        let counter = &self.words()[INSERTED_OFFSET / 8];
+        if count > 0 && counter.load(Ordering::Relaxed) != u64::MAX {
+            counter.fetch_add(count, Ordering::Relaxed);
+        }
+    }
+
+    /// The layer's element counter, if the file tracks one.
+    pub fn inserted(&self) -> Option<u64> {
+        let v = self.words()[INSERTED_OFFSET / 8].load(Ordering::Relaxed);
+        (v != u64::MAX).then_some(v)
+    }
+
+    /// Whether the mapping is read-write.
+    pub fn is_writable(&self) -> bool {
+        matches!(self.map, Map::Shared(_))
+    }
+
+    /// The kind of filter: [`Kind::Classic`] or [`Kind::Blocked`] (with [`spec`](Self::spec)
+    /// or [`block_spec`](Self::block_spec)).
+    pub fn kind(&self) -> Kind {
+        match self.kind {
+            MappedKind::Classic(_) => Kind::Classic,
+            MappedKind::Blocked(_) => Kind::Blocked,
+        }
+    }
+
+    /// The spec of a classic file.
+    pub fn spec(&self) -> Option<&Spec> {
+        match &self.kind {
+            MappedKind::Classic(s) => Some(s),
+            MappedKind::Blocked(_) => None,
+        }
+    }
+
+    /// The spec of a blocked file.
+    pub fn block_spec(&self) -> Option<&BlockSpec> {
+        match &self.kind {
+            MappedKind::Blocked(s) => Some(s),
+            MappedKind::Classic(_) => None,
+        }
+    }
+
+    /// Bits and hash functions.
+    pub fn params(&self) -> Params {
+        match &self.kind {
+            MappedKind::Classic(s) => s.params(),
+            MappedKind::Blocked(s) => s.params(),
+        }
+    }
+
+    /// The design capacity recorded in the header (0 if unknown).
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The design false-positive probability recorded in the header (0 if unknown).
+    pub fn fpp(&self) -> f64 {
+        self.fpp
+    }
+
+    /// Number of set bits (reads every page; a snapshot).
+    pub fn count_ones(&self) -> u64 {
+        count_ones(self.payload_words())
+    }
+
+    /// Estimated number of distinct elements (reads every page).
+    pub fn estimated_len(&self) -> f64 {
+        let p = self.params();
+        math::estimate_count(p.bits, p.hashes, self.count_ones())
+    }
+
+    /// Estimated false-positive probability given the current bits (reads every page).
+    pub fn estimated_fpp(&self) -> f64 {
+        match &self.kind {
+            MappedKind::Classic(s) => {
+                math::fpp_from_fill(self.count_ones() as f64 / s.bits() as f64, s.hashes())
+            }
+            MappedKind::Blocked(s) => {
+                let sum: f64 = self
+                    .blocks()
+                    .iter()
+                    .map(|b| crate::blocked::block_fpp(s.layout(), &b.load().0))
+                    .sum();
+                sum / s.blocks() as f64
+            }
+        }
+    }
+
+    /// The payload's words (a snapshot).
+    pub fn to_words(&self) -> Vec<u64> {
+        self.payload_words()
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// An in-memory copy of the filter.
+    pub fn to_filter(&self) -> Result<AnyFilter> {
+        Ok(match &self.kind {
+            MappedKind::Classic(s) => BloomFilter::from_words(s.clone(), self.to_words())?.into(),
+            MappedKind::Blocked(s) => {
+                BlockedBloomFilter::from_words(&self.to_words(), s.layout(), s.hashing().clone())?
+                    .into()
+            }
         })
     }
+
+    /// The open file (for example to `flock` it).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Whether the dirty mark is set: a writer has (or had, if it died) the file open for
+    /// in-place updates, and the trailing checksum may be stale.
+    pub fn is_dirty(&self) -> bool {
+        self.words()[DIRTY_MARK_OFFSET / 8].load(Ordering::Relaxed) != 0
+    }
+
+    /// Sets the dirty mark and writes the header page to the file. Call before the first
+    /// insert (under the exclusive lock).
+    pub fn mark_dirty(&self) -> Result<()> {
+        self.shared("write")?;
+        if !self.is_dirty() {
+            self.words()[DIRTY_MARK_OFFSET / 8].store(1, Ordering::Relaxed);
+            self.flush_range(0, HEADER_LEN)?;
+        }
+        Ok(())
+    }
+
+    /// Recomputes the checksum with the dirty mark cleared, writes both, and writes every
+    /// changed page to the file. Call under the exclusive lock.
+    pub fn seal(&self) -> Result<()> {
+        self.shared("write")?;
+        let words = self.words();
+        words[DIRTY_MARK_OFFSET / 8].store(0, Ordering::Relaxed);
+        let (body, tail) = words.split_at(words.len() - 1);
+        tail[0].store(checksum(body), Ordering::Relaxed);
+        self.flush()
+    }
+
+    /// Verifies the trailing checksum (reads every page). A dirty file's checksum is stale
+    /// until it is sealed, so this fails for it.
+    pub fn verify(&self) -> Result<()> {
+        let words = self.words();
+        let (body, tail) = words.split_at(words.len() - 1);
+        let stored = tail[0].load(Ordering::Relaxed);
+        let computed = checksum(body);
+        if stored != computed {
+            return Err(Error::Checksum {
+                format: "bloomkit",
+                stored,
+                computed,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes every changed page of a read-write mapping to the file (`msync`); nothing to do
+    /// for a read-only one.
+    pub fn flush(&self) -> Result<()> {
+        self.flush_range(0, self.len())
+    }
+
+    fn flush_range(&self, offset: usize, len: usize) -> Result<()> {
+        match &self.map {
+            Map::ReadOnly(_) => Ok(()),
+            Map::Shared(m) => m.flush_range(offset, len).map_err(|source| Error::Io {
+                context: "flushing the mapped filter".into(),
+                source,
+            }),
+        }
+    }
+
+    fn shared(&self, what: &'static str) -> Result<()> {
+        if self.is_writable() {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                operation: what,
+                kind: "read-only mapped",
+            })
+        }
+    }
+}
+
+/// XXH3-64 of `words` as little-endian bytes, read with atomic loads (the native checksum).
+fn checksum(words: &[AtomicU64]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    let mut buf = [0u8; 8 * 1024];
+    for chunk in words.chunks(buf.len() / 8) {
+        for (b, w) in buf.chunks_exact_mut(8).zip(chunk) {
+            b.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        h.update(&buf[..chunk.len() * 8]);
+    }
+    h.digest()
+}
+
+/// Refuses anything but a regular file, and files too short for a header or whose length is
+/// not whole words (before mapping; `new` checks the mapping's own length again, in case the
+/// file changed in between).
+fn check_length(file: &File, path: &Path) -> Result<()> {
+    let meta = file.metadata().map_err(io(path, "reading the size of"))?;
+    if !meta.is_file() {
+        return Err(corrupt(format!("{} is not a regular file", path.display())));
+    }
+    check_len(meta.len())
+}
+
+fn check_len(len: u64) -> Result<()> {
+    if len < (HEADER_LEN + 8) as u64 {
+        return Err(Error::Truncated {
+            format: "bloomkit",
+            what: "header",
+            needed: (HEADER_LEN + 8) as u64,
+            available: len,
+        });
+    }
+    if !len.is_multiple_of(8) || usize::try_from(len).is_err() {
+        return Err(corrupt(format!(
+            "{len} bytes is not a native file's length"
+        )));
+    }
+    Ok(())
 }

@@ -6,6 +6,11 @@
 //! filter, a counting filter's counters, or bits kept in Redis. Two filters can be merged or
 //! compared exactly when their specs are equal.
 //!
+//! Blocked filters place an element's bits differently (all in one block, see
+//! [`crate::probe::blocked`]), so they have their own [`BlockSpec`]: number of blocks, in-block
+//! layout and hashing, with the same roles (locate an element, check compatibility with a
+//! typed [`Incompatibility`], a stable name).
+//!
 //! ```
 //! use bloomkit::{Spec, Preset, Scheme, Hashing};
 //! // bloomkit's own choice for a million elements at 1%.
@@ -21,6 +26,7 @@ use crate::error::{Error, Incompatibility, Result};
 use crate::hash::Hashing;
 use crate::key::Key;
 use crate::math::{self, GuavaHashes, Params};
+use crate::probe::blocked::{BlockLayout, BLOCK_BITS};
 use crate::probe::{Digest, Scheme};
 use std::fmt;
 
@@ -236,5 +242,139 @@ impl fmt::Debug for Spec {
             .field("scheme", &self.scheme)
             .field("hashing", &self.hashing)
             .finish()
+    }
+}
+
+/// Everything that decides which bits an element maps to in a blocked filter: the number of
+/// 512-bit blocks, the in-block layout and the hash function. The blocked counterpart of
+/// [`Spec`], shared by [`BlockedBloomFilter`](crate::BlockedBloomFilter), the atomic blocked
+/// filter and memory-mapped blocked files.
+///
+/// ```
+/// use bloomkit::{BlockSpec, Hashing, probe::blocked::BlockLayout};
+/// let spec = BlockSpec::new(1000, BlockLayout::SplitBlock, Hashing::Xxh3)?;
+/// assert_eq!(spec.name(), "split-block");
+/// let (block, _in_block_hash) = spec.locate("x");
+/// assert!(block < 1000);
+/// let other = BlockSpec::new(1000, BlockLayout::Bits(7), Hashing::Xxh3)?;
+/// assert!(spec.check_compatible(&other).is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockSpec {
+    blocks: u64,
+    layout: BlockLayout,
+    hashing: Hashing,
+}
+
+impl BlockSpec {
+    /// A spec of exactly `blocks` blocks, after checking the size.
+    pub fn new(blocks: u64, layout: BlockLayout, hashing: Hashing) -> Result<Self> {
+        if blocks == 0 {
+            return Err(Error::ZeroBits);
+        }
+        math::check_bits_hashes(
+            blocks.saturating_mul(BLOCK_BITS),
+            u64::from(layout.hashes()),
+        )?;
+        Ok(BlockSpec {
+            blocks,
+            layout,
+            hashing,
+        })
+    }
+
+    /// bloomkit's default blocked spec for `n` elements at FPR `p` (see
+    /// [`BlockedBloomFilter::new`](crate::BlockedBloomFilter::new)).
+    pub fn for_capacity(n: u64, p: f64) -> Result<Self> {
+        let (blocks, layout) = crate::probe::blocked::default_params(n, p)?;
+        Self::new(blocks, layout, Hashing::Xxh3)
+    }
+
+    /// The same spec with another hash function.
+    pub fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.hashing = hashing;
+        self
+    }
+
+    /// Number of 512-bit blocks.
+    #[inline]
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Number of bits (`512 ×` blocks).
+    #[inline]
+    pub fn bits(&self) -> u64 {
+        self.blocks * BLOCK_BITS
+    }
+
+    /// The in-block layout.
+    #[inline]
+    pub fn layout(&self) -> BlockLayout {
+        self.layout
+    }
+
+    /// Bits set per element, `k`.
+    #[inline]
+    pub fn hashes(&self) -> u32 {
+        self.layout.hashes()
+    }
+
+    /// The hash function.
+    #[inline]
+    pub fn hashing(&self) -> &Hashing {
+        &self.hashing
+    }
+
+    /// The layout's stable name: `split-block-256`, `split-block` or `bits-K`.
+    pub fn name(&self) -> String {
+        self.layout.name()
+    }
+
+    /// `m` and `k`.
+    pub fn params(&self) -> Params {
+        Params {
+            bits: self.bits(),
+            hashes: self.hashes(),
+        }
+    }
+
+    /// The expected FPR after `n` distinct insertions ([`math::blocked_fpp`]).
+    pub fn expected_fpp(&self, n: u64) -> f64 {
+        math::blocked_fpp(&self.layout, self.blocks, n)
+    }
+
+    /// The hash words `[h1, h2]` of an element ([`BlockLayout::hash`]).
+    #[inline(always)]
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> [u64; 2] {
+        key.with_bytes(|b| self.layout.hash(&self.hashing, b))
+    }
+
+    /// The element's block (in `0..blocks`) and its in-block hash word.
+    #[inline]
+    pub fn locate<K: Key + ?Sized>(&self, key: &K) -> (u64, u64) {
+        let [h1, h2] = self.hash(key);
+        (crate::probe::reduce(h1, self.blocks), h2)
+    }
+
+    /// `Ok` if filters of `self` and `other` map every element to the same bits; otherwise
+    /// the first difference, as [`Incompatibility::Bits`], [`Incompatibility::Layout`] or
+    /// [`Incompatibility::Hashing`].
+    pub fn check_compatible(&self, other: &BlockSpec) -> Result<()> {
+        let fail = |i| Err(Error::Incompatible(i));
+        if self.blocks != other.blocks {
+            return fail(Incompatibility::Bits(self.bits(), other.bits()));
+        }
+        if self.layout != other.layout {
+            return fail(Incompatibility::Layout(self.layout, other.layout));
+        }
+        if self.hashing != other.hashing {
+            return fail(Incompatibility::Hashing(
+                self.hashing.id(),
+                other.hashing.id(),
+            ));
+        }
+        Ok(())
     }
 }

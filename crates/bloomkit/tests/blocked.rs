@@ -1,9 +1,11 @@
 //! Blocked and concurrent filters: measured FPR against the target, no false negatives, batch
 //! paths equal to single ones, and lock-free inserts from several threads losing nothing.
 
-use bloomkit::concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 use bloomkit::probe::blocked::{self, BlockLayout};
-use bloomkit::{BlockedBloomFilter, BloomFilter, Error, Filter, Hashing};
+use bloomkit::{
+    AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, Error, Filter,
+    Hashing,
+};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -86,21 +88,37 @@ fn measured_fpr_meets_target() {
     assert!(failures.is_empty(), "{failures:?}\n{report}");
 }
 
-/// The blocking penalty, in theory: bits per key of the blocked sizing against the classic one.
+/// The blocking penalty, in theory: bits per key of the blocked sizing against the classic one,
+/// within what the docs claim (crate docs of `blocked.rs`, docs/BENCHMARKS.md): at 1 % the
+/// compact layout costs +3 %, split blocks +5 %, the default half-block split blocks +10 %; at
+/// 0.1 % the three cost +8 % to +17 %.
 #[test]
 fn blocking_costs_bounded_extra_memory() {
-    for p in [0.01, 0.001] {
-        let n = 10_000_000;
-        let (blocks, layout) = blocked::params_for(n, p, false).unwrap();
+    let n = 10_000_000;
+    for (p, layout, claim) in [
+        (0.01, "compact", 0.03),
+        (0.01, "split", 0.05),
+        (0.01, "default", 0.10),
+        (0.001, "compact", 0.17),
+        (0.001, "split", 0.17),
+        (0.001, "default", 0.17),
+    ] {
+        let (blocks, l) = match layout {
+            "compact" => blocked::params_for(n, p, false),
+            "split" => blocked::params_for(n, p, true),
+            _ => blocked::default_params(n, p),
+        }
+        .unwrap();
         let blocked_bits = (blocks * 512) as f64 / n as f64;
         let classic_bits = bloomkit::math::params_for(n, p).unwrap().bits as f64 / n as f64;
-        println!(
-            "p={p}: blocked {blocked_bits:.2} vs classic {classic_bits:.2} bits/key ({layout:?})"
-        );
-        assert!(blocked_bits > classic_bits);
+        let extra = blocked_bits / classic_bits - 1.0;
+        println!("p={p} {layout} ({l}): {blocked_bits:.2} vs classic {classic_bits:.2} bits/key, +{:.1} %", extra * 100.0);
+        assert!(extra > 0.0);
+        // The docs round to whole percent: allow half a percent.
         assert!(
-            blocked_bits < classic_bits * 1.6,
-            "p={p}: {blocked_bits} vs {classic_bits}"
+            extra < claim + 0.005,
+            "p={p} {layout}: +{:.2} % > {claim}",
+            extra * 100.0
         );
     }
 }
@@ -240,4 +258,218 @@ fn concurrent_inserts_lose_nothing() {
     assert_eq!(blocked, seq_b);
     let round = AtomicBloomFilter::from(seq_c.clone()).into_inner();
     assert_eq!(round, seq_c);
+}
+
+/// Every size search is bounded: for any n from 1e5 to 1e10 and targets up to 0.5, each
+/// blocked layout, the classic sizing and the register layout return the smallest size that
+/// meets the target; targets above 0.5 (which used to search for minutes) are sized for 0.5,
+/// which meets them too.
+#[test]
+fn sizing_is_bounded_and_meets_the_target_for_any_n() {
+    use bloomkit::math::{blocked_fpp, MAX_BLOCKED_FPP};
+    use bloomkit::probe::register::{RegisterLayout, MAX_SEGMENT_BITS};
+    for n in [100_000u64, 10_000_000, 1_000_000_000, 10_000_000_000] {
+        for p in [0.5, 0.3, 0.05] {
+            let layouts = [
+                blocked::default_params(n, p).unwrap(),
+                blocked::params_for(n, p, false).unwrap(),
+                blocked::params_for(n, p, true).unwrap(),
+                blocked::params_for_layouts(n, p, &[BlockLayout::SplitBlock256]).unwrap(),
+            ];
+            for (blocks, layout) in layouts {
+                assert!(blocked_fpp(&layout, blocks, n) <= p, "{n} {p} {layout}");
+                assert!(blocked_fpp(&layout, blocks - 1, n) > p, "{n} {p} {layout}");
+            }
+            assert!(bloomkit::math::params_for(n, p).unwrap().expected_fpp(n) <= p);
+            let r = RegisterLayout::for_capacity(n, p, MAX_SEGMENT_BITS).unwrap();
+            assert!(r.expected_fpp(n) <= p, "register {n} {p}");
+        }
+        for p in [0.7, 0.99] {
+            let half = blocked::default_params(n, MAX_BLOCKED_FPP).unwrap();
+            assert_eq!(blocked::default_params(n, p).unwrap(), half);
+            assert!(blocked_fpp(&half.1, half.0, n) <= MAX_BLOCKED_FPP);
+            let f = bloomkit::math::params_for(n, p).unwrap();
+            assert!(f.expected_fpp(n) <= p);
+            assert!(RegisterLayout::for_capacity(n, p, MAX_SEGMENT_BITS).is_ok());
+        }
+    }
+}
+
+/// One suite for both variants of a filter type (`$t` the type; the plain and the atomic
+/// filter are generated from one source, and must also behave as one).
+macro_rules! blocked_suite {
+    ($t:ty) => {{
+        let keys: Vec<u64> = (0..20_000).collect();
+        let (members, strangers) = keys.split_at(10_000);
+        for layout in [
+            BlockLayout::SplitBlock256,
+            BlockLayout::SplitBlock,
+            BlockLayout::Bits(7),
+        ] {
+            let (blocks, _) = blocked::params_for_layouts(10_000, 0.01, &[layout]).unwrap();
+            let new = || <$t>::with_layout(blocks, layout, Hashing::Xxh3).unwrap();
+            #[allow(unused_mut)] // the atomic filters insert through `&self`
+            let (mut single, mut batch) = (new(), new());
+            assert!(single.insert(&members[0]) && !single.insert(&members[0]));
+            for k in members {
+                single.insert(k);
+            }
+            batch.insert_batch(members);
+            assert!(single.words().eq(batch.words()));
+            let answers = batch.contains_batch(&keys);
+            assert!(answers[..10_000].iter().all(|&a| a));
+            let fp = answers[10_000..].iter().filter(|&&a| a).count();
+            // 10,000 strangers at p = 1 %: 100 expected, sd 10; allow 6 sd.
+            assert!(fp < 160, "{layout}: {fp} false positives");
+            assert!((single.estimated_len() / 10_000.0 - 1.0).abs() < 0.05);
+            #[allow(unused_mut)]
+            let (mut other, mut union) = (new(), new());
+            other.insert_batch(strangers);
+            union.union(&single).unwrap();
+            union.union(&other).unwrap();
+            assert!(keys.iter().all(|k| union.contains(k)));
+            union.intersect(&single).unwrap();
+            assert!(members.iter().all(|k| union.contains(k)));
+            assert!(union.count_ones() <= single.count_ones() + other.count_ones());
+            let bigger = <$t>::with_layout(blocks + 1, layout, Hashing::Xxh3).unwrap();
+            assert!(matches!(union.union(&bigger), Err(Error::Incompatible(_))));
+            let mut f: Box<dyn Filter> = Box::new(union);
+            assert_eq!(f.kind(), bloomkit::Kind::Blocked);
+            assert!(f.insert_encoded(b"x").unwrap() && f.contains_encoded(b"x"));
+            f.clear();
+            assert!(!f.contains_encoded(b"x") && f.estimated_len() == 0.0);
+        }
+        assert!(matches!(
+            <$t>::with_layout(0, BlockLayout::Bits(3), Hashing::Xxh3),
+            Err(Error::ZeroBits)
+        ));
+        assert!(<$t>::from_words(&[0; 7], BlockLayout::SplitBlock, Hashing::Xxh3).is_err());
+    }};
+}
+
+/// The same suite for both classic variants.
+macro_rules! classic_suite {
+    ($t:ty) => {{
+        let keys: Vec<u64> = (0..20_000).collect();
+        let (members, strangers) = keys.split_at(10_000);
+        #[allow(unused_mut)]
+        let mut f = <$t>::new(10_000, 0.01).unwrap();
+        assert!(f.is_empty());
+        assert!(f.insert(&members[0]) && f.check_and_insert(&members[0]));
+        f.extend(members);
+        assert!(members.iter().all(|k| f.contains(k)));
+        let fp = strangers.iter().filter(|k| f.contains(k)).count();
+        assert!(fp < 160, "{fp} false positives");
+        assert!((f.estimated_len() / 10_000.0 - 1.0).abs() < 0.05);
+        assert!((f.estimated_fpp() - 0.01).abs() < 0.003);
+        let mut other = <$t>::new(10_000, 0.01).unwrap();
+        other.extend(strangers);
+        f.union(&other).unwrap();
+        assert!(keys.iter().all(|k| f.contains(k)));
+        let mut g = <$t>::new(10_000, 0.01).unwrap();
+        g.union(&f).unwrap();
+        g.intersect(&other).unwrap();
+        assert!(strangers.iter().all(|k| g.contains(k)));
+        assert!(matches!(
+            f.union(&<$t>::new(10_000, 0.5).unwrap()),
+            Err(Error::Incompatible(_))
+        ));
+        assert!(format!("{f:?}").contains("set_bits"));
+        let mut boxed: Box<dyn Filter> = Box::new(f);
+        assert_eq!(boxed.kind(), bloomkit::Kind::Classic);
+        boxed.clear();
+        assert_eq!(boxed.estimated_len(), 0.0);
+    }};
+}
+
+#[test]
+fn plain_and_atomic_filters_pass_one_suite() {
+    blocked_suite!(BlockedBloomFilter);
+    blocked_suite!(AtomicBlockedBloomFilter);
+    classic_suite!(BloomFilter);
+    classic_suite!(AtomicBloomFilter);
+}
+
+/// Parity: the same keys, inserted one by one, in batches or through `union`, set the same bits
+/// in the plain and the atomic filter of each kind, and conversions keep every bit.
+#[test]
+fn plain_and_atomic_filters_set_the_same_bits() {
+    let keys: Vec<String> = (0..30_000).map(|i| format!("key:{i}")).collect();
+    for layout in [
+        BlockLayout::SplitBlock256,
+        BlockLayout::SplitBlock,
+        BlockLayout::Bits(5),
+    ] {
+        let mut plain = BlockedBloomFilter::with_layout(700, layout, Hashing::Murmur3).unwrap();
+        let atomic = AtomicBlockedBloomFilter::with_layout(700, layout, Hashing::Murmur3).unwrap();
+        for k in &keys[..10_000] {
+            assert_eq!(plain.insert(k), atomic.insert(k), "{layout} {k}");
+        }
+        plain.insert_batch(&keys[10_000..20_000]);
+        atomic.insert_batch(&keys[10_000..20_000]);
+        let mut tail = BlockedBloomFilter::with_layout(700, layout, Hashing::Murmur3).unwrap();
+        tail.insert_batch(&keys[20_000..]);
+        plain.union(&tail).unwrap();
+        atomic.union(&AtomicBlockedBloomFilter::from(tail)).unwrap();
+        assert!(plain.words().eq(atomic.words()), "{layout}");
+        assert_eq!(plain.contains_batch(&keys), atomic.contains_batch(&keys));
+        assert_eq!(plain.estimated_fpp(), atomic.estimated_fpp());
+        assert_eq!(atomic.into_inner(), plain);
+    }
+    let mut plain = BloomFilter::new(30_000, 0.01).unwrap();
+    let atomic = AtomicBloomFilter::new(30_000, 0.01).unwrap();
+    for k in &keys {
+        assert_eq!(plain.insert(k), atomic.insert(k));
+    }
+    assert_eq!(plain.to_words(), atomic.to_words());
+    assert_eq!(AtomicBloomFilter::from(plain.clone()).into_inner(), plain);
+    assert_eq!(atomic.into_inner(), plain);
+}
+
+/// A blocked spec locates elements in range, names its layout stably, and reports the first
+/// difference from another spec as a typed incompatibility.
+#[test]
+fn block_specs_locate_name_and_compare() {
+    use bloomkit::{BlockSpec, Incompatibility};
+    let spec = BlockSpec::new(1000, BlockLayout::SplitBlock256, Hashing::Xxh3).unwrap();
+    for i in 0..10_000u64 {
+        let (block, h2) = spec.locate(&i);
+        assert!(block < 1000);
+        assert_eq!(spec.hash(&i), [h2, h2], "split blocks use one 64-bit hash");
+    }
+    for (layout, name) in [
+        (BlockLayout::SplitBlock256, "split-block-256"),
+        (BlockLayout::SplitBlock, "split-block"),
+        (BlockLayout::Bits(7), "bits-7"),
+    ] {
+        assert_eq!(layout.name(), name);
+        assert_eq!(BlockLayout::from_name(name), Some(layout));
+    }
+    for bad in ["bits-0", "bits-", "bits-x", "split", ""] {
+        assert_eq!(BlockLayout::from_name(bad), None, "{bad}");
+    }
+    let incompatibility = |other: &BlockSpec| match spec.check_compatible(other) {
+        Err(Error::Incompatible(i)) => i,
+        r => panic!("{r:?}"),
+    };
+    let bigger = BlockSpec::new(1001, BlockLayout::SplitBlock256, Hashing::Xxh3).unwrap();
+    assert_eq!(
+        incompatibility(&bigger),
+        Incompatibility::Bits(512_000, 512_512)
+    );
+    let split = BlockSpec::new(1000, BlockLayout::SplitBlock, Hashing::Xxh3).unwrap();
+    assert_eq!(
+        incompatibility(&split),
+        Incompatibility::Layout(BlockLayout::SplitBlock256, BlockLayout::SplitBlock)
+    );
+    let murmur = spec.clone().with_hashing(Hashing::Murmur3);
+    assert!(matches!(
+        incompatibility(&murmur),
+        Incompatibility::Hashing(..)
+    ));
+    assert!(spec.check_compatible(&spec.clone()).is_ok());
+    assert!(matches!(
+        BlockSpec::new(0, BlockLayout::SplitBlock, Hashing::Xxh3),
+        Err(Error::ZeroBits)
+    ));
 }

@@ -1,7 +1,6 @@
 //! Files: atomic saves that survive a killed writer, checked loads, memory-mapped filters.
 
 use bloomkit::codec::native::Design;
-use bloomkit::mmap::{MmapBloomFilter, MmapBloomFilterMut};
 use bloomkit::{file, AnyFilter, BloomFilter, CountingBloomFilter, Error};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -93,69 +92,6 @@ fn save_and_load_keep_design_and_kind() {
         None,
     );
     assert!(matches!(err, Err(Error::Io { .. })));
-}
-
-#[test]
-fn mapped_filters_answer_like_loaded_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("m.bloom");
-    let mut f = BloomFilter::new(200_000, 0.01).unwrap();
-    for i in 0..100_000u64 {
-        f.insert(&i);
-    }
-    file::save(&path, &f.clone().into(), None).unwrap();
-    let mapped = MmapBloomFilter::open(&path, &[]).unwrap();
-    mapped.verify().unwrap();
-    assert_eq!(mapped.as_words(), f.as_words());
-    assert_eq!(mapped.spec(), f.spec());
-    for i in 0..200_000u64 {
-        assert_eq!(mapped.contains(&i), f.contains(&i));
-    }
-    assert_eq!(mapped.count_ones(), f.count_ones());
-    assert_eq!(mapped.to_bloom_filter().unwrap(), f);
-
-    // Read-write: add in place, flush, and the file loads with the new element.
-    let mut rw = MmapBloomFilterMut::open(&path, &[]).unwrap();
-    assert!(rw.insert("added in place"));
-    assert!(!rw.insert("added in place"));
-    assert!(rw.contains("added in place"));
-    rw.flush().unwrap();
-    drop(rw);
-    let AnyFilter::Classic(loaded) = file::load(&path, &[]).unwrap().filter else {
-        panic!("kind changed")
-    };
-    assert!(loaded.contains("added in place"));
-
-    // Changes without a flush leave a stale checksum: detected on load, never misread.
-    let mut rw = MmapBloomFilterMut::open(&path, &[]).unwrap();
-    rw.insert("not flushed");
-    drop(rw);
-    assert!(matches!(
-        file::load(&path, &[]),
-        Err(Error::Checksum { .. })
-    ));
-    assert!(matches!(
-        MmapBloomFilterMut::open(&path, &[]),
-        Err(Error::Checksum { .. })
-    ));
-}
-
-#[test]
-fn only_classic_files_map() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.bloom");
-    file::save(
-        &path,
-        &CountingBloomFilter::new(10, 0.1).unwrap().into(),
-        None,
-    )
-    .unwrap();
-    assert!(matches!(
-        MmapBloomFilter::open(&path, &[]),
-        Err(Error::Corrupt { .. })
-    ));
-    std::fs::write(&path, b"short").unwrap();
-    assert!(MmapBloomFilter::open(&path, &[]).is_err());
 }
 
 #[cfg(feature = "serde")]

@@ -173,3 +173,38 @@ fn bad_parameters_are_typed_errors() {
         BloomFilter::new(1, 0.01).unwrap().bits()
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Plain and atomic blocked filters of any size, layout and hashing set the same bits for
+    /// the same keys, one by one or in batches, and answer the same.
+    #[test]
+    fn atomic_blocked_filters_set_the_bits_of_plain_ones(
+        blocks in 1u64..300,
+        k in 1u32..16,
+        which in 0u8..3,
+        hashing in any_hashing(),
+        keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..24), 0..400),
+    ) {
+        use bloomkit::probe::blocked::BlockLayout;
+        use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+        let layout = match which {
+            0 => BlockLayout::SplitBlock,
+            1 => BlockLayout::SplitBlock256,
+            _ => BlockLayout::Bits(k),
+        };
+        let mut plain = BlockedBloomFilter::with_layout(blocks, layout, hashing.clone()).unwrap();
+        let atomic = AtomicBlockedBloomFilter::with_layout(blocks, layout, hashing).unwrap();
+        let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
+        let (one, batch) = keys.split_at(keys.len() / 2);
+        for key in one {
+            prop_assert_eq!(plain.insert(key), atomic.insert(key));
+        }
+        plain.insert_batch(batch);
+        atomic.insert_batch(batch);
+        prop_assert!(plain.words().eq(atomic.words()));
+        prop_assert_eq!(plain.contains_batch(&keys), atomic.contains_batch(&keys));
+        prop_assert!(keys.iter().all(|k| atomic.contains(k)));
+    }
+}

@@ -1,39 +1,46 @@
 //! `bloomkit add`.
 
-use crate::commands::{for_each_batch, open, unchanged_note, BATCH};
-use crate::items::ItemFormat;
-use crate::target::Context;
+use crate::cli::{ItemArgs, SaveArgs};
+use crate::commands::{finish, write_policy};
+use crate::stream::{self, End, BATCH};
+use crate::target::{Context, Location, Target};
 use anyhow::Result;
 use std::process::ExitCode;
 
 pub(crate) fn run(
     target: &str,
     items: &[String],
-    format: ItemFormat,
+    item_args: &ItemArgs,
+    save: &SaveArgs,
     ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let mut t = open(target, ctx)?;
+    let mut t = Target::open_for_update(&Location::parse(target)?, ctx)?;
     let mut new = Vec::new();
     let mut added = 0u64;
     // A large add (full batches) to a Redis target goes through its bulk path.
     let mut bulk_used = false;
-    let total = for_each_batch(items, format, quiet, |batch, _| {
-        let bulk = t.has_bulk() && batch.len == BATCH;
+    let policy = write_policy(&t, item_args, save, false);
+    let mut outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
+        let bulk = t.has_bulk() && chunk.len() == BATCH;
         bulk_used |= bulk;
-        t.insert_batch(batch.elements(), &mut new, bulk)?;
+        t.insert_chunk(chunk, &mut new, bulk)?;
         added += new.iter().filter(|&&n| n).count() as u64;
         Ok(())
-    })
-    .map_err(|e| anyhow::anyhow!("{e:#} ({})", unchanged_note(&t)))?;
-    t.save()?;
+    });
+    let code = finish(&t, &mut outcome)?;
+    let total = outcome.applied;
     if !quiet {
         let place = t.location().display();
+        let stopped = match outcome.end {
+            End::Signal(s) => format!(" (stopped by signal {s}; everything read was saved)"),
+            _ => String::new(),
+        };
         let path = if bulk_used { " (bulk path)" } else { "" };
         eprintln!(
-            "added {total} items to {place}{path}: {added} new, {} probably already present",
+            "added {total} items to {place}{path}: {added} new, {} probably already present{stopped}",
             total - added
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code.unwrap_or(ExitCode::SUCCESS))
 }

@@ -44,14 +44,14 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         }
     }
     // Blocking crowds some blocks, so a blocked filter needs more bits for the same FPR.
-    let (blocks, layout) = bloomkit::probe::blocked::default_params(n, p)?;
+    let b = bloomkit::BlockSpec::for_capacity(n, p)?;
     rows.push(Row {
         kind: "blocked",
         scheme: "default",
-        bits: blocks * bloomkit::probe::blocked::BLOCK_BITS,
-        bytes: blocks * 64,
-        hashes: layout.hashes(),
-        fpp: bloomkit::probe::blocked::expected_fpp(layout, blocks, n),
+        bits: b.bits(),
+        bytes: b.bits() / 8,
+        hashes: b.hashes(),
+        fpp: b.expected_fpp(n),
         note: "one cache line per element",
     });
     let d = math::params_for(n, p)?;
@@ -64,9 +64,12 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         fpp: d.expected_fpp(n),
         note: "4-bit counters",
     });
-    // A scalable filter's first layer gets p/2 (tightening 0.5) so that the compound bound
-    // stays p as layers are added.
-    let s = math::params_for(n, p / 2.0)?;
+    // A scalable filter's first layer gets a tighter FPR so that the compound bound stays p
+    // as layers are added.
+    let (first_n, first_p) = bloomkit::ScalableConfig::new(n, p)
+        .layer_target(0)
+        .ok_or_else(|| anyhow::anyhow!("no scalable filter for {n} elements at {p}"))?;
+    let s = math::params_for(first_n, first_p)?;
     rows.push(Row {
         kind: "scalable",
         scheme: "default",
@@ -77,20 +80,6 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         note: "first layer; grows x2",
     });
     Ok(rows)
-}
-
-/// m for a given k: the smallest m with expected FPR <= p after n insertions.
-fn bits_for_hashes(n: u64, p: f64, k: u32) -> Result<u64> {
-    let kf = f64::from(k);
-    let m = (-kf * n.max(1) as f64 / (-(p.powf(1.0 / kf))).ln_1p()).ceil();
-    if !(m.is_finite() && m >= 1.0 && m < math::MAX_BITS as f64) {
-        bail!("no filter with {k} hash functions reaches FPR {p} for {n} elements");
-    }
-    let mut m = m as u64;
-    while math::expected_fpp(m, k, n) > p {
-        m += 1;
-    }
-    Ok(m)
 }
 
 pub(crate) fn run(
@@ -112,30 +101,9 @@ pub(crate) fn run(
     // The (m, k, n) to report and plot.
     let (m, k, n) = match (bits, n, p) {
         (None, Some(n), Some(p)) => match hashes {
-            None => {
-                println!("For {n} elements at a false-positive rate of {}:\n", prob(p));
-                println!(
-                    "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12}  note",
-                    "kind", "scheme", "bits", "bytes", "k", "FPR at n", "bits/elem"
-                );
-                for r in rows(n, p)? {
-                    println!(
-                        "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
-                        r.kind,
-                        r.scheme,
-                        r.bits,
-                        human_bytes(r.bytes),
-                        r.hashes,
-                        prob(r.fpp),
-                        r.bits as f64 / n.max(1) as f64,
-                        r.note
-                    );
-                }
-                let d = math::params_for(n, p)?;
-                (d.bits, d.hashes, n)
-            }
+            None => print_table(n, p)?,
             Some(k) => {
-                let m = bits_for_hashes(n, p, k)?;
+                let m = math::bits_for_hashes(n, p, k)?;
                 print_params(m, k, n, Some(p));
                 (m, k, n)
             }
@@ -191,6 +159,34 @@ pub(crate) fn run(
         eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The table of every kind and scheme for (n, p); returns the default classic filter's
+/// (m, k, n) for the plot.
+fn print_table(n: u64, p: f64) -> Result<(u64, u32, u64)> {
+    println!(
+        "For {n} elements at a false-positive rate of {}:\n",
+        prob(p)
+    );
+    println!(
+        "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12}  note",
+        "kind", "scheme", "bits", "bytes", "k", "FPR at n", "bits/elem"
+    );
+    for r in rows(n, p)? {
+        println!(
+            "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
+            r.kind,
+            r.scheme,
+            r.bits,
+            human_bytes(r.bytes),
+            r.hashes,
+            prob(r.fpp),
+            r.bits as f64 / n.max(1) as f64,
+            r.note
+        );
+    }
+    let d = math::params_for(n, p)?;
+    Ok((d.bits, d.hashes, n))
 }
 
 fn print_params(m: u64, k: u32, n: u64, target: Option<f64>) {

@@ -1,7 +1,8 @@
 //! `bloomkit check`: grep's conventions.
 
-use crate::commands::{for_each_batch, open};
-use crate::items::ItemFormat;
+use crate::cli::ItemArgs;
+use crate::commands::open;
+use crate::stream::{self, End, Policy, BATCH};
 use crate::target::Context;
 use anyhow::Result;
 use std::io::Write;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 pub(crate) fn run(
     target: &str,
     items: &[String],
-    format: ItemFormat,
+    item_args: &ItemArgs,
     absent: bool,
     count: bool,
     ctx: &Context,
@@ -20,26 +21,33 @@ pub(crate) fn run(
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut present = Vec::new();
     let mut matched = 0u64;
-    let result = for_each_batch(items, format, quiet, |batch, _| {
-        t.contains_batch(batch.elements(), &mut present)?;
-        for ((line, _), &p) in batch.iter().zip(&present) {
-            if p != absent {
-                matched += 1;
-                if !count {
-                    out.write_all(line)?;
-                    out.write_all(b"\n")?;
+    let policy = Policy {
+        chunk_lines: BATCH,
+        eager: true,
+        signals: false,
+        max_line: item_args.max_line_length,
+    };
+    let outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
+        for batch in &chunk.batches {
+            t.contains_batch(batch.elements(), &mut present)?;
+            for ((line, _), &p) in batch.iter().zip(&present) {
+                if p != absent {
+                    matched += 1;
+                    if !count {
+                        out.write_all(line)?;
+                        out.write_all(b"\n")?;
+                    }
                 }
             }
         }
         out.flush()?;
         Ok(())
     });
-    if let Err(e) = result {
+    match outcome.end {
         // `bloomkit check ... | head -1`: the reader has what it wanted.
-        if is_broken_pipe(&e) {
-            return Ok(ExitCode::SUCCESS);
-        }
-        return Err(e);
+        End::ClosedOutput => return Ok(ExitCode::SUCCESS),
+        End::Failed(e) => return Err(e),
+        End::Input | End::Signal(_) => {}
     }
     if count {
         writeln!(out, "{matched}")?;
@@ -49,13 +57,5 @@ pub(crate) fn run(
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
-}
-
-/// Whether the error is a write to a closed pipe.
-pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }

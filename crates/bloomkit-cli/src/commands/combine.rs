@@ -46,23 +46,41 @@ pub(crate) fn run(
     quiet: bool,
 ) -> Result<ExitCode> {
     let out_location = Location::parse(out)?;
-    let mut first: Option<(AnyFilter, _)> = None;
-    for input in inputs {
-        let (filter, design) = open(input, ctx)?.snapshot()?;
-        match &mut first {
-            None => first = Some((filter, design)),
-            Some((acc, _)) => combine(op, acc, &filter)
-                .map_err(|e| anyhow!("cannot combine {} with {input}: {e}", inputs[0]))?,
-        }
-    }
-    let Some((filter, design)) = first else {
+    if inputs.len() < 2 {
         bail!("give at least two input filters");
+    }
+    let is_out = |i: &String| Location::parse(i).ok().as_ref() == Some(&out_location);
+    let t = if inputs.iter().any(is_out) {
+        // OUT is one of the inputs: combine the others into it under its lock, so that
+        // nothing another process adds to it meanwhile is lost.
+        let mut others = Vec::new();
+        for input in inputs.iter().filter(|i| !is_out(i)) {
+            others.push((input, open(input, ctx)?.snapshot()?.0));
+        }
+        let mut t = Target::open_for_update(&out_location, ctx)?;
+        t.update_whole(|acc| {
+            for (input, filter) in &others {
+                combine(op, acc, filter)
+                    .map_err(|e| anyhow!("cannot combine {out} with {input}: {e}"))?;
+            }
+            Ok(())
+        })?;
+        t
+    } else {
+        let mut first: Option<(AnyFilter, _)> = None;
+        for input in inputs {
+            let (filter, design) = open(input, ctx)?.snapshot()?;
+            match &mut first {
+                None => first = Some((filter, design)),
+                Some((acc, _)) => combine(op, acc, &filter)
+                    .map_err(|e| anyhow!("cannot combine {} with {input}: {e}", inputs[0]))?,
+            }
+        }
+        let Some((filter, design)) = first else {
+            bail!("give at least two input filters");
+        };
+        Target::replace(&out_location, filter, design, force, ctx)?
     };
-    let out_is_input = inputs
-        .iter()
-        .any(|i| Location::parse(i).ok().as_ref() == Some(&out_location));
-    let mut t = Target::replace(&out_location, filter, design, force || out_is_input)?;
-    t.save()?;
     if !quiet {
         let d = t.describe()?;
         eprintln!(

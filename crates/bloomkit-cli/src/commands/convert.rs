@@ -65,9 +65,21 @@ pub(crate) fn export(
         let mut out = std::io::stdout().lock();
         out.write_all(&bytes)?;
         out.flush()?;
+    } else if let Some(kind) = bloomkit::sharing::special_file(output)
+        .filter(|k| k.starts_with("a FIFO") || k.starts_with("a character device"))
+    {
+        // /dev/stdout, /dev/null, a named pipe: write into it, never replace the node.
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .open(output)
+            .with_context(|| format!("opening {} ({kind})", output.display()))?;
+        out.write_all(&bytes)
+            .and_then(|()| out.flush())
+            .with_context(|| format!("writing {}", output.display()))?;
     } else {
-        bloomkit::file::write_atomic(output, &bytes)
-            .map_err(|e| anyhow!("writing {}: {e}", output.display()))?;
+        // A regular file is replaced atomically (through a symbolic link, keeping its mode
+        // and owner); a directory, socket or block device is refused.
+        bloomkit::file::write_atomic(output, &bytes).map_err(|e| anyhow!("{e}"))?;
         if !quiet {
             eprintln!(
                 "exported {target} as {} to {} ({} bytes)",
@@ -80,24 +92,43 @@ pub(crate) fn export(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Reads standard input whole; memory that cannot be had is an error, not an abort (the input
+/// may be endless, as `/dev/zero` is).
+fn read_stdin() -> Result<Vec<u8>> {
+    let mut input = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).context("reading standard input"),
+        };
+        if bytes.try_reserve(n).is_err() {
+            bail!(
+                "standard input: more than {} bytes, too large to hold in memory",
+                bytes.len()
+            );
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+}
+
 pub(crate) fn import(
     file: &Path,
     format: Format,
     target: &str,
     force: bool,
-    _ctx: &Context,
+    ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
     let bytes = if file.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut b)
-            .context("reading standard input")?;
-        b
+        read_stdin()?
     } else {
-        std::fs::read(file).with_context(|| format!("reading {}", file.display()))?
+        // A regular file only (a FIFO would block, /dev/zero never end), read up to its size.
+        bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?
     };
     let filter = match format {
         Format::Guava | Format::Guava32 => guava::from_bytes(&bytes),
@@ -105,8 +136,7 @@ pub(crate) fn import(
         Format::GoJson => go::from_json(&bytes),
     }
     .map_err(|e| anyhow!("{}: {e}", file.display()))?;
-    let mut t = Target::replace(&location, filter.into(), None, force)?;
-    t.save()?;
+    let t = Target::replace(&location, filter.into(), None, force, ctx)?;
     if !quiet {
         let d = t.describe()?;
         eprintln!(

@@ -25,8 +25,7 @@ pub(crate) fn run(
         kind,
         scheme,
     };
-    let mut t = Target::create(&location, new, force, ctx)?;
-    t.save()?;
+    let t = Target::create(&location, new, force, ctx)?;
     if !quiet {
         let d = t.describe()?;
         eprintln!(

@@ -1,45 +1,62 @@
 //! `bloomkit dedup`: a first-seen filter for a stream of lines.
 
-use crate::cli::{Kind, SchemeName, Sizing};
-use crate::commands::{for_each_batch, unchanged_note};
-use crate::items::ItemFormat;
+use crate::cli::{ItemArgs, Kind, SaveArgs, SchemeName, Sizing};
+use crate::commands::{finish, write_policy};
+use crate::stream::{self, End};
 use crate::target::{Context, Location, NewFilter, Target};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use std::io::Write;
 use std::process::ExitCode;
+
+/// Opens the filter, or creates it when it does not exist and the sizing is given. Another
+/// process may create it at the same moment: then this one opens theirs.
+fn open_or_create(
+    location: &Location,
+    sizing: &Sizing,
+    kind: Option<Kind>,
+    ctx: &Context,
+) -> Result<Target> {
+    if Target::exists(location)? {
+        return Target::open_for_update(location, ctx);
+    }
+    let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
+        bail!(
+            "{}: no such filter; give --capacity N and --fpp P to create it",
+            location.display()
+        );
+    };
+    let new = NewFilter {
+        capacity,
+        fpp,
+        kind,
+        scheme: SchemeName::Default,
+    };
+    match Target::create(location, new, false, ctx) {
+        Ok(t) => Ok(t),
+        Err(_) if Target::exists(location)? => Target::open_for_update(location, ctx),
+        Err(e) => Err(e),
+    }
+}
 
 pub(crate) fn run(
     target: &str,
     sizing: &Sizing,
     kind: Option<Kind>,
-    format: ItemFormat,
+    item_args: &ItemArgs,
+    save: &SaveArgs,
     ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
-    let mut t = if Target::exists(&location)? {
-        Target::open(&location, ctx)?
-    } else {
-        let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
-            bail!(
-                "{}: no such filter; give --capacity N and --fpp P to create it",
-                location.display()
-            );
-        };
-        let new = NewFilter {
-            capacity,
-            fpp,
-            kind,
-            scheme: SchemeName::Default,
-        };
-        Target::create(&location, new, false, ctx)?
-    };
+    let mut t = open_or_create(&location, sizing, kind, ctx)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();
     let mut kept = 0u64;
-    let total = for_each_batch(&[], format, quiet, |batch, _| {
-        t.insert_batch(batch.elements(), &mut new, false)?;
-        for ((line, _), &n) in batch.iter().zip(&new) {
+    let policy = write_policy(&t, item_args, save, true);
+    let mut outcome = stream::run(&[], item_args.items, quiet, policy, |chunk| {
+        // Recorded (saved, for a file) first, printed after.
+        t.insert_chunk(chunk, &mut new, false)?;
+        for ((line, _), &n) in chunk.iter().zip(&new) {
             if n {
                 kept += 1;
                 out.write_all(line)?;
@@ -48,15 +65,19 @@ pub(crate) fn run(
         }
         out.flush()?;
         Ok(())
-    })
-    .map_err(|e| anyhow!("{e:#} ({})", unchanged_note(&t)))?;
-    t.save()?;
-    if !quiet {
+    });
+    let code = finish(&t, &mut outcome)?;
+    if !quiet && !matches!(outcome.end, End::ClosedOutput) {
+        let total = outcome.applied;
         eprintln!(
-            "dedup {}: {total} lines read, {kept} new lines written, {} dropped as seen before",
+            "dedup {}: {total} lines read, {kept} new lines written, {} dropped as seen before{}",
             location.display(),
-            total - kept
+            total - kept,
+            match outcome.end {
+                End::Signal(s) => format!(" (stopped by signal {s}; every printed line is saved)"),
+                _ => String::new(),
+            }
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code.unwrap_or(ExitCode::SUCCESS))
 }

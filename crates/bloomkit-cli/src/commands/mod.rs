@@ -10,17 +10,13 @@ mod dedup;
 mod info;
 mod remove;
 
-use crate::cli::{Cli, Command};
-use crate::items::{Batch, ItemFormat, ItemReader};
-use crate::progress::{stdin_size, Progress};
+use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
+use crate::stream::{End, Outcome, Policy};
 use crate::target::{Context, Location, Target};
 use anyhow::Result;
 use clap::CommandFactory;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
-
-/// Lines per batch: large enough for Redis pipelining, small enough to keep memory flat.
-pub const BATCH: usize = 4096;
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -41,25 +37,28 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             target,
             items,
             item_args,
-        } => add::run(&target, &items, item_args.items, &ctx, quiet),
+            save,
+        } => add::run(&target, &items, &item_args, &save, &ctx, quiet),
         Command::Check {
             target,
             items,
             absent,
             count,
             item_args,
-        } => check::run(&target, &items, item_args.items, absent, count, &ctx, quiet),
+        } => check::run(&target, &items, &item_args, absent, count, &ctx, quiet),
         Command::Dedup {
             target,
             sizing,
             kind,
             item_args,
-        } => dedup::run(&target, &sizing, kind, item_args.items, &ctx, quiet),
+            save,
+        } => dedup::run(&target, &sizing, kind, &item_args, &save, &ctx, quiet),
         Command::Remove {
             target,
             items,
             item_args,
-        } => remove::run(&target, &items, item_args.items, &ctx, quiet),
+            save,
+        } => remove::run(&target, &items, &item_args, &save, &ctx, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
         Command::Merge { out, inputs, force } => {
             combine::run(combine::Op::Union, &out, &inputs, force, &ctx, quiet)
@@ -107,36 +106,52 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// Streams the items of a command through `apply`, one checked batch at a time, with a
-/// progress bar. `apply` gets each batch after all its lines have parsed.
-pub(crate) fn for_each_batch(
-    items: &[String],
-    format: ItemFormat,
-    quiet: bool,
-    mut apply: impl FnMut(&Batch, u64) -> Result<()>,
-) -> Result<u64> {
-    let input: Box<dyn Read> = Box::new(std::io::stdin());
-    let mut reader = ItemReader::new(items, input, format, BATCH);
-    let mut progress = Progress::new(quiet, if items.is_empty() { stdin_size() } else { None });
-    let mut batch = Batch::default();
-    let result = (|| {
-        while reader.next_batch(&mut batch)? {
-            // Number of the batch's first item.
-            let first = reader.count() - batch.len as u64 + 1;
-            apply(&batch, first)?;
-            progress.update(reader.count(), reader.bytes_read);
-        }
-        Ok(reader.count())
-    })();
-    progress.finish();
-    result
+/// Says what happened to the target when a command stopped on an error part-way, after
+/// `applied` items had been applied (and, for a file, saved).
+pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
+    match (target.location(), applied) {
+        (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
+        (Location::File(_), n) => format!("the {n} items before it were saved"),
+        (Location::Redis(_), n) => format!(
+            "the {n} items before it were applied; running it again is safe: adding an element twice changes nothing"
+        ),
+    }
 }
 
-/// Says what happened to the target when a command stopped on an error part-way.
-pub(crate) fn unchanged_note(target: &Target) -> &'static str {
-    match target.location() {
-        Location::File(_) => "nothing was saved: the file is unchanged",
-        Location::Redis(_) => "running it again is safe: adding an element twice changes nothing",
+/// How a stream that changed a filter ended, for the exit status: `Ok` with the status for
+/// a clean end or a signal or closed output (everything acknowledged is saved), or the
+/// error with what was kept.
+pub(crate) fn finish(target: &Target, outcome: &mut Outcome) -> Result<Option<ExitCode>> {
+    match std::mem::replace(&mut outcome.end, End::Input) {
+        End::Input => Ok(None),
+        End::Signal(s) => {
+            outcome.end = End::Signal(s);
+            Ok(Some(ExitCode::from((128 + s).clamp(0, 255) as u8)))
+        }
+        End::ClosedOutput => {
+            // `dedup ... | head -1`: the reader has what it wanted (as check does).
+            outcome.end = End::ClosedOutput;
+            Ok(Some(ExitCode::SUCCESS))
+        }
+        End::Failed(e) => Err(anyhow::anyhow!(
+            "{e:#} ({})",
+            partial_note(target, outcome.applied)
+        )),
+    }
+}
+
+/// The stream policy of a command that changes `target`.
+pub(crate) fn write_policy(
+    target: &Target,
+    items: &ItemArgs,
+    save: &SaveArgs,
+    eager: bool,
+) -> Policy {
+    Policy {
+        chunk_lines: target.chunk_lines(save.save_every),
+        eager,
+        signals: true,
+        max_line: items.max_line_length,
     }
 }
 

@@ -1,19 +1,21 @@
 //! `bloomkit remove` (counting filters).
 
-use crate::commands::{for_each_batch, open, unchanged_note};
-use crate::items::ItemFormat;
-use crate::target::Context;
+use crate::cli::{ItemArgs, SaveArgs};
+use crate::commands::{finish, write_policy};
+use crate::stream;
+use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Result};
 use std::process::ExitCode;
 
 pub(crate) fn run(
     target: &str,
     items: &[String],
-    format: ItemFormat,
+    item_args: &ItemArgs,
+    save: &SaveArgs,
     ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let mut t = open(target, ctx)?;
+    let mut t = Target::open_for_update(&Location::parse(target)?, ctx)?;
     if t.kind() != bloomkit::Kind::Counting {
         bail!(
             "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
@@ -22,20 +24,24 @@ pub(crate) fn run(
         );
     }
     let what = if items.is_empty() { "line" } else { "argument" };
-    let total = for_each_batch(items, format, quiet, |batch, first| {
-        t.remove_batch(batch.elements()).map_err(|(i, e)| {
-            let line = batch.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
+    let policy = write_policy(&t, item_args, save, false);
+    let mut outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
+        t.remove_chunk(chunk).map_err(|(i, e)| {
+            let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
             anyhow!(
                 "{what} {}: cannot remove '{}': {e:#}",
-                first + i as u64,
+                chunk.first + i as u64,
                 String::from_utf8_lossy(line)
             )
         })
-    })
-    .map_err(|e| anyhow!("{e:#} ({})", unchanged_note(&t)))?;
-    t.save()?;
+    });
+    let code = finish(&t, &mut outcome)?;
     if !quiet {
-        eprintln!("removed {total} items from {}", t.location().display());
+        eprintln!(
+            "removed {} items from {}",
+            outcome.applied,
+            t.location().display()
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code.unwrap_or(ExitCode::SUCCESS))
 }

@@ -50,7 +50,7 @@ pub fn to_bytes(f: &BloomFilter) -> Result<Vec<u8>> {
             f.spec().hashing()
         )));
     }
-    if f.bits() % 64 != 0 {
+    if !f.bits().is_multiple_of(64) {
         return Err(not_representable(format!(
             "{} bits is not a whole number of 64-bit words",
             f.bits()

@@ -61,6 +61,17 @@ pub enum Scheme {
     Redisson,
 }
 
+/// One SplitMix64 step (Steele, Lea & Flood): the output for state `x`, that is the mix of
+/// `x + 0x9e3779b97f4a7c15`. Stretches hash bits where a layout needs more than it was given
+/// (the `Bits(k)` blocks past seven positions, the register layout past ten).
+#[inline(always)]
+pub(crate) fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// Lemire's multiply-shift reduction of a uniform 64-bit `x` to `[0, m)`.
 #[inline(always)]
 pub fn reduce(x: u64, m: u64) -> u64 {

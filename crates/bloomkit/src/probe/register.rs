@@ -22,6 +22,11 @@
 //! integer: `u64::from_be_bytes(segment[8·word .. 8·word + 8])`, which is also what
 //! `BITFIELD key GET i64 #word` returns (as a signed integer; reinterpret the bits).
 //!
+//! In the block-layout family this is the one-word block: each layout (the 512-bit ones of
+//! [`super::blocked`] and this one) says how an element marks and tests its block and what a
+//! block holding `l` elements answers ([`crate::math::BlockModel`]); sizing is the one
+//! block-load model and search of [`crate::math`].
+//!
 //! ## The price: memory
 //! Blocking raises the FPR for a given `m` (words get unequal loads), so [`RegisterLayout::for_capacity`]
 //! sizes the filter from the blocked model
@@ -34,8 +39,9 @@
 //! classic 6.2).
 //! Blocking in one word suits FPRs around 1 % and above; the tests measure it.
 
-use super::{reduce, Digest};
+use super::{reduce, splitmix64, Digest};
 use crate::error::{Error, Result};
+use crate::math::BlockModel;
 
 /// The largest `k` a register-blocked filter accepts: more than 24 of the 64 bits per element
 /// would fill the words faster than they help.
@@ -91,14 +97,6 @@ pub struct RegisterLayout {
     hashes: u32,
 }
 
-/// One splitmix64 step (Steele, Lea & Flood), used to refill the mask's random fields.
-#[inline]
-fn splitmix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The `k`-bit mask that the register scheme derives from `h2` (see the module docs).
 #[inline]
 pub fn register_mask(h2: u64, k: u32) -> u64 {
@@ -110,7 +108,9 @@ pub fn register_mask(h2: u64, k: u32) -> u64 {
     while chosen < k {
         if fields == 10 {
             round += 1;
-            x = splitmix64(h2.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(round)));
+            // The mix of `h2 + round · γ` is the SplitMix64 output for state
+            // `h2 + (round − 1) · γ`.
+            x = splitmix64(h2.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(round - 1)));
             fields = 0;
         }
         let bit = 1u64 << (63 - (x >> 58));
@@ -197,30 +197,15 @@ impl RegisterLayout {
     pub fn for_capacity(n: u64, p: f64, max_segment_bits: u64) -> Result<Self> {
         let p = crate::math::check_fpp(p)?;
         let n = n.max(1);
-        let target = p;
-        // Smallest W per k, by doubling then bisection.
-        let mut sizes: Vec<(u32, u64)> = Vec::new();
-        for k in 1..=MAX_REGISTER_HASHES {
-            let mut hi = n.div_ceil(8).max(1);
-            let mut steps = 0;
-            while model_fpp(hi, k, n) > target && steps <= 70 {
-                hi = hi.saturating_mul(2);
-                steps += 1;
-            }
-            if model_fpp(hi, k, n) > target {
-                continue;
-            }
-            let mut lo = 0u64; // model_fpp(lo) > target or lo == 0
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                if model_fpp(mid, k, n) <= target {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            sizes.push((k, hi));
-        }
+        // Smallest W per k: the one blocked size search, over 64-bit blocks.
+        let classic_words = crate::math::optimal_bits(n, p.min(crate::math::MAX_BLOCKED_FPP))? / 64;
+        let max_words = crate::math::MAX_BITS / 64;
+        let sizes: Vec<(u32, u64)> = (1..=MAX_REGISTER_HASHES)
+            .filter_map(|k| {
+                let w = crate::math::blocks_for(&Register(k), n, p, classic_words, max_words)?;
+                Some((k, w))
+            })
+            .collect();
         // Each bit costs a Redis subcommand on the add path, so take the smallest k whose size
         // is within 20 % of the smallest size (at 1 %: k = 3 with 14.7 bits per element instead
         // of k = 5 with 12.4; adds set 3 bits instead of 5).
@@ -234,13 +219,13 @@ impl RegisterLayout {
         let (words, k) = best.ok_or(Error::InvalidParameters(format!(
             "no register-blocked layout reaches p = {p}"
         )))?;
-        if words > crate::math::MAX_BITS / 64 {
-            return Err(Error::TooLarge {
-                bits: words.saturating_mul(64),
-                limit: "larger than this platform can address",
-            });
-        }
         RegisterLayout::new(words, k, max_segment_bits)
+    }
+
+    /// The layout's stable name in the block-layout family: `register` (the 512-bit layouts
+    /// are `split-block-256`, `split-block` and `bits-K`).
+    pub fn name(&self) -> &'static str {
+        "register"
     }
 
     /// Number of segments.
@@ -284,9 +269,9 @@ impl RegisterLayout {
         }
     }
 
-    /// The modelled FPR after `n` distinct elements.
+    /// The modelled FPR after `n` distinct elements ([`crate::math::blocked_fpp`]).
     pub fn expected_fpp(&self, n: u64) -> f64 {
-        model_fpp(self.words(), self.hashes, n)
+        crate::math::blocked_fpp(&Register(self.hashes), self.words(), n)
     }
 
     /// Element count estimated from the number of set bits (the classic Swamidass–Baldi
@@ -297,25 +282,17 @@ impl RegisterLayout {
     }
 }
 
-/// `Σₗ Pois(l; n/W) · (1 − (1 − k/64)ˡ)ᵏ`: the FPR of a register-blocked filter of `W` words.
-fn model_fpp(words: u64, k: u32, n: u64) -> f64 {
-    if words == 0 {
-        return 1.0;
+/// The register layout with `k` bits per element as a block model: a 64-bit block holding `l`
+/// elements answers positive with probability `(1 − (1 − k/64)ˡ)ᵏ` (an upper bound, see the
+/// module docs).
+#[derive(Debug, Clone, Copy)]
+struct Register(u32);
+
+impl BlockModel for Register {
+    fn fpp_in_block(&self, load: u64) -> f64 {
+        let keep = 1.0 - f64::from(self.0) / 64.0;
+        (1.0 - keep.powf(load as f64)).powi(self.0 as i32)
     }
-    let lambda = n as f64 / words as f64;
-    let keep = 1.0 - f64::from(k) / 64.0;
-    let lmax = (lambda + 12.0 * lambda.sqrt() + 30.0) as u64;
-    let mut pois = (-lambda).exp(); // P(L = 0)
-    let mut sum = 0.0;
-    let mut keep_pow = 1.0;
-    for l in 0..=lmax {
-        if l > 0 {
-            pois *= lambda / l as f64;
-            keep_pow *= keep;
-        }
-        sum += pois * (1.0 - keep_pow).powi(k as i32);
-    }
-    sum
 }
 
 #[cfg(test)]

@@ -1,5 +1,14 @@
 //! Cache-line blocks: 512 bits in eight 64-bit words, aligned to 64 bytes so that a block is
 //! exactly one cache line on common hardware.
+//!
+//! A blocked filter's code is written once over two small traits, so that the plain, the atomic
+//! and the memory-mapped filters run the same probing loops:
+//! - `BlockCell`: reading a block. Plain memory is tested in place (the probe loads the
+//!   words it needs, vector-wide where it can); atomic memory is read word by word with relaxed
+//!   loads and compared with the element's mask.
+//! - `BlocksMut`: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
+//!   with one `fetch_or` per word that receives bits, so concurrent inserts (from threads, or from
+//!   processes sharing a mapped file) never lose a bit.
 
 use super::sync::{AtomicU64, Ordering};
 use crate::error::Result;
@@ -9,29 +18,187 @@ use crate::error::Result;
 #[repr(C, align(64))]
 pub struct Block(pub [u64; 8]);
 
-impl Block {
-    /// Whether every bit of `mask` is set.
+/// One 512-bit block of atomic words, 64-byte aligned (the layout of [`Block`]).
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
+pub struct AtomicBlock(pub(crate) [AtomicU64; 8]);
+
+impl AtomicBlock {
+    /// A plain copy (a snapshot: each word is read atomically, the block as a whole is not).
     #[inline(always)]
-    pub fn contains(&self, mask: &[u64; 8]) -> bool {
-        // Written as a fold over all eight words (no early exit) so that it compiles to a few
-        // vector instructions.
+    pub fn load(&self) -> Block {
+        Block(std::array::from_fn(|i| self.0[i].load(Ordering::Relaxed)))
+    }
+
+    /// An atomic block holding `b`.
+    pub fn new(b: Block) -> Self {
+        AtomicBlock(b.0.map(AtomicU64::new))
+    }
+}
+
+/// Reading one block, plain or atomic (see the module docs).
+pub(crate) trait BlockCell: Sync {
+    /// Whether every bit of the element is set: plain blocks call `test` on their words, atomic
+    /// blocks compare their words with `mask()`.
+    fn probe(&self, test: impl FnOnce(&[u64; 8]) -> bool, mask: impl FnOnce() -> [u64; 8]) -> bool;
+
+    /// The block's words (a snapshot for atomic blocks).
+    fn words(&self) -> [u64; 8];
+
+    /// Clears every bit.
+    fn clear(&mut self);
+
+    /// ANDs `other` in.
+    fn and_with(&mut self, other: &[u64; 8]);
+
+    /// Blocks of this type holding `blocks` (no copy for plain blocks).
+    fn from_blocks(blocks: Vec<Block>) -> Vec<Self>
+    where
+        Self: Sized;
+}
+
+impl BlockCell for Block {
+    #[inline(always)]
+    fn probe(&self, test: impl FnOnce(&[u64; 8]) -> bool, _: impl FnOnce() -> [u64; 8]) -> bool {
+        test(&self.0)
+    }
+
+    #[inline(always)]
+    fn words(&self) -> [u64; 8] {
+        self.0
+    }
+
+    fn clear(&mut self) {
+        self.0 = [0; 8];
+    }
+
+    fn and_with(&mut self, other: &[u64; 8]) {
+        for (a, b) in self.0.iter_mut().zip(other) {
+            *a &= b;
+        }
+    }
+
+    fn from_blocks(blocks: Vec<Block>) -> Vec<Self> {
+        blocks
+    }
+}
+
+impl BlockCell for AtomicBlock {
+    #[inline(always)]
+    fn probe(&self, _: impl FnOnce(&[u64; 8]) -> bool, mask: impl FnOnce() -> [u64; 8]) -> bool {
+        // Written as a fold over all eight words (no early exit), as the vector kernels do.
         let mut missing = 0u64;
-        for (w, m) in self.0.iter().zip(mask) {
-            missing |= m & !w;
+        for (w, m) in self.0.iter().zip(mask()) {
+            missing |= m & !w.load(Ordering::Relaxed);
         }
         missing == 0
     }
 
-    /// ORs `mask` in; returns `true` if any bit was clear.
     #[inline(always)]
-    pub fn insert(&mut self, mask: &[u64; 8]) -> bool {
+    fn words(&self) -> [u64; 8] {
+        self.load().0
+    }
+
+    fn clear(&mut self) {
+        for w in &self.0 {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
+
+    fn and_with(&mut self, other: &[u64; 8]) {
+        for (a, &b) in self.0.iter().zip(other) {
+            a.fetch_and(b, Ordering::Relaxed);
+        }
+    }
+
+    fn from_blocks(blocks: Vec<Block>) -> Vec<Self> {
+        // `AtomicBlock` has the layout of `Block`: this collects in place.
+        blocks.into_iter().map(AtomicBlock::new).collect()
+    }
+}
+
+/// Blocks an insert can set bits in (see the module docs).
+pub(crate) trait BlocksMut {
+    /// The block type, for reads.
+    type Cell: BlockCell;
+
+    /// The blocks, for reads.
+    fn cells(&self) -> &[Self::Cell];
+
+    /// Sets the element's bits in block `i`: plain blocks call `set` on their words, atomic
+    /// blocks OR in `mask()`. Returns `true` if any bit was clear.
+    ///
+    /// # Safety
+    /// `i` must be less than the number of blocks (the probing loops skip the bounds check).
+    unsafe fn update(
+        &mut self,
+        i: usize,
+        set: impl FnOnce(&mut [u64; 8]) -> bool,
+        mask: impl FnOnce() -> [u64; 8],
+    ) -> bool;
+}
+
+impl BlocksMut for &mut [Block] {
+    type Cell = Block;
+
+    #[inline(always)]
+    fn cells(&self) -> &[Block] {
+        self
+    }
+
+    #[inline(always)]
+    unsafe fn update(
+        &mut self,
+        i: usize,
+        set: impl FnOnce(&mut [u64; 8]) -> bool,
+        _: impl FnOnce() -> [u64; 8],
+    ) -> bool {
+        debug_assert!(i < self.len());
+        // SAFETY: the caller guarantees `i < len`.
+        set(unsafe { &mut self.get_unchecked_mut(i).0 })
+    }
+}
+
+impl BlocksMut for &[AtomicBlock] {
+    type Cell = AtomicBlock;
+
+    #[inline(always)]
+    fn cells(&self) -> &[AtomicBlock] {
+        self
+    }
+
+    #[inline(always)]
+    unsafe fn update(
+        &mut self,
+        i: usize,
+        _: impl FnOnce(&mut [u64; 8]) -> bool,
+        mask: impl FnOnce() -> [u64; 8],
+    ) -> bool {
+        debug_assert!(i < self.len());
+        // SAFETY: the caller guarantees `i < len`.
+        let block = unsafe { self.get_unchecked(i) };
         let mut missing = 0u64;
-        for (w, m) in self.0.iter_mut().zip(mask) {
-            missing |= m & !*w;
-            *w |= m;
+        for (w, m) in block.0.iter().zip(mask()) {
+            // A locked read-modify-write costs far more than a load and stops the CPU from
+            // overlapping the next elements' loads: skip it when the bits are already set (bits
+            // are never cleared while the filter is shared, so a set bit stays set).
+            if m & !w.load(Ordering::Relaxed) != 0 {
+                missing |= m & !w.fetch_or(m, Ordering::Relaxed);
+            }
         }
         missing != 0
     }
+}
+
+/// The block at `i` of a storage, for reads; `i` must be in range (see [`BlocksMut::update`]).
+///
+/// # Safety
+/// `i < blocks.len()`.
+#[inline(always)]
+pub(crate) unsafe fn cell<B>(blocks: &[B], i: usize) -> &B {
+    debug_assert!(i < blocks.len());
+    // SAFETY: the caller guarantees `i < len`.
+    unsafe { blocks.get_unchecked(i) }
 }
 
 /// `n` zeroed blocks, reporting allocation failure instead of aborting.
@@ -48,42 +215,16 @@ pub(crate) fn blocks_from_words(words: &[u64]) -> Result<Vec<Block>> {
     Ok(blocks)
 }
 
-/// One 512-bit block of atomic words, 64-byte aligned.
-#[derive(Debug, Default)]
-#[repr(C, align(64))]
-pub struct AtomicBlock(pub [AtomicU64; 8]);
-
-impl AtomicBlock {
-    /// Whether every bit of `mask` is set.
-    #[inline(always)]
-    pub fn contains(&self, mask: &[u64; 8]) -> bool {
-        let mut missing = 0u64;
-        for (w, m) in self.0.iter().zip(mask) {
-            missing |= m & !w.load(Ordering::Relaxed);
-        }
-        missing == 0
+/// Hints the CPU to start loading the cache line at `p`.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` is only a hint: it never faults and has no effect on program
+    // semantics whatever the address; SSE is part of the x86_64 baseline. Callers pass pointers
+    // into their own storage anyway. Exercised by every batch test.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
     }
-
-    /// ORs `mask` in, one `fetch_or` per word that has bits to set; returns `true` if any bit
-    /// was clear. Each word's update is atomic, so concurrent inserts never lose a bit.
-    #[inline(always)]
-    pub fn insert(&self, mask: &[u64; 8]) -> bool {
-        let mut missing = 0u64;
-        for (w, &m) in self.0.iter().zip(mask) {
-            if m != 0 {
-                missing |= m & !w.fetch_or(m, Ordering::Relaxed);
-            }
-        }
-        missing != 0
-    }
-
-    /// A plain copy (a snapshot).
-    pub fn load(&self) -> Block {
-        Block(std::array::from_fn(|i| self.0[i].load(Ordering::Relaxed)))
-    }
-
-    /// An atomic block holding `b`.
-    pub fn new(b: Block) -> Self {
-        AtomicBlock(b.0.map(AtomicU64::new))
-    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

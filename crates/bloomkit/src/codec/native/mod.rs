@@ -29,7 +29,7 @@ use crate::math::Params;
 use crate::probe::blocked::{BlockLayout, BLOCK_BITS};
 use crate::probe::Scheme;
 use crate::scalable::{Layer, ScalableBloomFilter, ScalableConfig};
-use crate::spec::Spec;
+use crate::spec::{BlockSpec, Spec};
 use crate::storage::{CounterWidth, Counters};
 use fixed::Fixed;
 use std::borrow::Cow;
@@ -47,6 +47,11 @@ pub const HEADER_LEN: usize = 128;
 pub const LAYER_ENTRY_LEN: usize = 32;
 /// Alignment of every payload section (a cache line; a multiple of the word size).
 pub const ALIGN: usize = 64;
+/// Byte offset of the dirty mark in the header (the first word of its zero padding): `0` when
+/// the trailing checksum covers the file, `1` while an in-place writer has the file open and
+/// the checksum may be stale (see docs/FORMAT.md, "Sharing a file between processes").
+/// Encoders always write `0`.
+pub const DIRTY_MARK_OFFSET: usize = 88;
 /// The layer table may hold at most this many entries (a scalable filter doubling from one
 /// element reaches 2⁶⁴ elements in 64 layers).
 pub const MAX_LAYERS: u32 = 4096;
@@ -165,13 +170,13 @@ impl<'a> Parts<'a> {
         };
         match filter {
             AnyFilter::Blocked(f) => {
-                let code = match f.layout() {
+                let code = match f.spec().layout() {
                     BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
                     BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
                     BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
                 };
                 let words = Cow::Owned(f.words().collect());
-                let l = layer(f.bits(), f.layout().hashes(), words);
+                let l = layer(f.bits(), f.spec().hashes(), words);
                 Parts::single(Kind::Blocked, code, f.hashing(), 0, l)
             }
             AnyFilter::Classic(f) => {
@@ -289,8 +294,8 @@ pub(crate) struct Header {
     /// The spec shared by all layers, with the first layer's size (not for blocked filters,
     /// whose probing is not a [`Scheme`]).
     pub spec: Option<Spec>,
-    /// The in-block layout of a blocked filter.
-    pub block_layout: Option<BlockLayout>,
+    /// The blocks, layout and hashing of a blocked filter.
+    pub block_spec: Option<BlockSpec>,
     /// The hash function.
     pub hashing: Hashing,
     /// 0 for bit arrays, else 4 or 8.
@@ -325,8 +330,15 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     let count = fixed.layer_count;
     let layers = table::read_table(&mut r, count, width, payload_offset, file_len)?;
     let first = layers[0].params;
-    let block_layout = match fixed.kind {
-        Kind::Blocked => Some(block_layout(fixed.scheme, first, &r)?),
+    let block_spec = match fixed.kind {
+        Kind::Blocked => {
+            let layout = block_layout(fixed.scheme, first, &r)?;
+            Some(BlockSpec::new(
+                first.bits / BLOCK_BITS,
+                layout,
+                hashing.clone(),
+            )?)
+        }
         _ => None,
     };
     let spec = match scheme {
@@ -336,7 +348,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     Ok(Header {
         kind: fixed.kind,
         spec,
-        block_layout,
+        block_spec,
         hashing,
         counter_bits: fixed.counter_bits,
         fpp: fixed.fpp,
@@ -407,7 +419,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
 
 /// The block layout of a blocked filter from its scheme byte and its (only) layer's size.
 fn block_layout(code: u8, first: Params, r: &Reader) -> Result<BlockLayout> {
-    if first.bits % BLOCK_BITS != 0 {
+    if !first.bits.is_multiple_of(BLOCK_BITS) {
         return Err(r.corrupt(format!(
             "{} bits is not a whole number of blocks",
             first.bits
@@ -504,8 +516,11 @@ fn decode_single(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
     let spec = || header.spec.clone().expect("bit-array kinds have a spec");
     Ok(match header.kind {
         Kind::Blocked => {
-            let layout = header.block_layout.expect("blocked kinds have a layout");
-            let f = BlockedBloomFilter::from_words(&words, layout, header.hashing.clone());
+            let spec = header
+                .block_spec
+                .as_ref()
+                .expect("blocked kinds have a block spec");
+            let f = BlockedBloomFilter::from_words(&words, spec.layout(), spec.hashing().clone());
             AnyFilter::Blocked(f.map_err(corrupt)?)
         }
         Kind::Classic => {

@@ -1,0 +1,63 @@
+//! Building new filters from the CLI's sizing, kind and scheme.
+
+use super::Context;
+use crate::cli::{Kind, SchemeName};
+use anyhow::{bail, Result};
+use bloomkit::storage::CounterWidth;
+use bloomkit::{
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter,
+    ScalableConfig, Spec,
+};
+
+/// What to create.
+#[derive(Debug, Clone, Copy)]
+pub struct NewFilter {
+    /// Design capacity.
+    pub capacity: u64,
+    /// Design FPR.
+    pub fpp: f64,
+    /// Kind (None: the target's default).
+    pub kind: Option<Kind>,
+    /// Scheme.
+    pub scheme: SchemeName,
+}
+
+/// Builds an empty in-memory filter.
+pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
+    let preset = new.scheme.preset();
+    let mut spec = Spec::preset(preset, new.capacity, new.fpp)?;
+    if let Some(key) = &ctx.key {
+        if new.scheme != SchemeName::Default {
+            bail!(
+                "--key-file gives keyed SipHash hashing, which --scheme {} cannot use (it hashes as that library does); use --scheme default",
+                new.scheme.name()
+            );
+        }
+        spec = spec.with_hashing(key.clone());
+    }
+    Ok(match new.kind.unwrap_or(Kind::Classic) {
+        Kind::Classic => BloomFilter::from_spec(spec)?.into(),
+        Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
+        Kind::Scalable => {
+            if new.scheme != SchemeName::Default {
+                bail!(
+                    "scalable filters use bloomkit's own scheme only; drop --scheme {}",
+                    new.scheme.name()
+                );
+            }
+            let mut config = ScalableConfig::new(new.capacity.max(1), new.fpp);
+            config.hashing = spec.hashing().clone();
+            ScalableBloomFilter::with_config(config)?.into()
+        }
+        Kind::Blocked => {
+            if new.scheme != SchemeName::Default {
+                bail!(
+                    "blocked filters use bloomkit's own scheme only; drop --scheme {}",
+                    new.scheme.name()
+                );
+            }
+            let (blocks, layout) = bloomkit::probe::blocked::default_params(new.capacity, new.fpp)?;
+            BlockedBloomFilter::with_layout(blocks, layout, spec.hashing().clone())?.into()
+        }
+    })
+}

@@ -1,0 +1,146 @@
+//! Bounded input: endless or huge input is a clear error (exit 2, one line, no abort), in
+//! bounded memory.
+
+mod support;
+
+use std::io::Write;
+use std::process::Stdio;
+use support::*;
+
+/// Memory limit for the runs below: 256 MiB of address space (`ulimit -v`, in KiB).
+const LIMIT_KIB: u32 = 256 * 1024;
+
+/// Runs the binary under the memory limit, in `sh -c`, with `stdin` as its input.
+fn limited(args: &[&str], stdin: Stdio) -> std::process::Child {
+    let mut script = format!("ulimit -v {LIMIT_KIB} && exec '{}'", bin().display());
+    for a in args {
+        script.push_str(&format!(" '{a}'"));
+    }
+    std::process::Command::new("sh")
+        .args(["-c", &script])
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs")
+}
+
+fn finished(child: std::process::Child) -> (i32, String) {
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("killed: {:?} {err}", out.status));
+    clean(code, &err);
+    (code, err)
+}
+
+fn filter(d: &tempfile::TempDir) -> String {
+    let f = d.path().join("f.bloom").to_string_lossy().into_owned();
+    ok(
+        &[
+            "create", &f, "-n", "1000", "-p", "0.01", "--kind", "counting",
+        ],
+        b"",
+    );
+    f
+}
+
+#[test]
+fn dev_zero_as_input_is_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    let f = filter(&d);
+    let before = std::fs::read(&f).unwrap();
+    for cmd in ["add", "check", "dedup", "remove"] {
+        let zero = std::fs::File::open("/dev/zero").unwrap();
+        let (code, err) = finished(limited(&[cmd, &f], Stdio::from(zero)));
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            err.contains("line 1 is longer than the maximum line length, 1048576 bytes"),
+            "{cmd}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+}
+
+#[test]
+fn an_endless_import_from_standard_input_is_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("x.bloom").to_string_lossy().into_owned();
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let (code, err) = finished(limited(
+        &["import", "-", "--format", "guava", &out],
+        Stdio::from(zero),
+    ));
+    assert_eq!(code, 2);
+    assert!(err.contains("too large to hold in memory"), "{err}");
+    assert!(!d.path().join("x.bloom").exists());
+}
+
+#[test]
+fn dev_zero_as_a_file_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["add", "/dev/zero", "x"],
+        vec!["info", "/dev/zero"],
+        vec!["import", "/dev/zero", "--format", "guava", "x.bloom"],
+        vec!["--key-file", "/dev/zero", "info", "x.bloom"],
+    ] {
+        let (code, err) = finished(limited(&args, Stdio::null()));
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains("character device"), "{args:?}: {err}");
+    }
+    drop(d);
+}
+
+#[test]
+fn a_10_gb_line_from_a_generator_is_a_clear_error() {
+    // The test itself is the generator: it writes one 10 GB line (no newline) until the
+    // process stops reading, which must be after about --max-line-length bytes.
+    let d = tempfile::tempdir().unwrap();
+    let f = filter(&d);
+    let mut child = limited(&["add", &f, "--max-line-length", "65536"], Stdio::piped());
+    let mut stdin = child.stdin.take().unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let mut written: u64 = 0;
+    while written < 10_000_000_000 {
+        if stdin.write_all(&chunk).is_err() {
+            break; // it stopped reading
+        }
+        written += chunk.len() as u64;
+    }
+    drop(stdin);
+    assert!(written < 10_000_000_000, "the line was read whole");
+    let (code, err) = finished(child);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 1 is longer than the maximum line length, 65536 bytes (raise it with --max-line-length)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn max_line_length_is_configurable_and_names_the_line() {
+    let d = tempfile::tempdir().unwrap();
+    let f = filter(&d);
+    let long = format!("short\n{}\n", "y".repeat(101));
+    let r = run(&["add", &f, "--max-line-length", "100"], long.as_bytes());
+    assert_eq!(r.code, 2);
+    assert!(
+        r.err
+            .contains("line 2 is longer than the maximum line length, 100 bytes"),
+        "{}",
+        r.err
+    );
+    assert!(r.err.contains("nothing was saved"), "{}", r.err);
+    ok(&["add", &f, "--max-line-length", "101"], long.as_bytes());
+    let r = run(&["add", &f, "--max-line-length", "0"], b"");
+    assert_eq!(r.code, 2);
+    let r = run(
+        &["add", &f, &"z".repeat(300), "--max-line-length", "200"],
+        b"",
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("argument 1 is longer"), "{}", r.err);
+}

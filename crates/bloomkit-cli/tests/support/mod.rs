@@ -1,0 +1,152 @@
+//! Helpers for the tests that run the real binary against real files, processes and signals.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// The `bloomkit` binary built for these tests.
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("bloomkit")
+}
+
+/// A command for the binary.
+pub fn bk(args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args);
+    c
+}
+
+/// What a finished run printed.
+pub struct Run {
+    /// Exit status (a signal death is a failure of the test).
+    pub code: i32,
+    /// Standard output.
+    pub out: String,
+    /// Standard error.
+    pub err: String,
+}
+
+/// Checks what every run must satisfy: no panic or backtrace, and an error is one line.
+pub fn clean(code: i32, err: &str) {
+    assert!(
+        !err.contains("panicked")
+            && !err.contains("RUST_BACKTRACE")
+            && !err.contains("internal error"),
+        "no panic: {err}"
+    );
+    if code == 2 {
+        assert_eq!(err.trim_end().lines().count(), 1, "one-line error: {err}");
+        assert!(err.starts_with("bloomkit: "), "{err}");
+    }
+}
+
+/// Runs the binary with `stdin` as input.
+pub fn run(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = bk(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("runs");
+    writer.join().unwrap();
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("killed: {:?}", out.status));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    clean(code, &err);
+    Run {
+        code,
+        out: String::from_utf8_lossy(&out.stdout).into_owned(),
+        err,
+    }
+}
+
+/// Runs and expects success.
+pub fn ok(args: &[&str], stdin: &[u8]) -> Run {
+    let r = run(args, stdin);
+    assert_eq!(r.code, 0, "{args:?}: {}", r.err);
+    r
+}
+
+/// Lines `prefix-0` … as input.
+pub fn lines(prefix: &str, range: std::ops::Range<u64>) -> Vec<String> {
+    range.map(|i| format!("{prefix}-{i}")).collect()
+}
+
+/// Joins lines into input bytes.
+pub fn input(lines: &[String]) -> Vec<u8> {
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s.into_bytes()
+}
+
+/// Asserts that every line is (probably) present in the filter: `check -v` prints the ones
+/// certainly absent, and a Bloom filter never says "absent" for an added element.
+pub fn assert_all_present(filter: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let r = run(&["check", "-q", "-v", filter], &input(lines));
+    assert_eq!(
+        r.code,
+        1,
+        "some lines are missing: {}",
+        r.out.lines().take(5).collect::<Vec<_>>().join(", ")
+    );
+    assert_eq!(r.out, "");
+}
+
+/// The temporary files of saves left in `dir`.
+pub fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+        .collect()
+}
+
+/// A small deterministic generator (xorshift64*), so that "random" points repeat.
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// Sends a signal to a child (with kill(1), as a user would).
+pub fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .expect("kill(1) runs");
+    assert!(status.success());
+}
+
+/// Whether the tests run as root (CI does; chown tests need it).
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
