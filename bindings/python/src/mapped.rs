@@ -138,13 +138,13 @@ impl MappedBloomFilter {
         self.map.params().hashes
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "MappedBloomFilter({:?}, writable={}, bits={}, hashes={})",
-            self.path.display().to_string(),
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let path = pyo3::types::PyString::new(py, &self.path.display().to_string()).repr()?;
+        Ok(format!(
+            "MappedBloomFilter({path}, writable={}, bits={}, hashes={})",
             if self.writable() { "True" } else { "False" },
             self.bits(),
             self.hashes()
-        )
+        ))
     }
 }
