@@ -12,7 +12,7 @@
 //! seals it too. See docs/FORMAT.md, "Sharing a file between processes".
 
 use crate::stream::Chunk;
-use crate::target::{layout_name, scheme_name, Description};
+use crate::target::{scheme_name, Description};
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::mmap::MappedFilter;
@@ -194,7 +194,7 @@ impl Mapped {
             (None, Some(spec)) => (
                 "default".to_string(),
                 spec.hashing().id(),
-                Some(layout_name(spec.layout())),
+                Some(spec.name()),
             ),
             (None, None) => (String::new(), String::new(), None),
         };
