@@ -144,3 +144,50 @@ fn max_line_length_is_configurable_and_names_the_line() {
     assert_eq!(r.code, 2);
     assert!(r.err.contains("argument 1 is longer"), "{}", r.err);
 }
+
+/// Runs the binary with its heap and other private memory limited (`ulimit -d`, KiB); a shared
+/// file mapping does not count against that limit, a loaded copy does.
+fn data_limited(kib: u32, args: &[&str], stdin: &[u8]) -> (i32, String) {
+    let mut script = format!("ulimit -d {kib} && exec '{}'", bin().display());
+    for a in args {
+        script.push_str(&format!(" '{a}'"));
+    }
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    finished(child)
+}
+
+#[test]
+fn classic_files_are_mapped_not_loaded() {
+    // A 96 MB classic file, used by check, info, add and dedup with 48 MiB of private memory:
+    // possible only because the file is mapped, never copied. The same limit refuses to load a
+    // smaller scalable file (loaded whole), which shows that the limit bites.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("big.bloom").to_string_lossy().into_owned();
+    ok(&["create", &f, "-n", "8e7", "-p", "0.01", "-q"], b"");
+    assert!(std::fs::metadata(&f).unwrap().len() > 90_000_000);
+    const LIMIT: u32 = 48 * 1024;
+    assert_eq!(data_limited(LIMIT, &["add", "-q", &f, "a", "b"], b"").0, 0);
+    assert_eq!(data_limited(LIMIT, &["dedup", "-q", &f], b"a\nc\n").0, 0);
+    assert_eq!(
+        data_limited(LIMIT, &["check", "-q", &f, "a", "c"], b"").0,
+        0
+    );
+    assert_eq!(data_limited(LIMIT, &["info", &f], b"").0, 0);
+    let s = d.path().join("s.bloom").to_string_lossy().into_owned();
+    ok(
+        &[
+            "create", &s, "-n", "6e7", "-p", "0.01", "-q", "--kind", "scalable",
+        ],
+        b"",
+    );
+    assert!(std::fs::metadata(&s).unwrap().len() > 60_000_000);
+    let (code, err) = data_limited(LIMIT, &["info", &s], b"");
+    assert_eq!(code, 2, "{err}");
+}
