@@ -667,6 +667,18 @@ fn new_filter(
     )?))
 }
 
+/// A filter of `class` built for `capacity` elements at `fpp` by `build`, recording that design.
+fn sized<T: Into<AnyFilter>>(
+    class: Class,
+    capacity: i128,
+    fpp: f64,
+    build: impl FnOnce(u64, f64) -> bloomkit::Result<T>,
+) -> PyResult<PyClassInitializer<Filter>> {
+    let capacity = positive("capacity", capacity)?;
+    let filter = build(capacity, fpp).map_err(errors::core)?;
+    new_filter(class, filter.into(), Some(Design { capacity, fpp }))
+}
+
 fn classic_of(filter: &Filter) -> PyResult<BloomFilter> {
     match filter.store.snapshot() {
         AnyFilter::Classic(f) => Ok(f),
@@ -782,10 +794,8 @@ pub struct PyBlockedBloomFilter;
 impl PyBlockedBloomFilter {
     #[new]
     fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
-        let capacity = positive("capacity", capacity)?;
-        let f = BlockedBloomFilter::new(capacity, fpp).map_err(errors::core)?;
         Ok(
-            new_filter(Class::Blocked, f.into(), Some(Design { capacity, fpp }))?
+            sized(Class::Blocked, capacity, fpp, BlockedBloomFilter::new)?
                 .add_subclass(PyBlockedBloomFilter),
         )
     }
@@ -799,10 +809,8 @@ pub struct PyCountingBloomFilter;
 impl PyCountingBloomFilter {
     #[new]
     fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
-        let capacity = positive("capacity", capacity)?;
-        let f = CountingBloomFilter::new(capacity, fpp).map_err(errors::core)?;
         Ok(
-            new_filter(Class::Counting, f.into(), Some(Design { capacity, fpp }))?
+            sized(Class::Counting, capacity, fpp, CountingBloomFilter::new)?
                 .add_subclass(PyCountingBloomFilter),
         )
     }
@@ -868,14 +876,10 @@ pub struct PyAtomicBloomFilter;
 impl PyAtomicBloomFilter {
     #[new]
     fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
-        let capacity = positive("capacity", capacity)?;
-        let f = BloomFilter::new(capacity, fpp).map_err(errors::core)?;
-        Ok(new_filter(
-            Class::AtomicClassic,
-            f.into(),
-            Some(Design { capacity, fpp }),
-        )?
-        .add_subclass(PyAtomicBloomFilter))
+        Ok(
+            sized(Class::AtomicClassic, capacity, fpp, BloomFilter::new)?
+                .add_subclass(PyAtomicBloomFilter),
+        )
     }
 }
 
@@ -887,14 +891,10 @@ pub struct PyAtomicBlockedBloomFilter;
 impl PyAtomicBlockedBloomFilter {
     #[new]
     fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
-        let capacity = positive("capacity", capacity)?;
-        let f = BlockedBloomFilter::new(capacity, fpp).map_err(errors::core)?;
-        Ok(new_filter(
-            Class::AtomicBlocked,
-            f.into(),
-            Some(Design { capacity, fpp }),
-        )?
-        .add_subclass(PyAtomicBlockedBloomFilter))
+        Ok(
+            sized(Class::AtomicBlocked, capacity, fpp, BlockedBloomFilter::new)?
+                .add_subclass(PyAtomicBlockedBloomFilter),
+        )
     }
 }
 

@@ -1,29 +1,21 @@
 //! `bloomkit.MappedBloomFilter`: a classic filter's native file mapped into memory
-//! (`BloomFilter.open_mmap`), read-only or read-write.
+//! (`BloomFilter.open_mmap`), read-only or read-write. The library's `MappedFilter` does the
+//! work: a read-write mapping is shared with the file and written through atomics, so adds need
+//! no lock here; the first add marks the file dirty and `flush` seals it again.
 
 use crate::elements::{for_each_chunk, with_key};
 use crate::errors;
-use bloomkit::mmap::{MmapBloomFilter, MmapBloomFilterMut};
-use bloomkit::Key;
-use pyo3::exceptions::PyTypeError;
+use bloomkit::mmap::MappedFilter;
+use bloomkit::{Key, Kind};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
-
-enum Map {
-    ReadOnly(MmapBloomFilter),
-    Writable(Mutex<MmapBloomFilterMut>),
-}
-
-fn lock(m: &Mutex<MmapBloomFilterMut>) -> MutexGuard<'_, MmapBloomFilterMut> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// A classic filter whose bits stay in its file: opening costs a header read however large the
 /// filter, and a query touches only the pages it probes. Made by `BloomFilter.open_mmap`.
 #[pyclass(name = "MappedBloomFilter", module = "bloomkit", frozen)]
 pub struct MappedBloomFilter {
-    map: Map,
+    map: MappedFilter,
     path: PathBuf,
 }
 
@@ -31,37 +23,41 @@ impl MappedBloomFilter {
     pub fn open(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<Self> {
         let map = py
             .allow_threads(|| {
-                if writable {
-                    MmapBloomFilterMut::open(&path, &[]).map(|m| Map::Writable(Mutex::new(m)))
-                } else {
-                    MmapBloomFilter::open(&path, &[]).map(Map::ReadOnly)
+                if !writable {
+                    return MappedFilter::open(&path, &[]);
                 }
+                // Later seals vouch for the whole file: check it first (unless a writer left it
+                // dirty, whose checksum is stale by design).
+                let m = MappedFilter::open_shared(&path, &[])?;
+                if !m.is_dirty() {
+                    m.verify()?;
+                }
+                Ok(m)
             })
             .map_err(errors::core)?;
+        if map.kind() != Kind::Classic {
+            return Err(PyValueError::new_err(format!(
+                "only classic filters map as a MappedBloomFilter; {} holds a {} filter",
+                path.display(),
+                map.kind()
+            )));
+        }
         Ok(MappedBloomFilter { map, path })
     }
 
     fn contains(&self, key: &[u8]) -> bool {
-        match &self.map {
-            Map::ReadOnly(m) => m.contains(key),
-            Map::Writable(m) => lock(m).contains(key),
-        }
+        self.map.contains(key)
     }
 
-    fn writer(&self) -> PyResult<&Mutex<MmapBloomFilterMut>> {
-        match &self.map {
-            Map::Writable(m) => Ok(m),
-            Map::ReadOnly(_) => Err(PyTypeError::new_err(
+    /// The mapping, marked dirty, for adds (read-write mappings only).
+    fn writer(&self) -> PyResult<&MappedFilter> {
+        if !self.map.is_writable() {
+            return Err(PyTypeError::new_err(
                 "this filter was mapped read-only: open it with open_mmap(path, writable=True) to add",
-            )),
+            ));
         }
-    }
-
-    fn spec(&self) -> bloomkit::Spec {
-        match &self.map {
-            Map::ReadOnly(m) => m.spec().clone(),
-            Map::Writable(m) => lock(m).spec().clone(),
-        }
+        self.map.mark_dirty().map_err(errors::core)?;
+        Ok(&self.map)
     }
 }
 
@@ -84,69 +80,71 @@ impl MappedBloomFilter {
     /// Adds an element in place (read-write mappings only).
     fn add(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
         let writer = self.writer()?;
-        with_key(element, |k| {
-            lock(writer).insert(k);
-        })
+        with_key(element, |k| writer.insert(k))?
+            .map(|_| ())
+            .map_err(errors::core)
     }
 
     /// Adds an element and returns whether it was (probably) present before.
     fn check_and_add(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         let writer = self.writer()?;
-        with_key(element, |k| !lock(writer).insert(k))
+        let new = with_key(element, |k| writer.insert(k))?.map_err(errors::core)?;
+        Ok(!new)
     }
 
     /// Adds every element of any iterable without the GIL (read-write mappings only).
     fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
         let writer = self.writer()?;
         for_each_chunk(elements, |keys| {
-            let mut w = lock(writer);
-            for k in keys {
-                w.insert(k);
-            }
-            Ok(())
+            let mut new = vec![false; keys.len()];
+            writer
+                .insert_batch_into(keys, &mut new)
+                .map(|_| ())
+                .map_err(errors::core)
         })
     }
 
     /// Updates the checksum and writes every change to the file now.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
-        let writer = self.writer()?;
-        py.allow_threads(|| lock(writer).flush())
-            .map_err(errors::core)
+        if !self.map.is_writable() {
+            return Err(PyTypeError::new_err("this filter was mapped read-only"));
+        }
+        py.allow_threads(|| self.map.seal()).map_err(errors::core)
     }
 
     /// Verifies the file's checksum (reads every page; read-only mappings).
     fn verify(&self, py: Python<'_>) -> PyResult<()> {
-        match &self.map {
-            Map::ReadOnly(m) => py.allow_threads(|| m.verify()).map_err(errors::core),
-            Map::Writable(_) => Ok(()),
+        if self.map.is_writable() {
+            return Ok(());
         }
+        py.allow_threads(|| self.map.verify()).map_err(errors::core)
     }
 
     /// Whether adds are allowed.
     #[getter]
     fn writable(&self) -> bool {
-        matches!(self.map, Map::Writable(_))
+        self.map.is_writable()
     }
 
     /// Number of bits.
     #[getter]
     fn bits(&self) -> u64 {
-        self.spec().bits()
+        self.map.params().bits
     }
 
     /// Number of hash functions.
     #[getter]
     fn hashes(&self) -> u32 {
-        self.spec().hashes()
+        self.map.params().hashes
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "MappedBloomFilter({:?}, writable={}, bits={}, hashes={})",
-            self.path.display().to_string(),
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let path = pyo3::types::PyString::new(py, &self.path.display().to_string()).repr()?;
+        Ok(format!(
+            "MappedBloomFilter({path}, writable={}, bits={}, hashes={})",
             if self.writable() { "True" } else { "False" },
             self.bits(),
             self.hashes()
-        )
+        ))
     }
 }

@@ -1,16 +1,20 @@
-//! `bloomkit.redis`: the blocking filters of bloomkit-redis. Network waits run without the GIL.
+//! `bloomkit.redis`: the blocking filters of bloomkit-redis behind one base class,
+//! `SharedFilter`, with a thin subclass per kind for its constructor. Network waits run
+//! without the GIL.
 
-use crate::elements::{for_each_chunk, with_key};
+use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
 use crate::filters::positive;
 use bloomkit_redis::blocking::{self, BlockingConnection};
 use bloomkit_redis::{FilterOptions, Options, ScalableParams};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::PyClassInitializer;
 use std::time::Duration;
 
 fn connect(py: Python<'_>, url: &str, timeout: f64) -> PyResult<BlockingConnection> {
     if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+        return Err(PyValueError::new_err(format!(
             "timeout must be a positive number of seconds, got {timeout}"
         )));
     }
@@ -26,26 +30,177 @@ fn sizing(capacity: Option<i128>, fpp: Option<f64>) -> PyResult<Option<(u64, f64
     match (capacity, fpp) {
         (Some(n), Some(p)) => Ok(Some((positive("capacity", n)?, p))),
         (None, None) => Ok(None),
-        _ => Err(pyo3::exceptions::PyValueError::new_err(
+        _ => Err(PyValueError::new_err(
             "give both capacity and fpp (to create the filter) or neither (to open it)",
         )),
     }
 }
 
-fn key(element: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    with_key(element, |k| k.to_vec())
+/// The filter kinds of bloomkit-redis.
+enum Remote {
+    Register(blocking::RedisFilter),
+    Scalable(blocking::ScalableRedisFilter),
+    Redisson(blocking::RedissonFilter),
 }
 
-/// A filter kept in Redis under `name` (bloomkit's register-blocked layout), shared by every
-/// process that opens it: Python, the `bloomkit` CLI and Rust services.
-///
-/// `RedisFilter(url, name, capacity, fpp)` creates it (or opens it if an identical one
-/// exists); `RedisFilter(url, name)` opens an existing one.
-#[pyclass(name = "RedisFilter", module = "bloomkit.redis", frozen)]
-pub struct PyRedisFilter {
-    inner: blocking::RedisFilter,
-    name: String,
+impl Remote {
+    fn add(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
+        match self {
+            Remote::Register(f) => f.add(key),
+            Remote::Scalable(f) => f.add(key),
+            Remote::Redisson(f) => f.add(key),
+        }
+    }
+
+    fn check(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
+        match self {
+            Remote::Register(f) => f.check(key),
+            Remote::Scalable(f) => f.check(key),
+            Remote::Redisson(f) => f.check(key),
+        }
+    }
+
+    fn add_many(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
+        match self {
+            Remote::Register(f) => f.add_many(keys),
+            Remote::Scalable(f) => f.add_many(keys),
+            Remote::Redisson(f) => keys.iter().map(|k| f.add(k)).collect(),
+        }
+    }
+
+    fn check_many(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
+        match self {
+            Remote::Register(f) => f.check_many(keys),
+            Remote::Scalable(f) => f.check_many(keys),
+            Remote::Redisson(f) => keys.iter().map(|k| f.check(k)).collect(),
+        }
+    }
+
+    fn count(&self) -> bloomkit_redis::Result<f64> {
+        match self {
+            Remote::Register(f) => f.count(),
+            Remote::Scalable(f) => f.count(),
+            Remote::Redisson(f) => f.count().map(|n| n as f64),
+        }
+    }
 }
+
+/// Base class of the filters kept in Redis and shared by every process that opens them by
+/// name: Python, the `bloomkit` CLI (`redis://HOST:PORT/NAME`) and Rust services.
+#[pyclass(name = "SharedFilter", module = "bloomkit.redis", subclass, frozen)]
+pub struct SharedFilter {
+    remote: Remote,
+    name: String,
+    class: &'static str,
+}
+
+impl SharedFilter {
+    fn init(remote: Remote, name: &str, class: &'static str) -> PyClassInitializer<Self> {
+        PyClassInitializer::from(SharedFilter {
+            remote,
+            name: name.to_owned(),
+            class,
+        })
+    }
+
+    fn unsupported(&self, what: &str) -> PyErr {
+        PyTypeError::new_err(format!("a {} cannot {what}", self.class))
+    }
+}
+
+#[pymethods]
+impl SharedFilter {
+    /// Adds an element; returns whether it was new.
+    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let key = with_key(element, |k| k.to_vec())?;
+        py.allow_threads(|| self.remote.add(&key))
+            .map_err(errors::redis)
+    }
+
+    /// Adds an element and returns whether it was (probably) present before.
+    fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(!self.add(py, element)?)
+    }
+
+    fn __contains__(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let key = with_key(element, |k| k.to_vec())?;
+        py.allow_threads(|| self.remote.check(&key))
+            .map_err(errors::redis)
+    }
+
+    /// Adds every element of any iterable, 4096 per batch of commands; for each, whether it
+    /// was new. A failure stops it after the batches before it.
+    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(self.remote.add_many(keys).map_err(errors::redis)?);
+            Ok(())
+        })?;
+        Ok(answers)
+    }
+
+    /// Tests every element of any iterable, 4096 per batch of commands; a list of bools.
+    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(self.remote.check_many(keys).map_err(errors::redis)?);
+            Ok(())
+        })?;
+        Ok(answers)
+    }
+
+    /// The estimated number of distinct elements added (Redisson's own count for a
+    /// `RedissonFilter`).
+    fn estimated_len(&self, py: Python<'_>) -> PyResult<f64> {
+        py.allow_threads(|| self.remote.count())
+            .map_err(errors::redis)
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.estimated_len(py)?.max(0.0).round() as usize)
+    }
+
+    /// Removes every element; the filter stays (`RedisFilter` only).
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.remote {
+            Remote::Register(f) => py.allow_threads(|| f.clear()).map_err(errors::redis),
+            _ => Err(self.unsupported("be cleared")),
+        }
+    }
+
+    /// Deletes the filter from Redis (`RedisFilter` and `ScalableRedisFilter`).
+    fn delete(&self, py: Python<'_>) -> PyResult<()> {
+        let result = match &self.remote {
+            Remote::Register(f) => {
+                let f = f.clone();
+                py.allow_threads(|| f.delete())
+            }
+            Remote::Scalable(f) => {
+                let f = f.clone();
+                py.allow_threads(|| f.delete())
+            }
+            Remote::Redisson(_) => return Err(self.unsupported("be deleted from here")),
+        };
+        result.map_err(errors::redis)
+    }
+
+    /// The filter's name in Redis.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let name = pyo3::types::PyString::new(py, &self.name).repr()?;
+        Ok(format!("{}(name={name})", self.class))
+    }
+}
+
+/// A filter in bloomkit's register-blocked layout (an element's bits in one 64-bit word: one
+/// round trip per add or check). `RedisFilter(url, name, capacity, fpp)` creates it (or opens
+/// an identical one); `RedisFilter(url, name)` opens an existing one.
+#[pyclass(name = "RedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
+pub struct PyRedisFilter;
 
 #[pymethods]
 impl PyRedisFilter {
@@ -58,10 +213,10 @@ impl PyRedisFilter {
         capacity: Option<i128>,
         fpp: Option<f64>,
         timeout: f64,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let sizing = sizing(capacity, fpp)?;
         let conn = connect(py, url, timeout)?;
-        let inner = py
+        let filter = py
             .allow_threads(|| match sizing {
                 Some((n, p)) => {
                     blocking::RedisFilter::create_on(&conn, name, n, p, FilterOptions::default())
@@ -69,90 +224,17 @@ impl PyRedisFilter {
                 None => blocking::RedisFilter::open(&conn, name),
             })
             .map_err(errors::redis)?;
-        Ok(PyRedisFilter {
-            inner,
-            name: name.to_owned(),
-        })
-    }
-
-    /// Adds an element; returns whether it was new.
-    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let k = key(element)?;
-        py.allow_threads(|| self.inner.add(k.as_slice()))
-            .map_err(errors::redis)
-    }
-
-    /// Adds an element and returns whether it was (probably) present before.
-    fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(!self.add(py, element)?)
-    }
-
-    fn __contains__(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let k = key(element)?;
-        py.allow_threads(|| self.inner.check(k.as_slice()))
-            .map_err(errors::redis)
-    }
-
-    /// Adds every element of any iterable in a few round trips; for each, whether it was new.
-    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::new();
-        for_each_chunk(elements, |keys| {
-            answers.extend(self.inner.add_many(keys).map_err(errors::redis)?);
-            Ok(())
-        })?;
-        Ok(answers)
-    }
-
-    /// Tests every element of any iterable in a few round trips; a list of bools.
-    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::new();
-        for_each_chunk(elements, |keys| {
-            answers.extend(self.inner.check_many(keys).map_err(errors::redis)?);
-            Ok(())
-        })?;
-        Ok(answers)
-    }
-
-    /// The estimated number of distinct elements added.
-    fn estimated_len(&self, py: Python<'_>) -> PyResult<f64> {
-        py.allow_threads(|| self.inner.count())
-            .map_err(errors::redis)
-    }
-
-    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(self.estimated_len(py)?.max(0.0).round() as usize)
-    }
-
-    /// Removes every element (the filter stays, empty).
-    fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        py.allow_threads(|| self.inner.clear())
-            .map_err(errors::redis)
-    }
-
-    /// Deletes the filter from Redis.
-    fn delete(&self, py: Python<'_>) -> PyResult<()> {
-        let inner = self.inner.clone();
-        py.allow_threads(|| inner.delete()).map_err(errors::redis)
-    }
-
-    /// The filter's name in Redis.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn __repr__(&self) -> String {
-        format!("RedisFilter(name={:?})", self.name)
+        Ok(
+            SharedFilter::init(Remote::Register(filter), name, "RedisFilter")
+                .add_subclass(PyRedisFilter),
+        )
     }
 }
 
-/// A scalable filter in Redis: grows by layers, keeping the compound false-positive bound.
-/// Created with `capacity` and `fpp` (the first layer's), opened without them.
-#[pyclass(name = "ScalableRedisFilter", module = "bloomkit.redis", frozen)]
-pub struct PyScalableRedisFilter {
-    inner: blocking::ScalableRedisFilter,
-    name: String,
-}
+/// A scalable filter in Redis: grows by layers, keeping the compound false-positive bound
+/// `fpp`. Created with `capacity` (the first layer's) and `fpp`, opened without them.
+#[pyclass(name = "ScalableRedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
+pub struct PyScalableRedisFilter;
 
 #[pymethods]
 impl PyScalableRedisFilter {
@@ -168,10 +250,10 @@ impl PyScalableRedisFilter {
         growth: u64,
         tightening: f64,
         timeout: f64,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let sizing = sizing(capacity, fpp)?;
         let conn = connect(py, url, timeout)?;
-        let inner = py
+        let filter = py
             .allow_threads(|| match sizing {
                 Some((n, p)) => {
                     let mut params = ScalableParams::new(n, p);
@@ -182,84 +264,17 @@ impl PyScalableRedisFilter {
                 None => blocking::ScalableRedisFilter::open(&conn, name),
             })
             .map_err(errors::redis)?;
-        Ok(PyScalableRedisFilter {
-            inner,
-            name: name.to_owned(),
-        })
-    }
-
-    /// Adds an element; returns whether it was new.
-    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let k = key(element)?;
-        py.allow_threads(|| self.inner.add(k.as_slice()))
-            .map_err(errors::redis)
-    }
-
-    /// Adds an element and returns whether it was (probably) present before.
-    fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(!self.add(py, element)?)
-    }
-
-    fn __contains__(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let k = key(element)?;
-        py.allow_threads(|| self.inner.check(k.as_slice()))
-            .map_err(errors::redis)
-    }
-
-    /// Adds every element of any iterable; for each, whether it was new.
-    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::new();
-        for_each_chunk(elements, |keys| {
-            answers.extend(self.inner.add_many(keys).map_err(errors::redis)?);
-            Ok(())
-        })?;
-        Ok(answers)
-    }
-
-    /// Tests every element of any iterable; a list of bools.
-    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::new();
-        for_each_chunk(elements, |keys| {
-            answers.extend(self.inner.check_many(keys).map_err(errors::redis)?);
-            Ok(())
-        })?;
-        Ok(answers)
-    }
-
-    /// The estimated number of distinct elements added.
-    fn estimated_len(&self, py: Python<'_>) -> PyResult<f64> {
-        py.allow_threads(|| self.inner.count())
-            .map_err(errors::redis)
-    }
-
-    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(self.estimated_len(py)?.max(0.0).round() as usize)
-    }
-
-    /// Deletes the filter from Redis.
-    fn delete(&self, py: Python<'_>) -> PyResult<()> {
-        let inner = self.inner.clone();
-        py.allow_threads(|| inner.delete()).map_err(errors::redis)
-    }
-
-    /// The filter's name in Redis.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn __repr__(&self) -> String {
-        format!("ScalableRedisFilter(name={:?})", self.name)
+        Ok(
+            SharedFilter::init(Remote::Scalable(filter), name, "ScalableRedisFilter")
+                .add_subclass(PyScalableRedisFilter),
+        )
     }
 }
 
 /// A filter bit-exact with Redisson's `RBloomFilter` (Java): `RedissonFilter(url, name,
 /// capacity, fpp)` is `tryInit(capacity, fpp)`; without them it opens one Redisson created.
-#[pyclass(name = "RedissonFilter", module = "bloomkit.redis", frozen)]
-pub struct PyRedissonFilter {
-    inner: blocking::RedissonFilter,
-    name: String,
-}
+#[pyclass(name = "RedissonFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
+pub struct PyRedissonFilter;
 
 #[pymethods]
 impl PyRedissonFilter {
@@ -272,78 +287,18 @@ impl PyRedissonFilter {
         capacity: Option<i128>,
         fpp: Option<f64>,
         timeout: f64,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let sizing = sizing(capacity, fpp)?;
         let conn = connect(py, url, timeout)?;
-        let inner = py
+        let filter = py
             .allow_threads(|| match sizing {
                 Some((n, p)) => blocking::RedissonFilter::create(&conn, name, n, p),
                 None => blocking::RedissonFilter::open(&conn, name),
             })
             .map_err(errors::redis)?;
-        Ok(PyRedissonFilter {
-            inner,
-            name: name.to_owned(),
-        })
-    }
-
-    /// Adds an element; returns whether it was new.
-    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let k = key(element)?;
-        py.allow_threads(|| self.inner.add(k.as_slice()))
-            .map_err(errors::redis)
-    }
-
-    /// Adds an element and returns whether it was (probably) present before.
-    fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(!self.add(py, element)?)
-    }
-
-    fn __contains__(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let k = key(element)?;
-        py.allow_threads(|| self.inner.check(k.as_slice()))
-            .map_err(errors::redis)
-    }
-
-    /// Adds every element of any iterable, one round trip each.
-    fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::new();
-        for_each_chunk(elements, |keys| {
-            for k in keys {
-                answers.push(self.inner.add(k).map_err(errors::redis)?);
-            }
-            Ok(())
-        })?;
-        Ok(answers)
-    }
-
-    /// Tests every element of any iterable; a list of bools.
-    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::new();
-        for_each_chunk(elements, |keys| {
-            for k in keys {
-                answers.push(self.inner.check(k).map_err(errors::redis)?);
-            }
-            Ok(())
-        })?;
-        Ok(answers)
-    }
-
-    /// Redisson's `count()`: its estimate of the elements added.
-    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        let n = py
-            .allow_threads(|| self.inner.count())
-            .map_err(errors::redis)?;
-        Ok(usize::try_from(n).unwrap_or(usize::MAX))
-    }
-
-    /// The filter's name in Redis.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn __repr__(&self) -> String {
-        format!("RedissonFilter(name={:?})", self.name)
+        Ok(
+            SharedFilter::init(Remote::Redisson(filter), name, "RedissonFilter")
+                .add_subclass(PyRedissonFilter),
+        )
     }
 }

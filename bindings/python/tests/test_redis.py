@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 import bloomkit
+import bloomkit.redis
 from bloomkit.redis import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter
 from conftest import free_port
 
@@ -72,6 +73,10 @@ def test_redisson_filters_use_redissons_sizing(redis_url):
     f.add_many(["a", "b", "c"])
     assert all(RedissonFilter(redis_url, key).contains_many(["a", "b", "c"]))
     assert len(f) == 3
+    with pytest.raises(TypeError, match="RedissonFilter cannot be cleared"):
+        f.clear()
+    assert isinstance(f, bloomkit.redis.SharedFilter)
+    assert repr(f) == f"RedissonFilter(name={key!r})"
 
 
 def test_bad_input(redis_url):

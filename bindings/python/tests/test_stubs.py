@@ -29,11 +29,8 @@ def declared():
 
 def test_every_stubbed_name_exists():
     classes, functions = declared()
-    shared = classes.pop("_SharedFilter")
     for name, methods in classes.items():
         cls = getattr(native, name)
-        if name.endswith("RedisFilter") or name == "RedissonFilter":
-            methods = methods | shared
         for method in methods - {"__init__"}:
             assert hasattr(cls, method), f"{name}.{method} is in the stubs only"
     for name in functions:
@@ -49,8 +46,6 @@ def test_every_public_method_is_stubbed():
         inherited = set()
         for base in cls.__mro__[1:]:
             inherited |= classes.get(base.__name__, set())
-        if name.endswith("RedisFilter") or name == "RedissonFilter":
-            inherited |= classes["_SharedFilter"]
         for attr in vars(cls):
             if attr.startswith("_") and attr not in ("__contains__", "__len__", "__or__"):
                 continue

@@ -140,18 +140,25 @@ class MappedBloomFilter:
     @property
     def hashes(self) -> int: ...
 
-class _SharedFilter:
+class SharedFilter:
+    """Base class of the filters kept in Redis (``bloomkit.redis``)."""
+
     def add(self, element: Element) -> bool:
         """Adds an element; returns whether it was new."""
     def check_and_add(self, element: Element) -> bool: ...
     def __contains__(self, element: Element) -> bool: ...
     def add_many(self, elements: Iterable[Element]) -> List[bool]: ...
     def contains_many(self, elements: Iterable[Element]) -> List[bool]: ...
+    def estimated_len(self) -> float: ...
     def __len__(self) -> int: ...
+    def clear(self) -> None:
+        """``RedisFilter`` only (``TypeError`` otherwise)."""
+    def delete(self) -> None:
+        """``RedisFilter`` and ``ScalableRedisFilter`` (``TypeError`` otherwise)."""
     @property
     def name(self) -> str: ...
 
-class RedisFilter(_SharedFilter):
+class RedisFilter(SharedFilter):
     def __init__(
         self,
         url: str,
@@ -160,11 +167,8 @@ class RedisFilter(_SharedFilter):
         fpp: Optional[float] = None,
         timeout: float = 5.0,
     ) -> None: ...
-    def estimated_len(self) -> float: ...
-    def clear(self) -> None: ...
-    def delete(self) -> None: ...
 
-class ScalableRedisFilter(_SharedFilter):
+class ScalableRedisFilter(SharedFilter):
     def __init__(
         self,
         url: str,
@@ -175,10 +179,8 @@ class ScalableRedisFilter(_SharedFilter):
         tightening: float = 0.5,
         timeout: float = 5.0,
     ) -> None: ...
-    def estimated_len(self) -> float: ...
-    def delete(self) -> None: ...
 
-class RedissonFilter(_SharedFilter):
+class RedissonFilter(SharedFilter):
     def __init__(
         self,
         url: str,

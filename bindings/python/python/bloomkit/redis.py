@@ -10,6 +10,6 @@ All are blocking; network waits release the GIL. Failures of the server or the n
 ``bloomkit.RedisError``; bad parameters ``ValueError``.
 """
 
-from ._bloomkit import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter
+from ._bloomkit import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter, SharedFilter
 
-__all__ = ["RedisError", "RedisFilter", "RedissonFilter", "ScalableRedisFilter"]
+__all__ = ["RedisError", "RedisFilter", "RedissonFilter", "ScalableRedisFilter", "SharedFilter"]
