@@ -262,8 +262,6 @@ pub struct RedisTarget {
     rt: Runtime,
     display: String,
     remote: Remote,
-    /// Elements applied by this run so far (every batch before the current one).
-    applied: u64,
 }
 
 impl std::fmt::Debug for RedisTarget {
@@ -310,13 +308,8 @@ impl RedisTarget {
     }
 
     /// Runs `op` until it succeeds, fails for a reason other than a connection fault, or has
-    /// failed [`ATTEMPTS`] times; on giving up, the error says how many elements this run
-    /// applied before (`applied_note`).
-    fn retry<T>(
-        &self,
-        applied_note: bool,
-        op: impl AsyncFn(&Remote) -> Result<T, RedisError>,
-    ) -> Result<T> {
+    /// failed [`ATTEMPTS`] times.
+    fn retry<T>(&self, op: impl AsyncFn(&Remote) -> Result<T, RedisError>) -> Result<T> {
         let mut wait = Duration::from_millis(200);
         let mut attempt = 1;
         loop {
@@ -327,22 +320,13 @@ impl RedisTarget {
                     wait = (wait * 2).min(Duration::from_millis(3200));
                     attempt += 1;
                 }
-                Err(e) => {
-                    let gave_up = if e.is_fault() {
-                        format!(" (gave up after {ATTEMPTS} attempts)")
-                    } else {
-                        String::new()
-                    };
-                    let applied = if applied_note {
-                        format!(
-                            "; the first {} input items were applied, the batch after them may be in part",
-                            self.applied
-                        )
-                    } else {
-                        String::new()
-                    };
-                    return Err(anyhow!("{}: {e}{gave_up}{applied}", self.display));
+                Err(e) if e.is_fault() => {
+                    return Err(anyhow!(
+                        "{}: {e} (gave up after {ATTEMPTS} attempts)",
+                        self.display
+                    ))
                 }
+                Err(e) => return Err(self.err(e)),
             }
         }
     }
@@ -401,7 +385,6 @@ impl RedisTarget {
             rt,
             display,
             remote,
-            applied: 0,
         })
     }
 
@@ -467,7 +450,6 @@ impl RedisTarget {
             rt,
             display,
             remote,
-            applied: 0,
         })
     }
 
@@ -511,13 +493,12 @@ impl RedisTarget {
         bulk: bool,
     ) -> Result<()> {
         new.clear();
-        *new = self.retry(true, async |remote| match remote {
+        *new = self.retry(async |remote| match remote {
             Remote::Register(f) if bulk => f.add_bulk(elements).await,
             Remote::Register(f) => f.add_many(elements).await,
             Remote::Redisson(f) => f.add_many(elements).await,
             Remote::Scalable(f) => f.add_many(elements).await,
         })?;
-        self.applied += elements.len() as u64;
         Ok(())
     }
 
@@ -528,7 +509,7 @@ impl RedisTarget {
 
     /// Tests a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
-        *present = self.retry(false, async |remote| match remote {
+        *present = self.retry(async |remote| match remote {
             Remote::Register(f) => f.check_many(elements).await,
             Remote::Redisson(f) => f.check_many(elements).await,
             Remote::Scalable(f) => f.check_many(elements).await,

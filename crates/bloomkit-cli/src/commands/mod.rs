@@ -113,7 +113,7 @@ pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
         (Location::Redis(_), n) => format!(
-            "the {n} items before it were applied; running it again is safe: adding an element twice changes nothing"
+            "the {n} items before it were applied, the batch after them may be in part; running it again is safe: adding an element twice changes nothing"
         ),
     }
 }
