@@ -31,11 +31,16 @@ impl MappedFilter {
     pub fn open(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<Self> {
         let map = py
             .allow_threads(|| {
-                if writable {
-                    RustMappedFilter::open_shared(&path, &[])
-                } else {
-                    RustMappedFilter::open(&path, &[])
+                if !writable {
+                    return RustMappedFilter::open(&path, &[]);
                 }
+                // Later seals vouch for the whole file: check it first (unless a writer left it
+                // dirty, whose checksum is stale by design).
+                let map = RustMappedFilter::open_shared(&path, &[])?;
+                if !map.is_dirty() {
+                    map.verify()?;
+                }
+                Ok(map)
             })
             .map_err(errors::core)?;
         Ok(MappedFilter {

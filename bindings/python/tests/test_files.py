@@ -138,6 +138,14 @@ def test_memory_mapped_read_only_and_read_write(tmp_path, kind):
     assert all(e in g for e in ["new", "more", "still more", *KEYS])
 
 
+def test_a_damaged_file_is_not_opened_for_writing(tmp_path):
+    path = tmp_path / "damaged.bloom"
+    good = (FIXTURES / "classic.bloom").read_bytes()
+    path.write_bytes(good[:300] + bytes([good[300] ^ 4]) + good[301:])
+    with pytest.raises(ValueError, match="checksum"):
+        bloomkit.BloomFilter.open_mmap(path, writable=True)
+
+
 def test_only_classic_and_blocked_files_map(tmp_path):
     bloomkit.CountingBloomFilter(100, 0.01).save(tmp_path / "counting.bloom")
     with pytest.raises(ValueError, match="only classic and blocked"):

@@ -9,8 +9,8 @@ const TARGET_HELP: &str =
 
 const AFTER_HELP: &str = "\
 TARGETS:
-  A TARGET is a file (saved atomically: an interrupted command leaves the previous file intact),
-  or a filter kept in Redis: redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME.
+  A TARGET is a file (shared safely by many processes; classic and blocked files are changed
+  in place, the other kinds replaced atomically), or a filter kept in Redis: redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME.
 
 ITEMS:
   Commands that take items read them from their arguments, or one per line from standard input.
@@ -139,9 +139,10 @@ pub struct ItemArgs {
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
-    /// For a file saved whole (scalable, counting and, in this version, every kind): save
-    /// at least every N lines. A line is saved before it is acknowledged (dedup prints it,
-    /// add counts it), so a signal or crash loses nothing acknowledged.
+    /// For a file saved whole (scalable, counting): save at least every N lines (classic and
+    /// blocked files are changed in place, batch by batch). A line is saved before it is
+    /// acknowledged (dedup prints it, add counts it), so a signal or crash loses nothing
+    /// acknowledged.
     #[arg(long, value_parser = parse_save_every, default_value = "1000000", value_name = "N")]
     pub save_every: usize,
 }
@@ -185,11 +186,11 @@ EXAMPLES:
 
     /// Add items (arguments, or one per line from standard input).
     #[command(after_help = "\
-Reports on standard error how many items were new. A file is saved every --save-every lines
-and at the end; SIGINT and SIGTERM stop the command after saving what it has read (exit
-status 130 or 143). If a line cannot be parsed, the command fails naming the line and saying
-how many items before it were saved (none with fewer than --save-every lines: the file is then
-left exactly as it was).
+Reports on standard error how many items were new. A classic or blocked file is changed in
+place, batch by batch; a scalable or counting file is saved every --save-every lines and at
+the end. SIGINT and SIGTERM stop the command after saving what it has read (exit status 130
+or 143). If a line cannot be parsed, the command fails naming the line and saying how many
+items before it were saved.
 
 EXAMPLES:
   bloomkit add seen.bloom alice bob

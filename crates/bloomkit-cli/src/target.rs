@@ -1,56 +1,29 @@
 //! Targets: where a filter lives (a file or a Redis key) and the few operations every command
-//! needs on it: open, create, insert/test/remove batches, describe, snapshot, save.
+//! needs on it: open, create, insert/test/remove chunks, describe, snapshot.
 //!
 //! Commands never touch files or Redis directly; they go through [`Target`]. Its parts, one
-//! concern each: [`keys`] (`--key-file`), [`build`] (new filters), [`describe`] (`info`),
-//! [`file`] (the file backend: locks, saves); the Redis backend is `crate::redis_target`.
+//! concern each: [`location`] (parsing a TARGET), [`keys`] (`--key-file`), [`build`] (new
+//! filters), [`describe`] (`info`), [`file`] (the file backend: locks, saves) and [`mapped`]
+//! (classic and blocked files used in place); the Redis backend is `crate::redis_target`.
 
-use crate::redis_target::{RedisTarget, RedisUrl};
+use crate::redis_target::RedisTarget;
 use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
 use bloomkit::{AnyFilter, Filter};
-use std::path::PathBuf;
 
 mod build;
 mod describe;
 mod file;
 mod keys;
+mod location;
+mod mapped;
 
 pub use build::{build, NewFilter};
 pub use describe::{describe, scheme_name, Description};
 pub use file::FileTarget;
 pub use keys::Context;
-
-/// Where a filter lives, parsed from a TARGET argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
-    /// A file in bloomkit's native format.
-    File(PathBuf),
-    /// A key in Redis (`redis://HOST:PORT/NAME`) or Redis Cluster (`redis+cluster://...`).
-    Redis(RedisUrl),
-}
-
-impl Location {
-    /// Parses a TARGET: a `redis://` or `redis+cluster://` URL, or else a file path.
-    pub fn parse(target: &str) -> Result<Location> {
-        if let Some(url) = RedisUrl::parse(target)? {
-            return Ok(Location::Redis(url));
-        }
-        if target.is_empty() {
-            bail!("empty target (give a file path or a redis:// URL)");
-        }
-        Ok(Location::File(PathBuf::from(target)))
-    }
-
-    /// A short name for messages (never a password).
-    pub fn display(&self) -> String {
-        match self {
-            Location::File(p) => p.display().to_string(),
-            Location::Redis(url) => url.display(),
-        }
-    }
-}
+pub use location::Location;
 
 /// Where an open filter's state is.
 #[derive(Debug)]
@@ -168,7 +141,7 @@ impl Target {
     /// The filter's kind.
     pub fn kind(&self) -> bloomkit::Kind {
         match &self.backend {
-            Backend::File(f) => f.filter().kind(),
+            Backend::File(f) => f.kind(),
             Backend::Redis(r) => r.kind(),
         }
     }
@@ -185,7 +158,8 @@ impl Target {
     /// batch where every batch is applied as it comes (Redis).
     pub fn chunk_lines(&self, save_every: usize) -> usize {
         match &self.backend {
-            Backend::File(_) => save_every.max(1),
+            Backend::File(f) if f.saved_whole() => save_every.max(1),
+            Backend::File(_) => crate::stream::BATCH,
             Backend::Redis(_) => crate::stream::BATCH,
         }
     }
@@ -203,23 +177,7 @@ impl Target {
                     new.extend_from_slice(&part);
                 }
             }
-            Backend::File(f) => {
-                let display = self.location.display();
-                *new = f.update(|filter| {
-                    let mut new = Vec::with_capacity(chunk.len());
-                    for elements in chunk.element_batches() {
-                        for e in elements {
-                            new.push(
-                                filter
-                                    .insert_encoded(e)
-                                    .map_err(|err| anyhow!("{display}: {err}"))?,
-                            );
-                        }
-                    }
-                    let changed = new.contains(&true);
-                    Ok((new, changed))
-                })?;
-            }
+            Backend::File(f) => f.insert_chunk(chunk, new)?,
         }
         Ok(())
     }
@@ -228,9 +186,7 @@ impl Target {
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         present.clear();
         match &self.backend {
-            Backend::File(f) => {
-                present.extend(elements.iter().map(|e| f.filter().contains_encoded(e)));
-            }
+            Backend::File(f) => f.contains_batch(elements, present),
             Backend::Redis(r) => r.contains_batch(elements, present)?,
         }
         Ok(())
@@ -293,7 +249,7 @@ impl Target {
     /// Describes the filter.
     pub fn describe(&self) -> Result<Description> {
         match &self.backend {
-            Backend::File(f) => Ok(describe(f.filter(), f.design())),
+            Backend::File(f) => Ok(f.describe()),
             Backend::Redis(r) => r.describe(),
         }
     }
@@ -301,30 +257,11 @@ impl Target {
     /// The filter as it is now, with its design (file targets only).
     pub fn snapshot(&self) -> Result<(AnyFilter, Option<Design>)> {
         match &self.backend {
-            Backend::File(f) => Ok((f.filter().clone(), f.design())),
+            Backend::File(f) => f.snapshot(),
             Backend::Redis(_) => bail!(
                 "{}: a Redis filter cannot be read back whole; merge, intersect and export take file targets",
                 self.location.display()
             ),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_targets() {
-        assert_eq!(
-            Location::parse("a/b.bloom").unwrap(),
-            Location::File("a/b.bloom".into())
-        );
-        assert!(matches!(
-            Location::parse("redis+cluster://h:1/x").unwrap(),
-            Location::Redis(u) if u.cluster && u.name == "x"
-        ));
-        assert!(Location::parse("redis://h:1").is_err());
-        assert!(Location::parse("http://x/y").is_err());
     }
 }

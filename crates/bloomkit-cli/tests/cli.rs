@@ -587,21 +587,38 @@ fn check_stops_quietly_when_the_reader_goes_away() {
 }
 
 #[test]
-fn a_bad_line_in_a_later_batch_still_changes_nothing() {
-    let d = dir();
-    let f = p(&d, "a.bloom");
-    create(&f, &["-n", "20000", "--force"]);
-    let before = std::fs::read(&f).unwrap();
+fn a_bad_line_in_a_later_batch_keeps_exactly_what_was_saved_before_it() {
     // Batches hold 4096 lines: the bad line is in the third.
     let mut input: String = (0..10_000).map(|i| format!("{i}\n")).collect();
     input.insert_str(input.find("9000\n").unwrap(), "nine thousand\n");
+    let d = dir();
+    // A classic file is changed in place batch by batch: the first two batches are in it.
+    let f = p(&d, "a.bloom");
+    create(&f, &["-n", "20000", "--force"]);
     let (code, _, err) = run(&["add", &f, "--items", "i32"], &input);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 9001") && err.contains("the 8192 items before it were saved"),
+        "{err}"
+    );
+    let first: String = (0..8192).map(|i| format!("{i}\n")).collect();
+    let (code, out, _) = run(&["check", "-v", &f, "--items", "i32"], &first);
+    assert_eq!(
+        (code, out.as_str()),
+        (1, ""),
+        "all of the first two batches"
+    );
+    // A scalable file is saved whole every --save-every lines: with fewer, nothing changed.
+    let s = p(&d, "s.bloom");
+    create(&s, &["-n", "20000", "--kind", "scalable"]);
+    let before = std::fs::read(&s).unwrap();
+    let (code, _, err) = run(&["add", &s, "--items", "i32"], &input);
     assert_eq!(code, 2);
     assert!(
         err.contains("line 9001") && err.contains("unchanged"),
         "{err}"
     );
-    assert_eq!(std::fs::read(&f).unwrap(), before);
+    assert_eq!(std::fs::read(&s).unwrap(), before);
 }
 
 #[test]
@@ -617,7 +634,7 @@ fn piped_runs_print_no_progress_bar_and_quiet_prints_nothing() {
 }
 
 #[test]
-fn a_killed_add_leaves_the_previous_file_intact() {
+fn a_killed_add_leaves_a_valid_file_with_what_it_had() {
     use std::io::Write;
     let d = dir();
     let f = p(&d, "a.bloom");
@@ -638,8 +655,15 @@ fn a_killed_add_leaves_the_previous_file_intact() {
     std::thread::sleep(std::time::Duration::from_millis(200));
     child.kill().unwrap(); // SIGKILL while it waits for more input
     child.wait().unwrap();
-    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // Its bits went into the file in place (the dirty mark says the checksum is stale):
+    // the file reads back, with everything added before.
+    assert_ne!(std::fs::read(&f).unwrap(), before);
     assert_eq!(run(&["check", &f, "kept"], "").0, 0);
+    let (code, _, err) = run(&["info", &f], "");
+    assert_eq!(code, 0, "{err}");
+    // The next command with the lock free sealed it: the checksum holds again.
+    let bytes = std::fs::read(&f).unwrap();
+    assert_eq!(bytes[88..96], [0; 8], "sealed");
 }
 
 #[test]

@@ -197,3 +197,27 @@ fn read_only_filters_stay_as_they_are() {
     // Reading it is fine.
     assert_eq!(run(&["check", fs, "before"], b"").code, 0);
 }
+
+#[test]
+fn the_next_command_removes_temporary_files_of_dead_processes_only() {
+    let d = tempfile::tempdir().unwrap();
+    for kind in ["classic", "scalable"] {
+        let f = d.path().join(format!("{kind}.bloom"));
+        let fs = f.to_str().unwrap();
+        ok(
+            &["create", fs, "-n", "100", "-p", "0.01", "--kind", kind],
+            b"",
+        );
+        // PIDs never exceed 2^22 on Linux: this one's process is gone. Ours is alive.
+        let dead = d.path().join(format!(".{kind}.bloom.999999999-0-0.tmp"));
+        let alive = d
+            .path()
+            .join(format!(".{kind}.bloom.{}-0-0.tmp", std::process::id()));
+        std::fs::write(&dead, b"left by a killed save").unwrap();
+        std::fs::write(&alive, b"a save in progress").unwrap();
+        assert_eq!(run(&["check", fs, "x"], b"").code, 1);
+        assert!(!dead.exists(), "{kind}");
+        assert!(alive.exists(), "{kind}");
+        std::fs::remove_file(&alive).unwrap();
+    }
+}

@@ -148,3 +148,40 @@ fn concurrent_dedups_print_each_line_once() {
         assert_all_present(&f, &universe);
     }
 }
+
+#[test]
+fn a_writer_follows_a_file_replaced_under_it() {
+    // A running dedup (classic file, used in place) whose file another process replaces with
+    // `create --force`: its next lines go into the new file, never into the old one.
+    use std::io::{BufRead, BufReader, Write};
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
+    ok(&["create", &f, "-n", "1000", "-p", "0.001"], b"");
+    let mut child = bk(&["dedup", "-q", &f])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    writeln!(input, "before").unwrap();
+    input.flush().unwrap();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "before\n");
+    ok(&["create", &f, "-n", "5000", "-p", "0.01", "--force"], b"");
+    writeln!(input, "after").unwrap();
+    input.flush().unwrap();
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "after\n");
+    // Printed, so already in the new file.
+    assert_all_present(&f, &["after".to_string()]);
+    drop(input);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(ok(&["info", &f], b"")
+        .out
+        .contains("capacity:         5000\n"));
+    assert_all_present(&f, &["after".to_string()]);
+}

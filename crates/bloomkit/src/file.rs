@@ -154,10 +154,10 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_else(|| "filter".into())
 }
 
-/// Removes the temporary files of `path` (see [`temp_path`]) whose process has ended: what a
-/// save killed between creating its temporary file and renaming it left behind. Best effort:
-/// errors are ignored, and on systems without `/proc` nothing is removed.
-pub(crate) fn remove_stale_temps(path: &Path) {
+/// Removes the temporary files of the real file `path` (`.NAME.PID-N-NANOS.tmp`) whose process
+/// has ended: what a save killed between creating its temporary file and renaming it left
+/// behind. Best effort: errors are ignored, and on systems without `/proc` nothing is removed.
+pub fn remove_stale_temps(path: &Path) {
     #[cfg(target_os = "linux")]
     {
         let prefix = format!(".{}.", file_name(path));
@@ -316,8 +316,9 @@ pub fn save(path: &Path, filter: &AnyFilter, design: Option<Design>) -> Result<(
 }
 
 /// Opens a regular file for reading without ever blocking on it: the type is checked before
-/// opening (a FIFO would block `open` itself) and again on the open file.
-pub(crate) fn open_regular(path: &Path, what: &str) -> Result<File> {
+/// opening (a FIFO would block `open` itself) and again on the open file. `what` names the
+/// action for messages (`"opening"`, `"reading"`, …).
+pub fn open_regular(path: &Path, what: &str) -> Result<File> {
     let meta = fs::metadata(path).map_err(io_error(format!("{what} {}", path.display())))?;
     require_regular(path, what, &meta)?;
     let mut options = OpenOptions::new();
@@ -363,10 +364,6 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
     read_bounded(&file, path)
 }
 
-/// Byte offset of the dirty mark in the header (see docs/FORMAT.md, "Sharing a file between
-/// processes").
-const DIRTY_MARK: usize = 88;
-
 /// Whether `bytes` is a classic or blocked native file whose dirty mark is set: a writer had
 /// it open for in-place updates, so its trailing checksum may be stale.
 pub fn is_dirty(bytes: &[u8]) -> bool {
@@ -378,7 +375,7 @@ pub fn is_dirty(bytes: &[u8]) -> bool {
     bytes.len() >= native::HEADER_LEN + 8
         && bytes.starts_with(b"BLOOMKIT")
         && matches!(u16::from_le_bytes([bytes[10], bytes[11]]), 1 | 4)
-        && word(DIRTY_MARK) == Some(1)
+        && word(native::DIRTY_MARK_OFFSET) == Some(1)
 }
 
 /// Decodes a native file's bytes, verifying the checksum; a dirty file (see [`is_dirty`]) is
@@ -386,7 +383,7 @@ pub fn is_dirty(bytes: &[u8]) -> bool {
 /// damage to its bits cannot be detected.
 pub fn decode(mut bytes: Vec<u8>, keys: &[Hashing]) -> Result<Decoded> {
     if is_dirty(&bytes) {
-        bytes[DIRTY_MARK..DIRTY_MARK + 8].fill(0);
+        bytes[native::DIRTY_MARK_OFFSET..native::DIRTY_MARK_OFFSET + 8].fill(0);
         let body = bytes.len() - 8;
         let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
         bytes[body..].copy_from_slice(&sum.to_le_bytes());
@@ -415,7 +412,8 @@ mod tests {
         // written, with the dirty mark `mark`.
         let payload = u64::from_le_bytes(bytes[72..80].try_into().unwrap()) as usize;
         bytes[payload] |= 0x80;
-        bytes[DIRTY_MARK..DIRTY_MARK + 8].copy_from_slice(&mark.to_le_bytes());
+        bytes[native::DIRTY_MARK_OFFSET..native::DIRTY_MARK_OFFSET + 8]
+            .copy_from_slice(&mark.to_le_bytes());
         bytes
     }
 

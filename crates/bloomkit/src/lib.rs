@@ -1,8 +1,9 @@
 //! # bloomkit
 //!
-//! Bloom filters for Rust: a classic filter that is bit-exact with Guava and Go when asked,
-//! the sizing math, and (in other modules and crates) faster, concurrent, counting, scalable,
-//! persistent and Redis-backed variants.
+//! Bloom filters for Rust: a classic filter that is bit-exact with Guava, Go and Redisson when
+//! asked, a cache-blocked filter, lock-free concurrent, counting and scalable filters, the
+//! sizing math, and a checksummed file format (Redis-backed filters are in the crate
+//! `bloomkit-redis`).
 //!
 //! A Bloom filter answers "definitely not in the set" or "probably in the set", using far less
 //! memory than the set: about 9.6 bits per element at a 1% false-positive rate, whatever the
@@ -19,36 +20,75 @@
 //!
 //! ## The pipeline
 //!
-//! Every filter maps an element to bit positions through four stages, each in its own module:
+//! Every filter maps an element to positions through four stages, each in its own module:
 //!
-//! 1. [`key`]: the element's stable bytes ([`Key`]), identical on every platform and version;
-//! 2. [`hash`]: 128 bits from those bytes ([`Hashing`]: XXH3, Murmur3, keyed SipHash, ...);
-//! 3. [`probe`]: `k` positions from the hash ([`Scheme`]: bloomkit's, Guava's, Go's, ...);
-//! 4. [`storage`]: the bits themselves.
+//! 1. `key.rs`: the element's stable bytes ([`Key`]), identical on every platform and version;
+//! 2. `hash/`: 128 bits from those bytes ([`Hashing`]: XXH3, Murmur3, keyed SipHash, ...);
+//! 3. `probe/`: positions from the hash: `k` bits anywhere ([`Scheme`]: bloomkit's, Guava's,
+//!    Go's, Redisson's) or inside one block ([`BlockLayout`]; `probe/blocked/` with its SIMD
+//!    kernels, `probe/register.rs` for the Redis layout);
+//! 4. `storage/`: the bits, blocks or counters, plain or atomic.
 //!
-//! A [`Spec`] joins stages 1–3 with the size; [`math`] computes sizes. Filters such as
-//! [`BloomFilter`] put a spec on top of a storage.
+//! A [`Spec`] (classic kinds) or a [`BlockSpec`] (blocked kinds) joins stages 1–3 with a size;
+//! [`math`] computes sizes. Each filter puts a spec on top of a storage; [`codec`] turns filters
+//! into bytes and back.
+//!
+//! ## Where each concept lives
+//!
+//! | module | concept |
+//! |---|---|
+//! | `key.rs` | [`Key`]: stable element encoding (strings, integers, tuples, UTF-16 as Guava) |
+//! | `hash/` | [`Hashing`]: the hash functions |
+//! | `probe/` | [`Scheme`] and [`BlockLayout`]: from a hash to positions |
+//! | `storage/` | bit vectors, blocks and counters, plain and atomic ([`CounterWidth`]) |
+//! | `spec.rs` | [`Spec`], [`BlockSpec`], [`Preset`]: how a filter maps elements, and its size |
+//! | `math.rs` | sizing: `m` and `k` for `(n, p)`, expected FPR, estimates, other libraries' sizing |
+//! | `classic.rs` | [`BloomFilter`] |
+//! | `blocked.rs` | [`BlockedBloomFilter`] |
+//! | `concurrent.rs` | [`AtomicBloomFilter`], [`AtomicBlockedBloomFilter`]: the same filters through `&self` |
+//! | `counting.rs` | [`CountingBloomFilter`] |
+//! | `scalable.rs` | [`ScalableBloomFilter`], [`ScalableConfig`] |
+//! | `filter.rs`, `any.rs`, `kind.rs` | the [`Filter`] trait, [`AnyFilter`], [`Kind`]: any kind chosen at run time |
+//! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
+//! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
+//! | `error.rs` | [`Error`]: the one error type |
+//!
+//! ## Stability
+//!
+//! The stable API is what the crate root exports and the public modules shown in this
+//! documentation: [`blocked`], [`classic`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
+//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`] and [`sharing`]. The modules `probe` and
+//! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
+//! tests; they are hidden from this documentation and may change in any release.
 
 #![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
-pub mod any;
+// Stable modules: each holds one concept (see the table above).
 pub mod blocked;
 pub mod classic;
 pub mod codec;
 pub mod concurrent;
 pub mod counting;
-pub mod error;
 pub mod file;
-pub mod filter;
 pub mod hash;
 pub mod key;
-pub mod kind;
 pub mod math;
 pub mod mmap;
-pub mod probe;
 pub mod scalable;
 pub mod sharing;
-pub mod spec;
+
+// Modules whose every public item is exported at the root.
+mod any;
+mod error;
+mod filter;
+mod kind;
+mod spec;
+
+// Internals shared with bloomkit-cli, bloomkit-redis, the benchmarks and the tests.
+#[doc(hidden)]
+pub mod probe;
+#[doc(hidden)]
 pub mod storage;
 
 pub use any::AnyFilter;
@@ -62,9 +102,11 @@ pub use hash::Hashing;
 pub use key::Key;
 pub use kind::Kind;
 pub use math::{Params, MAX_HASHES};
+pub use probe::blocked::BlockLayout;
 pub use probe::{Digest, Scheme};
 pub use scalable::{ScalableBloomFilter, ScalableConfig};
 pub use spec::{BlockSpec, Preset, Spec};
+pub use storage::CounterWidth;
 
 // Compile README's examples as doctests so they cannot go stale.
 #[doc = include_str!("../../../README.md")]

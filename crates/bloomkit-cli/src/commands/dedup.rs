@@ -32,7 +32,13 @@ fn open_or_create(
         scheme: SchemeName::Default,
     };
     match Target::create(location, new, false, ctx) {
+        // A file is reopened to be used in place (classic, blocked).
+        Ok(t) if matches!(location, Location::File(_)) => {
+            drop(t);
+            Target::open_for_update(location, ctx)
+        }
         Ok(t) => Ok(t),
+        // Created by another process meanwhile: use theirs.
         Err(_) if Target::exists(location)? => Target::open_for_update(location, ctx),
         Err(e) => Err(e),
     }

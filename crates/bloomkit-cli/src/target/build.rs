@@ -56,8 +56,8 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
                     new.scheme.name()
                 );
             }
-            let (blocks, layout) = bloomkit::probe::blocked::default_params(new.capacity, new.fpp)?;
-            BlockedBloomFilter::with_layout(blocks, layout, spec.hashing().clone())?.into()
+            let block_spec = bloomkit::BlockSpec::for_capacity(new.capacity, new.fpp)?;
+            BlockedBloomFilter::from_spec(block_spec.with_hashing(spec.hashing().clone()))?.into()
         }
     })
 }

@@ -70,16 +70,6 @@ pub struct Description {
     pub layers: Option<Vec<LayerInfo>>,
 }
 
-/// The name `info` gives a blocked filter's in-block layout.
-pub fn layout_name(layout: bloomkit::probe::blocked::BlockLayout) -> String {
-    use bloomkit::probe::blocked::BlockLayout;
-    match layout {
-        BlockLayout::SplitBlock256 => "split-block-256".into(),
-        BlockLayout::SplitBlock => "split-block".into(),
-        BlockLayout::Bits(k) => format!("bits-{k}"),
-    }
-}
-
 /// Describes an in-memory filter.
 pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
     let (scheme, hashing) = match (spec_of(filter), filter) {
@@ -137,7 +127,7 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         fill_ratio: fill,
         estimated_fpp: filter.estimated_fpp(),
         layout: match filter {
-            AnyFilter::Blocked(f) => Some(layout_name(f.layout())),
+            AnyFilter::Blocked(f) => Some(f.spec().name()),
             _ => None,
         },
         layers,

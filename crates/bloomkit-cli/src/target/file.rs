@@ -1,24 +1,46 @@
 //! The file backend: a filter in a native file, shared safely with other processes.
 //!
-//! Readers load the file (it is only ever replaced whole, by rename, so a load sees one
-//! complete version). Writers change it in *updates*: take the file's exclusive lock, re-read
-//! it if another process replaced it since this one last saw it, apply the change, write the
-//! new version next to it and rename it into place, release the lock. An update is complete
-//! (saved) before the command acknowledges anything it did, so a signal or a crash can never
-//! lose an acknowledged change, and concurrent writers never lose each other's changes.
-//! See docs/FORMAT.md, "Sharing a file between processes".
+//! Classic and blocked files are used in place through a shared memory mapping (see
+//! [`mapped`](super::mapped)): nothing is loaded, inserts set bits straight in the file under
+//! the file's lock. The other kinds (scalable, counting), which cannot grow or count in place,
+//! are loaded whole and changed in *updates*: take the file's exclusive lock, re-read it if
+//! another process replaced it since this one last saw it, apply the change, write the new
+//! version next to it and rename it into place, release the lock. Either way a change is in
+//! the file before the command acknowledges it, so a signal or a crash can never lose an
+//! acknowledged change, and concurrent writers never lose each other's changes. See
+//! docs/FORMAT.md, "Sharing a file between processes".
 
+use super::mapped::Mapped;
+use super::{describe, Description};
+use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::{self, Design};
 use bloomkit::sharing::{self, LockMode, LockedFile};
-use bloomkit::{AnyFilter, Hashing};
+use bloomkit::{AnyFilter, Filter, Hashing};
 use std::path::{Path, PathBuf};
 
-/// A filter file and this process's copy of it.
+/// How many times an insert starts over because the file was replaced meanwhile.
+const MAX_REOPENS: u32 = 1000;
+
+/// A filter file and how this process uses it.
 #[derive(Debug)]
 pub struct FileTarget {
     path: PathBuf,
     keys: Vec<Hashing>,
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Loaded whole.
+    Whole(Whole),
+    /// Mapped in place.
+    Mapped(Mapped),
+}
+
+/// A copy of the whole filter.
+#[derive(Debug)]
+struct Whole {
     filter: AnyFilter,
     design: Option<Design>,
     /// The file the copy equals, held open (so that its inode number cannot be reused by a
@@ -63,44 +85,64 @@ fn no_such_filter(path: &Path) -> anyhow::Error {
     )
 }
 
+fn open_error(path: &Path) -> impl FnOnce(bloomkit::Error) -> anyhow::Error + '_ {
+    move |e| {
+        if not_found(&e) {
+            no_such_filter(path)
+        } else {
+            file_error(path, e)
+        }
+    }
+}
+
 impl FileTarget {
-    /// Loads the filter at `path` for reading.
+    /// Opens the filter at `path` for reading: mapped (classic, blocked) or loaded.
     pub fn open(path: &Path, keys: Vec<Hashing>) -> Result<FileTarget> {
-        let decoded = bloomkit::file::load(path, &keys).map_err(|e| {
-            if not_found(&e) {
-                no_such_filter(path)
-            } else {
-                file_error(path, e)
+        // Checks the path (regular file, symbolic links) without blocking on a FIFO.
+        let real = bloomkit::file::real_path(path).map_err(open_error(path))?;
+        sharing::require_regular_file(&real, "opening").map_err(open_error(path))?;
+        bloomkit::file::remove_stale_temps(&real);
+        let state = match Mapped::open(&real, path, &keys)? {
+            Some(m) => State::Mapped(m),
+            None => {
+                let decoded = bloomkit::file::load(&real, &keys).map_err(open_error(path))?;
+                State::Whole(Whole {
+                    filter: decoded.filter,
+                    design: decoded.design,
+                    held: None,
+                })
             }
-        })?;
+        };
         Ok(FileTarget {
             path: path.to_path_buf(),
             keys,
-            filter: decoded.filter,
-            design: decoded.design,
-            held: None,
+            state,
         })
     }
 
-    /// Loads the filter at `path` for changing it: under its exclusive lock, which also
-    /// refuses read-only files before anything is read.
+    /// Opens the filter at `path` for changing it: mapped read-write (classic, blocked) or
+    /// loaded under its exclusive lock. Read-only files are refused before anything is read.
     pub fn open_for_update(path: &Path, keys: Vec<Hashing>) -> Result<FileTarget> {
-        let locked = LockedFile::open(path, LockMode::Exclusive).map_err(|e| {
-            if not_found(&e) {
-                no_such_filter(path)
-            } else {
-                file_error(path, e)
-            }
-        })?;
-        let decoded = locked.load(&keys).map_err(|e| file_error(path, e))?;
-        let held = hold(locked.unlock().map_err(|e| file_error(path, e))?, path)?;
+        let state = Self::update_state(path, &keys)?;
         Ok(FileTarget {
             path: path.to_path_buf(),
             keys,
+            state,
+        })
+    }
+
+    fn update_state(path: &Path, keys: &[Hashing]) -> Result<State> {
+        let locked = LockedFile::open(path, LockMode::Exclusive).map_err(open_error(path))?;
+        if let Some(m) = Mapped::open_shared(&locked, path, keys)? {
+            return Ok(State::Mapped(m));
+        }
+        let decoded = locked.load(keys).map_err(|e| file_error(path, e))?;
+        let held = hold(locked.unlock().map_err(|e| file_error(path, e))?, path)?;
+        Ok(State::Whole(Whole {
             filter: decoded.filter,
             design: decoded.design,
             held,
-        })
+        }))
     }
 
     /// Writes `filter` to `path` now. Without `force` only if nothing is there (exclusive:
@@ -161,25 +203,93 @@ impl FileTarget {
         Ok(FileTarget {
             path: path.to_path_buf(),
             keys,
-            filter,
-            design,
-            held,
+            state: State::Whole(Whole {
+                filter,
+                design,
+                held,
+            }),
         })
     }
 
-    /// The filter as this process last saw it.
-    pub fn filter(&self) -> &AnyFilter {
-        &self.filter
+    /// The filter's kind.
+    pub fn kind(&self) -> bloomkit::Kind {
+        match &self.state {
+            State::Whole(w) => w.filter.kind(),
+            State::Mapped(m) => m.kind(),
+        }
     }
 
-    /// Its design (capacity and FPR), if recorded.
-    pub fn design(&self) -> Option<Design> {
-        self.design
+    /// Whether changes are saved by rewriting the whole file (rather than in place).
+    pub fn saved_whole(&self) -> bool {
+        matches!(self.state, State::Whole(_))
     }
 
-    /// Changes the filter and saves it, as one step under the file's exclusive lock (see the
-    /// module docs). `change` returns its result and whether it changed anything (nothing is
-    /// written if not). When `change` fails nothing is written.
+    /// Inserts a chunk; `new[i]` says whether element `i` was new. The chunk is in the file
+    /// when this returns.
+    pub fn insert_chunk(&mut self, chunk: &Chunk, new: &mut Vec<bool>) -> Result<()> {
+        for _ in 0..MAX_REOPENS {
+            match &mut self.state {
+                State::Mapped(m) => {
+                    if m.insert(&self.path, chunk, new)? {
+                        return Ok(());
+                    }
+                    // Replaced whole by another process: use the new file.
+                    self.state = Self::update_state(&self.path, &self.keys)?;
+                }
+                State::Whole(_) => {
+                    let display = self.path.display().to_string();
+                    *new = self.update(|filter| {
+                        let mut new = Vec::with_capacity(chunk.len());
+                        for (_, e) in chunk.iter() {
+                            new.push(
+                                filter
+                                    .insert_encoded(e)
+                                    .map_err(|err| anyhow!("{display}: {err}"))?,
+                            );
+                        }
+                        let changed = new.contains(&true);
+                        Ok((new, changed))
+                    })?;
+                    return Ok(());
+                }
+            }
+        }
+        bail!(
+            "{}: the file was replaced {MAX_REOPENS} times while adding; try again",
+            self.path.display()
+        )
+    }
+
+    /// Tests a batch.
+    pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) {
+        match &self.state {
+            State::Whole(w) => {
+                present.clear();
+                present.extend(elements.iter().map(|e| w.filter.contains_encoded(e)));
+            }
+            State::Mapped(m) => m.contains_batch(elements, present),
+        }
+    }
+
+    /// Describes the filter.
+    pub fn describe(&self) -> Description {
+        match &self.state {
+            State::Whole(w) => describe(&w.filter, w.design),
+            State::Mapped(m) => m.describe(),
+        }
+    }
+
+    /// An in-memory copy of the filter, with its design.
+    pub fn snapshot(&self) -> Result<(AnyFilter, Option<Design>)> {
+        match &self.state {
+            State::Whole(w) => Ok((w.filter.clone(), w.design)),
+            State::Mapped(m) => m.snapshot(&self.path),
+        }
+    }
+
+    /// Changes the whole filter and saves it, as one step under the file's exclusive lock
+    /// (see the module docs). `change` returns its result and whether it changed anything
+    /// (nothing is written if not). When `change` fails nothing is written.
     pub fn update<R>(
         &mut self,
         change: impl FnOnce(&mut AnyFilter) -> Result<(R, bool)>,
@@ -187,24 +297,38 @@ impl FileTarget {
         let path = self.path.clone();
         let locked =
             LockedFile::open(&path, LockMode::Exclusive).map_err(|e| file_error(&path, e))?;
-        if self.held.as_ref().map(|h| h.1) != Some(locked.identity()) {
+        let cached = match &self.state {
+            // Kinds written in place change without a new file: always re-read them.
+            State::Whole(w) => {
+                !matches!(w.filter, AnyFilter::Classic(_) | AnyFilter::Blocked(_))
+                    && w.held.as_ref().map(|h| h.1) == Some(locked.identity())
+            }
+            State::Mapped(_) => false,
+        };
+        if !cached {
             let decoded = locked.load(&self.keys).map_err(|e| file_error(&path, e))?;
-            self.filter = decoded.filter;
-            self.design = decoded.design;
+            self.state = State::Whole(Whole {
+                filter: decoded.filter,
+                design: decoded.design,
+                held: None,
+            });
         }
+        let State::Whole(whole) = &mut self.state else {
+            bail!("{}: internal error: no loaded copy", path.display());
+        };
         // Until the new version is in place the copy may differ from the file.
-        self.held = None;
-        let (result, changed) = change(&mut self.filter)?;
+        whole.held = None;
+        let (result, changed) = change(&mut whole.filter)?;
         let file = if changed {
             let bytes =
-                native::to_bytes(&self.filter, self.design).map_err(|e| file_error(&path, e))?;
+                native::to_bytes(&whole.filter, whole.design).map_err(|e| file_error(&path, e))?;
             locked
                 .replace(&bytes)
                 .map_err(|e| anyhow!("saving {}: {}", path.display(), file_error(&path, e)))?
         } else {
             locked.unlock().map_err(|e| file_error(&path, e))?
         };
-        self.held = hold(file, &path)?;
+        whole.held = hold(file, &path)?;
         Ok(result)
     }
 }

@@ -16,7 +16,8 @@
 
 mod murmur3;
 
-pub use murmur3::{murmur3_x64_128, murmur3_x64_128_suffixed};
+pub use murmur3::murmur3_x64_128;
+pub(crate) use murmur3::murmur3_x64_128_suffixed;
 
 use siphasher::sip128::Hasher128;
 use std::fmt;

@@ -439,10 +439,11 @@ impl Path {
     ) -> bool {
         match self {
             Path::Portable => insert_at(&mut blocks, layout, h1, h2),
-            // SAFETY (all AVX2 arms): these paths are chosen only when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
             Path::Avx2 | Path::Avx2Xxh3 => unsafe { avx2::insert(&mut blocks, h1) },
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
             Path::Avx2Half | Path::Avx2HalfXxh3 => unsafe { avx2::insert256(&mut blocks, h1) },
         }
     }
@@ -458,10 +459,11 @@ impl Path {
     ) -> bool {
         match self {
             Path::Portable => contains_at(blocks, layout, h1, h2),
-            // SAFETY (all AVX2 arms): these paths are chosen only when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
             Path::Avx2 | Path::Avx2Xxh3 => unsafe { avx2::contains(blocks, h1) },
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
             Path::Avx2Half | Path::Avx2HalfXxh3 => unsafe { avx2::contains256(blocks, h1) },
         }
     }
