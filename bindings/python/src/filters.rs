@@ -4,12 +4,12 @@
 
 use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
+use crate::mapped::MappedFilter;
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
-use bloomkit::concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 use bloomkit::{
-    file, AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter as _, Key,
-    Preset, ScalableBloomFilter, Spec,
+    file, AnyFilter, AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
+    CountingBloomFilter, Filter as _, Key, Preset, ScalableBloomFilter, Spec,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -773,15 +773,11 @@ impl PyBloomFilter {
     }
 
     /// Maps a native file of a classic filter without reading it: `writable=False` for
-    /// queries only, `True` to add in place (`flush()` writes the checksum).
+    /// queries only, `True` to add in place (shared with other processes).
     #[staticmethod]
     #[pyo3(signature = (path, writable = false))]
-    fn open_mmap(
-        py: Python<'_>,
-        path: PathBuf,
-        writable: bool,
-    ) -> PyResult<crate::mapped::MappedBloomFilter> {
-        crate::mapped::MappedBloomFilter::open(py, path, writable)
+    fn open_mmap(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<MappedFilter> {
+        MappedFilter::open(py, path, writable)
     }
 }
 
@@ -792,6 +788,14 @@ pub struct PyBlockedBloomFilter;
 
 #[pymethods]
 impl PyBlockedBloomFilter {
+    /// Maps a native file of a blocked filter without reading it (see
+    /// `BloomFilter.open_mmap`).
+    #[staticmethod]
+    #[pyo3(signature = (path, writable = false))]
+    fn open_mmap(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<MappedFilter> {
+        MappedFilter::open(py, path, writable)
+    }
+
     #[new]
     fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(

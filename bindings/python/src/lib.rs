@@ -19,7 +19,7 @@ fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<filters::PyScalableBloomFilter>()?;
     m.add_class::<filters::PyAtomicBloomFilter>()?;
     m.add_class::<filters::PyAtomicBlockedBloomFilter>()?;
-    m.add_class::<mapped::MappedBloomFilter>()?;
+    m.add_class::<mapped::MappedFilter>()?;
     m.add_class::<redis::SharedFilter>()?;
     m.add_class::<redis::PyRedisFilter>()?;
     m.add_class::<redis::PyScalableRedisFilter>()?;

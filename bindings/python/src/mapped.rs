@@ -1,122 +1,175 @@
-//! `bloomkit.MappedBloomFilter`: a classic filter's native file mapped into memory
-//! (`BloomFilter.open_mmap`), read-only or read-write. The library's `MappedFilter` does the
-//! work: a read-write mapping is shared with the file and written through atomics, so adds need
-//! no lock here; the first add marks the file dirty and `flush` seals it again.
+//! `bloomkit.MappedFilter`: a classic or blocked filter's native file mapped into memory
+//! (`BloomFilter.open_mmap`, `BlockedBloomFilter.open_mmap`), read-only or read-write.
+//!
+//! A read-write mapping follows the file-sharing protocol of docs/FORMAT.md: each add (or
+//! batch of 4096) holds the file's exclusive lock while it sets the dirty mark and the bits,
+//! and `flush` (or `close`, or the object's end) seals the file under the same lock. Bits set
+//! in the shared mapping are in the page cache when the call returns, so many processes can
+//! add to one file at once and none of their elements is lost.
 
-use crate::elements::{for_each_chunk, with_key};
+use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
-use bloomkit::mmap::MappedFilter;
-use bloomkit::{Key, Kind};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use bloomkit::mmap::MappedFilter as RustMappedFilter;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// A classic filter whose bits stay in its file: opening costs a header read however large the
-/// filter, and a query touches only the pages it probes. Made by `BloomFilter.open_mmap`.
-#[pyclass(name = "MappedBloomFilter", module = "bloomkit", frozen)]
-pub struct MappedBloomFilter {
-    map: MappedFilter,
+/// A classic or blocked filter whose bits stay in its file: opening costs a header read
+/// however large the filter, and a query touches only the pages it probes. Made by
+/// `BloomFilter.open_mmap` or `BlockedBloomFilter.open_mmap`; a context manager.
+#[pyclass(name = "MappedFilter", module = "bloomkit", frozen)]
+pub struct MappedFilter {
+    map: RustMappedFilter,
     path: PathBuf,
+    /// Whether this object set bits since the file was last sealed.
+    wrote: AtomicBool,
 }
 
-impl MappedBloomFilter {
+impl MappedFilter {
     pub fn open(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<Self> {
         let map = py
             .allow_threads(|| {
                 if !writable {
-                    return MappedFilter::open(&path, &[]);
+                    return RustMappedFilter::open(&path, &[]);
                 }
                 // Later seals vouch for the whole file: check it first (unless a writer left it
                 // dirty, whose checksum is stale by design).
-                let m = MappedFilter::open_shared(&path, &[])?;
-                if !m.is_dirty() {
-                    m.verify()?;
+                let map = RustMappedFilter::open_shared(&path, &[])?;
+                if !map.is_dirty() {
+                    map.verify()?;
                 }
-                Ok(m)
+                Ok(map)
             })
             .map_err(errors::core)?;
-        if map.kind() != Kind::Classic {
-            return Err(PyValueError::new_err(format!(
-                "only classic filters map as a MappedBloomFilter; {} holds a {} filter",
-                path.display(),
-                map.kind()
-            )));
-        }
-        Ok(MappedBloomFilter { map, path })
+        Ok(MappedFilter {
+            map,
+            path,
+            wrote: AtomicBool::new(false),
+        })
     }
 
-    fn contains(&self, key: &[u8]) -> bool {
-        self.map.contains(key)
-    }
-
-    /// The mapping, marked dirty, for adds (read-write mappings only).
-    fn writer(&self) -> PyResult<&MappedFilter> {
-        if !self.map.is_writable() {
-            return Err(PyTypeError::new_err(
+    fn require_writable(&self) -> PyResult<()> {
+        if self.map.is_writable() {
+            Ok(())
+        } else {
+            Err(PyTypeError::new_err(
                 "this filter was mapped read-only: open it with open_mmap(path, writable=True) to add",
-            ));
+            ))
         }
-        self.map.mark_dirty().map_err(errors::core)?;
-        Ok(&self.map)
+    }
+
+    /// Runs `f` holding the file's exclusive lock (call without the GIL).
+    fn locked<R>(&self, f: impl FnOnce() -> bloomkit::Result<R>) -> bloomkit::Result<R> {
+        let file = self.map.file();
+        file.lock().map_err(|source| bloomkit::Error::Io {
+            context: format!("locking {}", self.path.display()),
+            source,
+        })?;
+        let result = f();
+        let _ = file.unlock();
+        result
+    }
+
+    /// Adds a batch in place under the lock; for each element, whether it was new.
+    fn insert(&self, keys: &[Element<'_>], new: &mut [bool]) -> bloomkit::Result<()> {
+        self.locked(|| {
+            self.map.mark_dirty()?;
+            self.wrote.store(true, Ordering::Relaxed);
+            self.map.insert_batch_into(keys, new).map(|_| ())
+        })
+    }
+
+    fn seal(&self) -> bloomkit::Result<()> {
+        if self.map.is_writable() && self.wrote.swap(false, Ordering::Relaxed) {
+            self.locked(|| self.map.seal())?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for MappedFilter {
+    fn drop(&mut self) {
+        // A clean end seals the file; if this fails (or the process dies first) the file stays
+        // marked dirty, and the next writer or checked reader re-seals it.
+        let _ = self.seal();
     }
 }
 
 #[pymethods]
-impl MappedBloomFilter {
+impl MappedFilter {
     fn __contains__(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_key(element, |k| self.contains(k))
+        with_key(element, |k| self.map.contains(k))
     }
 
     /// Tests every element of any iterable without the GIL; a list of bools.
     fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let mut answers = Vec::with_capacity(elements.len().unwrap_or(0));
         for_each_chunk(elements, |keys| {
-            answers.extend(keys.iter().map(|k| k.with_bytes(|b| self.contains(b))));
+            let start = answers.len();
+            answers.resize(start + keys.len(), false);
+            self.map.contains_batch_into(keys, &mut answers[start..]);
             Ok(())
         })?;
         Ok(answers)
     }
 
     /// Adds an element in place (read-write mappings only).
-    fn add(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
-        let writer = self.writer()?;
-        with_key(element, |k| writer.insert(k))?
-            .map(|_| ())
-            .map_err(errors::core)
+    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_and_add(py, element).map(|_| ())
     }
 
     /// Adds an element and returns whether it was (probably) present before.
-    fn check_and_add(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let writer = self.writer()?;
-        let new = with_key(element, |k| writer.insert(k))?.map_err(errors::core)?;
-        Ok(!new)
+    fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.require_writable()?;
+        let key = Element::of(element)?;
+        let mut new = [false];
+        py.allow_threads(|| self.insert(std::slice::from_ref(&key), &mut new))
+            .map_err(errors::core)?;
+        Ok(!new[0])
     }
 
-    /// Adds every element of any iterable without the GIL (read-write mappings only).
+    /// Adds every element of any iterable in place, 4096 per lock, without the GIL.
     fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
-        let writer = self.writer()?;
+        self.require_writable()?;
+        let mut new = Vec::new();
         for_each_chunk(elements, |keys| {
-            let mut new = vec![false; keys.len()];
-            writer
-                .insert_batch_into(keys, &mut new)
-                .map(|_| ())
-                .map_err(errors::core)
+            new.resize(keys.len(), false);
+            self.insert(keys, &mut new).map_err(errors::core)
         })
     }
 
-    /// Updates the checksum and writes every change to the file now.
+    /// Seals the file now: recomputes its checksum and writes every change to disk.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
-        if !self.map.is_writable() {
-            return Err(PyTypeError::new_err("this filter was mapped read-only"));
-        }
-        py.allow_threads(|| self.map.seal()).map_err(errors::core)
+        self.require_writable()?;
+        self.wrote.store(true, Ordering::Relaxed);
+        py.allow_threads(|| self.seal()).map_err(errors::core)
     }
 
-    /// Verifies the file's checksum (reads every page; read-only mappings).
+    /// Seals the file if this object added to it (as `flush`); the mapping stays usable.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| self.seal()).map_err(errors::core)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _exc_type: &Bound<'_, PyAny>,
+        _exc: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    /// Verifies the file's checksum (reads every page); `ValueError` if it does not match,
+    /// as for a file a writer has open (see `dirty`).
     fn verify(&self, py: Python<'_>) -> PyResult<()> {
-        if self.map.is_writable() {
-            return Ok(());
-        }
         py.allow_threads(|| self.map.verify()).map_err(errors::core)
     }
 
@@ -124,6 +177,18 @@ impl MappedBloomFilter {
     #[getter]
     fn writable(&self) -> bool {
         self.map.is_writable()
+    }
+
+    /// Whether the file is marked as open for in-place writing (its checksum is stale).
+    #[getter]
+    fn dirty(&self) -> bool {
+        self.map.is_dirty()
+    }
+
+    /// `classic` or `blocked`.
+    #[getter]
+    fn kind(&self) -> String {
+        self.map.kind().to_string()
     }
 
     /// Number of bits.
@@ -138,10 +203,28 @@ impl MappedBloomFilter {
         self.map.params().hashes
     }
 
+    /// The design capacity recorded in the file.
+    #[getter]
+    fn capacity(&self) -> u64 {
+        self.map.capacity()
+    }
+
+    /// The design false-positive probability recorded in the file.
+    #[getter]
+    fn fpp(&self) -> f64 {
+        self.map.fpp()
+    }
+
+    /// The estimated number of distinct elements added, rounded (reads every page).
+    fn __len__(&self) -> usize {
+        self.map.estimated_len().max(0.0).round() as usize
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let path = pyo3::types::PyString::new(py, &self.path.display().to_string()).repr()?;
+        let path = PyString::new(py, &self.path.display().to_string()).repr()?;
         Ok(format!(
-            "MappedBloomFilter({path}, writable={}, bits={}, hashes={})",
+            "MappedFilter({path}, kind={}, writable={}, bits={}, hashes={})",
+            self.kind(),
             if self.writable() { "True" } else { "False" },
             self.bits(),
             self.hashes()

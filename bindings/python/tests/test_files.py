@@ -2,6 +2,8 @@
 Rust tests' data (crates/bloomkit/tests)."""
 
 import pickle
+import subprocess
+import sys
 
 import pytest
 
@@ -110,30 +112,79 @@ class _Restore:
         return (bloomkit._bloomkit._restore, ("BloomFilter", self.data))
 
 
-def test_memory_mapped_read_only_and_read_write(tmp_path):
+@pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter])
+def test_memory_mapped_read_only_and_read_write(tmp_path, kind):
     path = tmp_path / "mapped.bloom"
-    f = bloomkit.BloomFilter(100_000, 0.01)
+    f = kind(100_000, 0.01)
     f.add_many(KEYS)
     f.save(path)
-    ro = bloomkit.BloomFilter.open_mmap(path)
-    assert not ro.writable and ro.bits == f.bits and ro.hashes == f.hashes
+    ro = kind.open_mmap(path)
+    assert not ro.writable and not ro.dirty and ro.kind == f.kind
+    assert (ro.bits, ro.hashes, ro.capacity, ro.fpp) == (f.bits, f.hashes, 100_000, 0.01)
     assert all(ro.contains_many(KEYS)) and "absent" not in ro and KEYS[0] in ro
+    assert len(ro) == len(f)
     ro.verify()
     with pytest.raises(TypeError, match="read-only"):
         ro.add("x")
 
-    rw = bloomkit.BloomFilter.open_mmap(path, writable=True)
-    rw.add("new")
-    assert rw.check_and_add("new") is True
-    rw.add_many(["more", "still more"])
-    rw.flush()
-    del rw
-    g = bloomkit.BloomFilter.load(path)  # the checksum is valid after flush
+    with kind.open_mmap(path, writable=True) as rw:
+        rw.add("new")
+        assert rw.check_and_add("new") is True
+        rw.add_many(["more", "still more"])
+        assert rw.dirty and "more" in ro  # the read-only mapping sees the shared pages
+    assert not ro.dirty  # sealed on exit
+    ro.verify()
+    g = kind.load(path)  # a checked load: the checksum is valid again
     assert all(e in g for e in ["new", "more", "still more", *KEYS])
 
-    bloomkit.BlockedBloomFilter(100, 0.01).save(tmp_path / "blocked.bloom")
-    with pytest.raises(ValueError, match="classic"):
-        bloomkit.BloomFilter.open_mmap(tmp_path / "blocked.bloom")
+
+def test_a_damaged_file_is_not_opened_for_writing(tmp_path):
+    path = tmp_path / "damaged.bloom"
+    good = (FIXTURES / "classic.bloom").read_bytes()
+    path.write_bytes(good[:300] + bytes([good[300] ^ 4]) + good[301:])
+    with pytest.raises(ValueError, match="checksum"):
+        bloomkit.BloomFilter.open_mmap(path, writable=True)
+
+
+def test_only_classic_and_blocked_files_map(tmp_path):
+    bloomkit.CountingBloomFilter(100, 0.01).save(tmp_path / "counting.bloom")
+    with pytest.raises(ValueError, match="only classic and blocked"):
+        bloomkit.BloomFilter.open_mmap(tmp_path / "counting.bloom")
+
+
+def test_processes_adding_to_one_mapped_file_lose_nothing(tmp_path):
+    path = tmp_path / "shared.bloom"
+    bloomkit.BlockedBloomFilter(200_000, 0.001).save(path)
+    script = (
+        "import sys, bloomkit\n"
+        "p = sys.argv[2]\n"
+        "with bloomkit.BlockedBloomFilter.open_mmap(sys.argv[1], writable=True) as f:\n"
+        "    for i in range(0, 20000, 500):\n"
+        "        f.add_many(f'{p}-{j}' for j in range(i, i + 500))\n"
+        "        f.add(f'{p}-single-{i}')\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), str(p)]) for p in range(4)]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+    f = bloomkit.BlockedBloomFilter.load(path)  # sealed and checksummed
+    for p in range(4):
+        assert all(f.contains_many(f"{p}-{j}" for j in range(20000)))
+        assert all(f.contains_many(f"{p}-single-{i}" for i in range(0, 20000, 500)))
+
+
+def test_a_writer_that_dies_leaves_a_dirty_file_that_still_loads(tmp_path):
+    path = tmp_path / "dirty.bloom"
+    bloomkit.BloomFilter(10_000, 0.01).save(path)
+    script = (
+        "import os, sys, bloomkit\n"
+        "f = bloomkit.BloomFilter.open_mmap(sys.argv[1], writable=True)\n"
+        "f.add_many(['a', 'b', 'c'])\n"
+        "os._exit(0)  # no seal: as if killed\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=60)
+    assert bloomkit.BloomFilter.open_mmap(path).dirty
+    g = bloomkit.BloomFilter.load(path)
+    assert all(g.contains_many(["a", "b", "c"]))
 
 
 def guava_golden(preset):

@@ -204,6 +204,22 @@ def test_the_filter_is_saved_at_the_interval_while_crawling(tmp_path):
     assert reopened.request_seen(Request("http://a.example/2")) is True
 
 
+def test_a_failing_periodic_save_does_not_stop_the_crawl(tmp_path, caplog):
+    path = tmp_path / "missing-dir" / "seen.bloom"
+    crawler = get_crawler(settings_dict={
+        "BLOOMKIT_DUPEFILTER_PATH": str(path),
+        "BLOOMKIT_DUPEFILTER_SAVE_INTERVAL": 0,
+    })
+    dupefilter = BloomDupeFilter.from_crawler(crawler)
+    assert dupefilter.request_seen(Request("http://a.example/1")) is False
+    assert "Could not save the duplicate filter" in caplog.text
+    assert dupefilter.request_seen(Request("http://a.example/1")) is True
+    (tmp_path / "missing-dir").mkdir()
+    dupefilter.close("finished")  # the close saves what the failed saves could not
+    assert bloomkit.load(path).contains_many(
+        [crawler.request_fingerprinter.fingerprint(Request("http://a.example/1"))]) == [True]
+
+
 def test_bad_settings_are_refused(tmp_path):
     crawler = get_crawler(settings_dict={"BLOOMKIT_DUPEFILTER_KIND": "nope"})
     with pytest.raises(ValueError, match="BLOOMKIT_DUPEFILTER_KIND"):

@@ -127,15 +127,20 @@ class BloomDupeFilter(BaseDupeFilter):
         if self.path:
             self._dirty = True
             if time.monotonic() - self._last_save >= self.save_interval:
-                self.save()
+                try:
+                    self.save()
+                except OSError as e:
+                    # The file keeps its previous contents (saves are atomic); the crawl goes
+                    # on and the next interval (or the close) tries again.
+                    logger.error("Could not save the duplicate filter to %s: %s", self.path, e)
         return False
 
     def save(self) -> None:
         """Writes the filter to its file now (atomically), if it has one."""
+        self._last_save = time.monotonic()
         if self.path and self._dirty:
             self.filter.save(self.path)
             self._dirty = False
-        self._last_save = time.monotonic()
 
     def close(self, reason: str) -> None:
         self.save()
