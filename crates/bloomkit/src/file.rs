@@ -197,12 +197,47 @@ pub fn remove_stale_temps(path: &Path) {
     let _ = path;
 }
 
+/// What a save writes: bytes already encoded, or a filter in the native format, encoded as
+/// it is written (so saving a large filter needs no second copy of it in memory).
+#[derive(Clone, Copy)]
+pub enum Content<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// This filter's native file ([`native::write_to`]), with the design it was sized for.
+    Filter(&'a AnyFilter, Option<Design>),
+}
+
+impl Content<'_> {
+    pub(crate) fn write_to(self, file: &mut File) -> std::io::Result<()> {
+        match self {
+            Content::Bytes(bytes) => file.write_all(bytes),
+            Content::Filter(filter, design) => {
+                let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+                native::write_to(filter, design, &mut out)?;
+                out.flush()
+            }
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for Content<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Content::Bytes(bytes)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for Content<'a> {
+    fn from(bytes: &'a Vec<u8>) -> Self {
+        Content::Bytes(bytes)
+    }
+}
+
 /// Writes `bytes` to a new temporary file next to `real` and flushes it. When `like` is given
 /// (the file being replaced), the temporary file gets its permissions and owner. Returns its
 /// name and the open file.
 pub(crate) fn write_temp(
     real: &Path,
-    bytes: &[u8],
+    content: Content<'_>,
     like: Option<&Metadata>,
 ) -> Result<(PathBuf, File)> {
     let tmp = temp_path(real);
@@ -215,7 +250,8 @@ pub(crate) fn write_temp(
         if let Some(meta) = like {
             keep_mode_and_owner(&file, &tmp, real, meta)?;
         }
-        file.write_all(bytes)
+        content
+            .write_to(&mut file)
             .map_err(io_error(format!("writing {}", tmp.display())))?;
         file.sync_all()
             .map_err(io_error(format!("flushing {}", tmp.display())))?;
@@ -277,7 +313,7 @@ pub(crate) fn rename_into_place(tmp: &Path, real: &Path) -> Result<()> {
 
 /// Replaces the file at `path` with `bytes` atomically (see the module docs): through a
 /// symbolic link, keeping permissions and owner, refusing what is not a writable regular file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_atomic<'a>(path: &Path, content: impl Into<Content<'a>>) -> Result<()> {
     let real = real_path(path)?;
     let old = match fs::metadata(&real) {
         Ok(meta) => {
@@ -289,7 +325,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Err(e) => return Err(io_error(format!("reading {}", path.display()))(e)),
     };
     remove_stale_temps(&real);
-    let (tmp, _) = write_temp(&real, bytes, old.as_ref())?;
+    let (tmp, _) = write_temp(&real, content.into(), old.as_ref())?;
     rename_into_place(&tmp, &real)
 }
 
@@ -312,7 +348,7 @@ pub(crate) fn sync_parent(path: &Path) -> Result<()> {
 
 /// Saves a filter in the native format, atomically.
 pub fn save(path: &Path, filter: &AnyFilter, design: Option<Design>) -> Result<()> {
-    write_atomic(path, &native::to_bytes(filter, design)?)
+    write_atomic(path, Content::Filter(filter, design))
 }
 
 /// Opens a regular file for reading without ever blocking on it: the type is checked before

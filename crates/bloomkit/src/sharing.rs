@@ -37,7 +37,7 @@ use crate::codec::native::Decoded;
 use crate::error::{Error, Result};
 use crate::file::{
     io_error, open_regular, read_bounded, real_path, refusal, remove_stale_temps,
-    rename_into_place, require_regular, require_writable, sync_parent, write_temp,
+    rename_into_place, require_regular, require_writable, sync_parent, write_temp, Content,
 };
 use crate::hash::Hashing;
 use std::fs::{self, File, Metadata};
@@ -165,7 +165,7 @@ impl LockedFile {
     /// owner, flushed, then renamed over the real path while this exclusive lock is still
     /// held. Consumes the lock (it locks the old file, which is no longer at the path).
     /// Returns the new file, open (not locked).
-    pub fn replace(self, bytes: &[u8]) -> Result<File> {
+    pub fn replace<'a>(self, content: impl Into<Content<'a>>) -> Result<File> {
         if self.mode != LockMode::Exclusive {
             return Err(refusal(
                 &self.path,
@@ -173,7 +173,7 @@ impl LockedFile {
                 "it is locked shared; replacing needs the exclusive lock".into(),
             ));
         }
-        let (tmp, new) = write_temp(&self.path, bytes, Some(&self.meta))?;
+        let (tmp, new) = write_temp(&self.path, content.into(), Some(&self.meta))?;
         let result = rename_into_place(&tmp, &self.path);
         drop(self); // releases the lock after the rename
         result.map(|()| new)
@@ -183,7 +183,8 @@ impl LockedFile {
 /// Creates a file holding `bytes` at `path`, only if nothing is there: the file appears whole
 /// or not at all, and of concurrent creators of one path exactly one succeeds. Fails with an
 /// [`Error::Io`] of kind [`std::io::ErrorKind::AlreadyExists`] when the path is taken.
-pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn create_new<'a>(path: &Path, content: impl Into<Content<'a>>) -> Result<()> {
+    let content = content.into();
     let exists = |source| Error::Io {
         context: format!("creating {}", path.display()),
         source,
@@ -196,7 +197,7 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
         )));
     }
     remove_stale_temps(&real);
-    let (tmp, _) = write_temp(&real, bytes, None)?;
+    let (tmp, _) = write_temp(&real, content, None)?;
     let linked = fs::hard_link(&tmp, &real);
     let _ = fs::remove_file(&tmp);
     match linked {
@@ -210,13 +211,13 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
         // File systems without hard links: an exclusive open, then the bytes (a reader may
         // then briefly see a short file, which its checksum rejects).
         Err(_) => {
-            use std::io::Write;
             let mut file = fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .open(&real)
                 .map_err(exists)?;
-            file.write_all(bytes)
+            content
+                .write_to(&mut file)
                 .and_then(|()| file.sync_all())
                 .map_err(io_error(format!("writing {}", path.display())))?;
             sync_parent(&real)

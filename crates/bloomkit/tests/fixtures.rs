@@ -124,3 +124,33 @@ fn files_of_the_earlier_build_read_back_and_encode_identically() {
         );
     }
 }
+
+#[test]
+fn streamed_writes_and_saves_are_the_committed_bytes() {
+    let tmp = std::env::temp_dir().join(format!("bloomkit-fixtures-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (name, _, _) in fixtures() {
+        let committed = std::fs::read(dir().join(name)).unwrap();
+        let decoded = native::from_bytes(&committed, &[]).unwrap();
+        let mut streamed = Vec::new();
+        native::write_to(&decoded.filter, decoded.design, &mut streamed).unwrap();
+        assert_eq!(
+            streamed, committed,
+            "{name}: write_to differs from the file"
+        );
+        assert_eq!(
+            native::encoded_len(&decoded.filter, decoded.design),
+            committed.len() as u64,
+            "{name}: encoded_len"
+        );
+        // file::save streams into the file; the bytes on disk are the same.
+        let path = tmp.join(name);
+        bloomkit::file::save(&path, &decoded.filter, decoded.design).unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            committed,
+            "{name}: file::save"
+        );
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

@@ -14,7 +14,8 @@ use super::mapped::Mapped;
 use super::{describe, Description};
 use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Result};
-use bloomkit::codec::native::{self, Design};
+use bloomkit::codec::native::Design;
+use bloomkit::file::Content;
 use bloomkit::sharing::{self, LockMode, LockedFile};
 use bloomkit::{AnyFilter, Filter, Hashing};
 use std::path::{Path, PathBuf};
@@ -155,7 +156,8 @@ impl FileTarget {
         force: bool,
         keys: Vec<Hashing>,
     ) -> Result<FileTarget> {
-        let bytes = native::to_bytes(&filter, design).map_err(|e| file_error(path, e))?;
+        // Encoded as it is written: no second copy of a large filter in memory.
+        let content = Content::Filter(&filter, design);
         let exists = || {
             anyhow!(
                 "{}: a filter already exists (use --force to replace it)",
@@ -170,7 +172,7 @@ impl FileTarget {
             if force {
                 match LockedFile::open(path, LockMode::Exclusive) {
                     Ok(locked) => {
-                        let new = locked.replace(&bytes).map_err(|e| file_error(path, e))?;
+                        let new = locked.replace(content).map_err(|e| file_error(path, e))?;
                         held = hold(new, path)?;
                         created = true;
                         break;
@@ -179,7 +181,7 @@ impl FileTarget {
                     Err(e) => return Err(file_error(path, e)),
                 }
             }
-            match sharing::create_new(path, &bytes) {
+            match sharing::create_new(path, content) {
                 Ok(()) => {
                     created = true;
                     break;
@@ -320,10 +322,8 @@ impl FileTarget {
         whole.held = None;
         let (result, changed) = change(&mut whole.filter)?;
         let file = if changed {
-            let bytes =
-                native::to_bytes(&whole.filter, whole.design).map_err(|e| file_error(&path, e))?;
             locked
-                .replace(&bytes)
+                .replace(Content::Filter(&whole.filter, whole.design))
                 .map_err(|e| anyhow!("saving {}: {}", path.display(), file_error(&path, e)))?
         } else {
             locked.unlock().map_err(|e| file_error(&path, e))?

@@ -32,8 +32,8 @@ use crate::scalable::{Layer, ScalableBloomFilter, ScalableConfig};
 use crate::spec::{BlockSpec, Spec};
 use crate::storage::{CounterWidth, Counters};
 use fixed::Fixed;
-use std::borrow::Cow;
-use table::LayerOut;
+use std::io::{self, Write};
+use table::{LayerOut, Words};
 
 const FORMAT: &str = "bloomkit";
 
@@ -175,12 +175,12 @@ impl<'a> Parts<'a> {
                     BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
                     BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
                 };
-                let words = Cow::Owned(f.words().collect());
+                let words = Words::Blocks(f.as_blocks());
                 let l = layer(f.bits(), f.spec().hashes(), words);
                 Parts::single(Kind::Blocked, code, f.hashing(), 0, l)
             }
             AnyFilter::Classic(f) => {
-                let l = layer(f.bits(), f.hashes(), Cow::Borrowed(f.as_words()));
+                let l = layer(f.bits(), f.hashes(), Words::Flat(f.as_words()));
                 let spec = f.spec();
                 Parts::single(
                     Kind::Classic,
@@ -192,7 +192,7 @@ impl<'a> Parts<'a> {
             }
             AnyFilter::Counting(f) => {
                 let spec = f.spec();
-                let words = Cow::Borrowed(f.counters().as_words());
+                let words = Words::Flat(f.counters().as_words());
                 let l = layer(spec.bits(), spec.hashes(), words);
                 let bits = f.width().bits() as u8;
                 Parts::single(
@@ -217,7 +217,7 @@ impl<'a> Parts<'a> {
                 hashes: l.filter().hashes(),
                 capacity: l.capacity(),
                 inserted: l.inserted(),
-                words: Cow::Borrowed(l.filter().as_words()),
+                words: Words::Flat(l.filter().as_words()),
             })
             .collect();
         Parts {
@@ -263,27 +263,86 @@ impl<'a> Parts<'a> {
 /// Encodes a filter. `design` records the capacity and FPR it was sized for (scalable filters
 /// record their own configuration and ignore it).
 pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
-    let parts = Parts::of(filter, design);
-    let payload_offset = table::payload_offset(parts.layers.len() as u64) as usize;
-    let payload_len: usize = parts
-        .layers
-        .iter()
-        .map(|l| table::align_up(l.words.len() * 8))
-        .sum();
-    let total = payload_offset + payload_len + 8;
-
+    let total = encoded_len(filter, design);
     let mut out = Vec::new();
-    out.try_reserve_exact(total).map_err(|_| Error::Alloc {
-        bytes: total as u64,
+    out.try_reserve_exact(total as usize)
+        .map_err(|_| Error::Alloc { bytes: total })?;
+    write_to(filter, design, &mut out).map_err(|source| Error::Io {
+        context: "encoding a filter in memory".into(),
+        source,
     })?;
-    parts.fixed(design, payload_offset, total).write(&mut out);
-    table::write_table(&mut out, &parts.layers);
-    debug_assert_eq!(out.len(), payload_offset);
-    table::write_payload(&mut out, &parts.layers);
-    let sum = xxhash_rust::xxh3::xxh3_64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    debug_assert_eq!(out.len(), total);
+    debug_assert_eq!(out.len() as u64, total);
     Ok(out)
+}
+
+/// The length in bytes of `filter`'s native file.
+pub fn encoded_len(filter: &AnyFilter, design: Option<Design>) -> u64 {
+    Layout::of(&Parts::of(filter, design)).total as u64
+}
+
+/// Where a file's payload starts and how long the file is.
+struct Layout {
+    payload_offset: usize,
+    total: usize,
+}
+
+impl Layout {
+    fn of(parts: &Parts) -> Layout {
+        let payload_offset = table::payload_offset(parts.layers.len() as u64) as usize;
+        let payload_len: usize = parts
+            .layers
+            .iter()
+            .map(|l| table::align_up(l.words.len() * 8))
+            .sum();
+        Layout {
+            payload_offset,
+            total: payload_offset + payload_len + 8,
+        }
+    }
+}
+
+/// Writes `filter`'s native file to `out` as a stream, the same bytes as [`to_bytes`] without
+/// holding them in memory: the header and layer table, then the payload straight from the
+/// filter's words, then the checksum of everything written (so saving a large filter needs no
+/// second copy of it).
+pub fn write_to(
+    filter: &AnyFilter,
+    design: Option<Design>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let parts = Parts::of(filter, design);
+    let layout = Layout::of(&parts);
+    let mut head = Vec::with_capacity(layout.payload_offset);
+    parts
+        .fixed(design, layout.payload_offset, layout.total)
+        .write(&mut head);
+    table::write_table(&mut head, &parts.layers);
+    debug_assert_eq!(head.len(), layout.payload_offset);
+    let mut hashed = Hashed {
+        out,
+        hasher: xxhash_rust::xxh3::Xxh3::new(),
+    };
+    hashed.write_all(&head)?;
+    table::write_payload(&mut hashed, &parts.layers)?;
+    let sum = hashed.hasher.digest();
+    hashed.out.write_all(&sum.to_le_bytes())
+}
+
+/// A writer that checksums what passes through it (XXH3-64, seed 0: the trailer's hash).
+struct Hashed<'w, W: Write> {
+    out: &'w mut W,
+    hasher: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<W: Write> Write for Hashed<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The parsed header and layer table of a native file, before any payload is read.

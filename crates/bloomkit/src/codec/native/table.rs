@@ -8,7 +8,8 @@ use super::{ALIGN, FORMAT, HEADER_LEN, LAYER_ENTRY_LEN};
 use crate::codec::Reader;
 use crate::error::{Error, Result};
 use crate::math::Params;
-use std::borrow::Cow;
+use crate::storage::Block;
+use std::io::{self, Write};
 
 /// One entry of the layer table, with the position of its payload.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +37,34 @@ pub(super) struct LayerOut<'a> {
     /// New elements inserted (`u64::MAX` if not tracked).
     pub inserted: u64,
     /// The payload.
-    pub words: Cow<'a, [u64]>,
+    pub words: Words<'a>,
+}
+
+/// A layer's payload words, borrowed from the filter (never copied: a file is written from
+/// the filter's own memory, so saving needs no second copy of a large filter).
+pub(super) enum Words<'a> {
+    /// Plain words.
+    Flat(&'a [u64]),
+    /// Blocks of eight words.
+    Blocks(&'a [Block]),
+}
+
+impl Words<'_> {
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        match self {
+            Words::Flat(w) => w.len(),
+            Words::Blocks(b) => b.len() * 8,
+        }
+    }
+
+    /// The words as consecutive slices, in order.
+    fn slices(&self) -> Box<dyn Iterator<Item = &[u64]> + '_> {
+        match self {
+            Words::Flat(w) => Box::new(std::iter::once(*w)),
+            Words::Blocks(b) => Box::new(b.iter().map(|b| &b.0[..])),
+        }
+    }
 }
 
 /// `n` rounded up to the next multiple of [`ALIGN`].
@@ -62,14 +90,25 @@ pub(super) fn write_table(out: &mut Vec<u8>, layers: &[LayerOut]) {
     out.resize(align_up(out.len()), 0);
 }
 
-/// Appends every layer's words, each section padded to [`ALIGN`].
-pub(super) fn write_payload(out: &mut Vec<u8>, layers: &[LayerOut]) {
+/// Writes every layer's words to `out`, each section padded to [`ALIGN`], through a small
+/// staging buffer (little-endian on every machine).
+pub(super) fn write_payload(out: &mut impl Write, layers: &[LayerOut]) -> io::Result<()> {
+    const STAGE_WORDS: usize = 8192;
+    let mut stage = Vec::with_capacity(STAGE_WORDS * 8);
     for l in layers {
-        for w in l.words.iter() {
-            out.extend_from_slice(&w.to_le_bytes());
+        for slice in l.words.slices() {
+            for chunk in slice.chunks(STAGE_WORDS) {
+                stage.clear();
+                for w in chunk {
+                    stage.extend_from_slice(&w.to_le_bytes());
+                }
+                out.write_all(&stage)?;
+            }
         }
-        out.resize(align_up(out.len()), 0);
+        let len = l.words.len() * 8;
+        out.write_all(&[0u8; ALIGN][..align_up(len) - len])?;
     }
+    Ok(())
 }
 
 /// Reads `count` table entries and places each layer's payload, checking each against
