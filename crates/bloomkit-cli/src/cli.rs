@@ -136,6 +136,21 @@ pub struct ItemArgs {
     pub max_line_length: usize,
 }
 
+/// The arguments of the commands that apply items to a filter (`add`, `remove`); each sets
+/// its own help for `items`.
+#[derive(Debug, Clone, Args)]
+pub struct Update {
+    #[arg(help = TARGET_HELP)]
+    pub target: String,
+    /// Items; when none are given, one per line from standard input.
+    #[arg(allow_negative_numbers = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub item_args: ItemArgs,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
@@ -196,17 +211,8 @@ EXAMPLES:
   bloomkit add seen.bloom alice bob
   seq 1 1000000 | bloomkit add ids.bloom --items i64
   bloomkit add redis://127.0.0.1:6379/seen < urls.txt")]
-    Add {
-        #[arg(help = TARGET_HELP)]
-        target: String,
-        /// Items to add; when none are given, one per line from standard input.
-        #[arg(allow_negative_numbers = true)]
-        items: Vec<String>,
-        #[command(flatten)]
-        item_args: ItemArgs,
-        #[command(flatten)]
-        save: SaveArgs,
-    },
+    #[command(mut_arg("items", |a| a.help("Items to add; when none are given, one per line from standard input")))]
+    Add(Update),
 
     /// Print the items that are probably present (grep-like exit status).
     #[command(after_help = "\
@@ -269,17 +275,8 @@ EXAMPLES:
   bloomkit create sessions.bloom -n 1e5 -p 0.01 --kind counting
   bloomkit add sessions.bloom s-1 s-2
   bloomkit remove sessions.bloom s-1")]
-    Remove {
-        #[arg(help = TARGET_HELP)]
-        target: String,
-        /// Items to remove; when none are given, one per line from standard input.
-        #[arg(allow_negative_numbers = true)]
-        items: Vec<String>,
-        #[command(flatten)]
-        item_args: ItemArgs,
-        #[command(flatten)]
-        save: SaveArgs,
-    },
+    #[command(mut_arg("items", |a| a.help("Items to remove; when none are given, one per line from standard input")))]
+    Remove(Update),
 
     /// Describe a filter: kind, size, design and current estimates.
     #[command(after_help = "\

@@ -33,12 +33,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             scheme,
             force,
         } => create::run(&target, &sizing, kind, scheme, force, &ctx, quiet),
-        Command::Add {
-            target,
-            items,
-            item_args,
-            save,
-        } => add::run(&target, &items, &item_args, &save, &ctx, quiet),
+        Command::Add(args) => add::run(&args, &ctx, quiet),
         Command::Check {
             target,
             items,
@@ -53,12 +48,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             item_args,
             save,
         } => dedup::run(&target, &sizing, kind, &item_args, &save, &ctx, quiet),
-        Command::Remove {
-            target,
-            items,
-            item_args,
-            save,
-        } => remove::run(&target, &items, &item_args, &save, &ctx, quiet),
+        Command::Remove(args) => remove::run(&args, &ctx, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
         Command::Merge { out, inputs, force } => {
             combine::run(combine::Op::Union, &out, &inputs, force, &ctx, quiet)
