@@ -151,6 +151,19 @@ pub struct Update {
     pub save: SaveArgs,
 }
 
+/// The arguments of the commands that combine filters into one (`merge`, `intersect`).
+#[derive(Debug, Clone, Args)]
+pub struct Combine {
+    /// The output filter (may be one of the inputs).
+    pub out: String,
+    /// The filters to combine (at least two).
+    #[arg(required = true, num_args = 2..)]
+    pub inputs: Vec<String>,
+    /// Replace OUT if it exists and is not one of the inputs.
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
@@ -298,16 +311,7 @@ The filters must be of the same kind, size, hashing and scheme.
 
 EXAMPLES:
   bloomkit merge all.bloom monday.bloom tuesday.bloom")]
-    Merge {
-        /// The output filter (may be one of the inputs).
-        out: String,
-        /// The filters to combine (at least two).
-        #[arg(required = true, num_args = 2..)]
-        inputs: Vec<String>,
-        /// Replace OUT if it exists and is not one of the inputs.
-        #[arg(long)]
-        force: bool,
-    },
+    Merge(Combine),
 
     /// Write the intersection of filters A, B, ... to OUT.
     #[command(after_help = "\
@@ -317,16 +321,7 @@ elements would.
 
 EXAMPLES:
   bloomkit intersect both.bloom monday.bloom tuesday.bloom")]
-    Intersect {
-        /// The output filter (may be one of the inputs).
-        out: String,
-        /// The filters to combine (at least two).
-        #[arg(required = true, num_args = 2..)]
-        inputs: Vec<String>,
-        /// Replace OUT if it exists and is not one of the inputs.
-        #[arg(long)]
-        force: bool,
-    },
+    Intersect(Combine),
 
     /// Compute filter parameters from any sufficient subset of n, p, m, k.
     #[command(after_help = "\

@@ -50,12 +50,17 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         } => dedup::run(&target, &sizing, kind, &item_args, &save, &ctx, quiet),
         Command::Remove(args) => remove::run(&args, &ctx, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
-        Command::Merge { out, inputs, force } => {
-            combine::run(combine::Op::Union, &out, &inputs, force, &ctx, quiet)
+        Command::Merge(c) => {
+            combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, quiet)
         }
-        Command::Intersect { out, inputs, force } => {
-            combine::run(combine::Op::Intersect, &out, &inputs, force, &ctx, quiet)
-        }
+        Command::Intersect(c) => combine::run(
+            combine::Op::Intersect,
+            &c.out,
+            &c.inputs,
+            c.force,
+            &ctx,
+            quiet,
+        ),
         Command::Calc {
             sizing,
             bits,
