@@ -136,6 +136,19 @@ pub struct ItemArgs {
     pub max_line_length: usize,
 }
 
+/// The filter of the commands that can create it (`create`, `dedup`): where, how large,
+/// and of which kind.
+#[derive(Debug, Clone, Args)]
+pub struct Creation {
+    #[arg(help = TARGET_HELP)]
+    pub target: String,
+    #[command(flatten)]
+    pub sizing: Sizing,
+    /// The kind of filter [default: classic for files, blocked for Redis].
+    #[arg(long, value_enum)]
+    pub kind: Option<Kind>,
+}
+
 /// The arguments of the commands that apply items to a filter (`add`, `remove`); each sets
 /// its own help for `items`.
 #[derive(Debug, Clone, Args)]
@@ -197,13 +210,8 @@ EXAMPLES:
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
   bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
     Create {
-        #[arg(help = TARGET_HELP)]
-        target: String,
         #[command(flatten)]
-        sizing: Sizing,
-        /// The kind of filter [default: classic for files, blocked for Redis].
-        #[arg(long, value_enum)]
-        kind: Option<Kind>,
+        filter: Creation,
         /// How elements map to bits: bloomkit's own or exactly another library's.
         #[arg(long, value_enum, default_value_t = SchemeName::Default)]
         scheme: SchemeName,
@@ -263,15 +271,10 @@ when it does not exist and --capacity and --fpp are given.
 EXAMPLES:
   tail -F access.log | cut -d' ' -f7 | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
   bloomkit dedup redis://127.0.0.1:6379/crawl < frontier.txt > to-fetch.txt")]
+    #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: classic for files, blocked for Redis]")))]
     Dedup {
-        #[arg(help = TARGET_HELP)]
-        target: String,
         #[command(flatten)]
-        sizing: Sizing,
-        /// Kind used when the filter is created [default: classic for files, blocked for
-        /// Redis].
-        #[arg(long, value_enum)]
-        kind: Option<Kind>,
+        filter: Creation,
         #[command(flatten)]
         item_args: ItemArgs,
         #[command(flatten)]

@@ -27,12 +27,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Create {
-            target,
-            sizing,
-            kind,
+            filter: f,
             scheme,
             force,
-        } => create::run(&target, &sizing, kind, scheme, force, &ctx, quiet),
+        } => create::run(&f.target, &f.sizing, f.kind, scheme, force, &ctx, quiet),
         Command::Add(args) => add::run(&args, &ctx, quiet),
         Command::Check {
             target,
@@ -42,12 +40,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             item_args,
         } => check::run(&target, &items, &item_args, absent, count, &ctx, quiet),
         Command::Dedup {
-            target,
-            sizing,
-            kind,
+            filter: f,
             item_args,
             save,
-        } => dedup::run(&target, &sizing, kind, &item_args, &save, &ctx, quiet),
+        } => dedup::run(&f.target, &f.sizing, f.kind, &item_args, &save, &ctx, quiet),
         Command::Remove(args) => remove::run(&args, &ctx, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
         Command::Merge(c) => {
