@@ -136,6 +136,47 @@ pub struct ItemArgs {
     pub max_line_length: usize,
 }
 
+/// The filter of the commands that can create it (`create`, `dedup`): where, how large,
+/// and of which kind.
+#[derive(Debug, Clone, Args)]
+pub struct Creation {
+    #[arg(help = TARGET_HELP)]
+    pub target: String,
+    #[command(flatten)]
+    pub sizing: Sizing,
+    /// The kind of filter [default: classic for files, blocked for Redis].
+    #[arg(long, value_enum)]
+    pub kind: Option<Kind>,
+}
+
+/// The arguments of the commands that apply items to a filter (`add`, `remove`); each sets
+/// its own help for `items`.
+#[derive(Debug, Clone, Args)]
+pub struct Update {
+    #[arg(help = TARGET_HELP)]
+    pub target: String,
+    /// Items; when none are given, one per line from standard input.
+    #[arg(allow_negative_numbers = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub item_args: ItemArgs,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+/// The arguments of the commands that combine filters into one (`merge`, `intersect`).
+#[derive(Debug, Clone, Args)]
+pub struct Combine {
+    /// The output filter (may be one of the inputs).
+    pub out: String,
+    /// The filters to combine (at least two).
+    #[arg(required = true, num_args = 2..)]
+    pub inputs: Vec<String>,
+    /// Replace OUT if it exists and is not one of the inputs.
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
@@ -169,13 +210,8 @@ EXAMPLES:
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
   bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
     Create {
-        #[arg(help = TARGET_HELP)]
-        target: String,
         #[command(flatten)]
-        sizing: Sizing,
-        /// The kind of filter [default: classic for files, blocked for Redis].
-        #[arg(long, value_enum)]
-        kind: Option<Kind>,
+        filter: Creation,
         /// How elements map to bits: bloomkit's own or exactly another library's.
         #[arg(long, value_enum, default_value_t = SchemeName::Default)]
         scheme: SchemeName,
@@ -196,17 +232,8 @@ EXAMPLES:
   bloomkit add seen.bloom alice bob
   seq 1 1000000 | bloomkit add ids.bloom --items i64
   bloomkit add redis://127.0.0.1:6379/seen < urls.txt")]
-    Add {
-        #[arg(help = TARGET_HELP)]
-        target: String,
-        /// Items to add; when none are given, one per line from standard input.
-        #[arg(allow_negative_numbers = true)]
-        items: Vec<String>,
-        #[command(flatten)]
-        item_args: ItemArgs,
-        #[command(flatten)]
-        save: SaveArgs,
-    },
+    #[command(mut_arg("items", |a| a.help("Items to add; when none are given, one per line from standard input")))]
+    Add(Update),
 
     /// Print the items that are probably present (grep-like exit status).
     #[command(after_help = "\
@@ -244,15 +271,10 @@ when it does not exist and --capacity and --fpp are given.
 EXAMPLES:
   tail -F access.log | cut -d' ' -f7 | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
   bloomkit dedup redis://127.0.0.1:6379/crawl < frontier.txt > to-fetch.txt")]
+    #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: classic for files, blocked for Redis]")))]
     Dedup {
-        #[arg(help = TARGET_HELP)]
-        target: String,
         #[command(flatten)]
-        sizing: Sizing,
-        /// Kind used when the filter is created [default: classic for files, blocked for
-        /// Redis].
-        #[arg(long, value_enum)]
-        kind: Option<Kind>,
+        filter: Creation,
         #[command(flatten)]
         item_args: ItemArgs,
         #[command(flatten)]
@@ -269,17 +291,8 @@ EXAMPLES:
   bloomkit create sessions.bloom -n 1e5 -p 0.01 --kind counting
   bloomkit add sessions.bloom s-1 s-2
   bloomkit remove sessions.bloom s-1")]
-    Remove {
-        #[arg(help = TARGET_HELP)]
-        target: String,
-        /// Items to remove; when none are given, one per line from standard input.
-        #[arg(allow_negative_numbers = true)]
-        items: Vec<String>,
-        #[command(flatten)]
-        item_args: ItemArgs,
-        #[command(flatten)]
-        save: SaveArgs,
-    },
+    #[command(mut_arg("items", |a| a.help("Items to remove; when none are given, one per line from standard input")))]
+    Remove(Update),
 
     /// Describe a filter: kind, size, design and current estimates.
     #[command(after_help = "\
@@ -301,16 +314,7 @@ The filters must be of the same kind, size, hashing and scheme.
 
 EXAMPLES:
   bloomkit merge all.bloom monday.bloom tuesday.bloom")]
-    Merge {
-        /// The output filter (may be one of the inputs).
-        out: String,
-        /// The filters to combine (at least two).
-        #[arg(required = true, num_args = 2..)]
-        inputs: Vec<String>,
-        /// Replace OUT if it exists and is not one of the inputs.
-        #[arg(long)]
-        force: bool,
-    },
+    Merge(Combine),
 
     /// Write the intersection of filters A, B, ... to OUT.
     #[command(after_help = "\
@@ -320,16 +324,7 @@ elements would.
 
 EXAMPLES:
   bloomkit intersect both.bloom monday.bloom tuesday.bloom")]
-    Intersect {
-        /// The output filter (may be one of the inputs).
-        out: String,
-        /// The filters to combine (at least two).
-        #[arg(required = true, num_args = 2..)]
-        inputs: Vec<String>,
-        /// Replace OUT if it exists and is not one of the inputs.
-        #[arg(long)]
-        force: bool,
-    },
+    Intersect(Combine),
 
     /// Compute filter parameters from any sufficient subset of n, p, m, k.
     #[command(after_help = "\

@@ -58,7 +58,7 @@ fn eight_concurrent_adds_lose_nothing() {
         concurrent_adds(&f, d.path(), &sets, extra);
         let all: Vec<String> = sets.concat();
         assert_all_present(&f, &all);
-        assert!(temp_files(d.path()).is_empty());
+        assert_no_temp_files(d.path());
     }
 }
 
@@ -153,18 +153,9 @@ fn concurrent_dedups_print_each_line_once() {
 fn a_writer_follows_a_file_replaced_under_it() {
     // A running dedup (classic file, used in place) whose file another process replaces with
     // `create --force`: its next lines go into the new file, never into the old one.
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::{BufRead, Write};
     let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
-    ok(&["create", &f, "-n", "1000", "-p", "0.001"], b"");
-    let mut child = bk(&["dedup", "-q", &f])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (f, mut child, mut input, mut out) = live_dedup(d.path());
     let mut line = String::new();
     writeln!(input, "before").unwrap();
     input.flush().unwrap();

@@ -113,11 +113,7 @@ fn kill_9_of_dedup_loses_no_printed_line() {
         printed.extend(rest);
         let printed: Vec<String> = printed.into_iter().filter(|l| !l.is_empty()).collect();
         assert_all_present(&f, &printed);
-        assert!(
-            temp_files(d.path()).is_empty(),
-            "{:?}",
-            temp_files(d.path())
-        );
+        assert_no_temp_files(d.path());
     }
 }
 
@@ -143,11 +139,7 @@ fn kill_9_of_add_loses_no_reported_add() {
         child.kill().unwrap();
         child.wait().unwrap();
         ok(&["info", &f], b"");
-        assert!(
-            temp_files(d.path()).is_empty(),
-            "{:?}",
-            temp_files(d.path())
-        );
+        assert_no_temp_files(d.path());
         assert_all_present(&f, &reported);
     }
 }
@@ -192,16 +184,7 @@ fn a_slow_stream_is_printed_and_saved_line_by_line() {
     // `tail -F | bloomkit dedup`: each line is printed as soon as it arrives, and is already
     // in the file when it is printed (another process sees it), while dedup keeps running.
     let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
-    ok(&["create", &f, "-n", "1000", "-p", "0.001"], b"");
-    let mut child = bk(&["dedup", "-q", &f])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (f, mut child, mut input, mut out) = live_dedup(d.path());
     for i in 0..5 {
         let line = format!("slow-{i}");
         writeln!(input, "{line}").unwrap();

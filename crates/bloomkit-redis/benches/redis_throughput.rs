@@ -78,6 +78,39 @@ fn print(rows: &[Row]) {
     }
 }
 
+/// How many of `items` the filter reports as probably present, checked in batches.
+async fn hits(f: &RedisFilter, items: &[String]) -> usize {
+    let mut found = 0;
+    for b in items.chunks(BATCH) {
+        found += f
+            .check_many(b)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|&&x| x)
+            .count();
+    }
+    found
+}
+
+/// The bytes the segments of the filter `name` take in Redis.
+async fn stored_bytes(conn: &Connection, name: &str, f: &RedisFilter) -> u64 {
+    let mut bytes = 0;
+    for s in 0..f.layout().segments() {
+        bytes += strlen(conn, &format!("bloomkit:{{{name}:s{s}}}")).await;
+    }
+    bytes
+}
+
+/// How many of `batch` RedisBloom's BF.MEXISTS reports present in `key`.
+async fn mexists_hits(conn: &Connection, key: &str, batch: &[String]) -> usize {
+    let r: Vec<i64> = conn
+        .query(redis::cmd("BF.MEXISTS").arg(key).arg(batch))
+        .await
+        .unwrap();
+    r.iter().filter(|&&x| x == 1).count()
+}
+
 async fn strlen(conn: &Connection, key: &str) -> u64 {
     conn.query(redis::cmd("STRLEN").arg(key)).await.unwrap()
 }
@@ -100,32 +133,11 @@ async fn bloomkit_rows(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Ro
             }
         });
         let checks = median_rate!(CHECK_PASSES, n, {
-            let mut found = 0;
-            for b in data.chunks(BATCH) {
-                found += f
-                    .check_many(b)
-                    .await
-                    .unwrap()
-                    .iter()
-                    .filter(|&&x| x)
-                    .count();
-            }
+            let found = hits(&f, &data).await;
             assert_eq!(found, n, "false negatives");
         });
-        let mut fp = 0;
-        for b in absent.chunks(BATCH) {
-            fp += f
-                .check_many(b)
-                .await
-                .unwrap()
-                .iter()
-                .filter(|&&x| x)
-                .count();
-        }
-        let mut bytes = 0;
-        for s in 0..f.layout().segments() {
-            bytes += strlen(conn, &format!("bloomkit:{{{name}:s{s}}}")).await;
-        }
+        let fp = hits(&f, &absent).await;
+        let bytes = stored_bytes(conn, &name, &f).await;
         rows.push(Row {
             name: format!("bloomkit online ({method:?}) {tag}"),
             n,
@@ -146,26 +158,14 @@ async fn bloomkit_bulk(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Ro
     let t = Instant::now();
     f.add_bulk(&data).await.unwrap();
     let adds = n as f64 / t.elapsed().as_secs_f64();
-    let mut fp = 0;
-    for b in absent.chunks(BATCH) {
-        fp += f
-            .check_many(b)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count();
-    }
+    let fp = hits(&f, &absent).await;
     assert!(f
         .check_many(&data[..10_000])
         .await
         .unwrap()
         .iter()
         .all(|&x| x));
-    let mut bytes = 0;
-    for s in 0..f.layout().segments() {
-        bytes += strlen(conn, &format!("bloomkit:{{{name}:s{s}}}")).await;
-    }
+    let bytes = stored_bytes(conn, &name, &f).await;
     rows.push(Row {
         name: format!("bloomkit bulk (one add_bulk call) {tag}"),
         n,
@@ -244,21 +244,13 @@ async fn redisbloom_rows(conn: &Connection, n: usize, rows: &mut Vec<Row>) {
     let checks = median_rate!(CHECK_PASSES, n, {
         let mut found = 0;
         for b in data.chunks(BATCH) {
-            let r: Vec<i64> = conn
-                .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
-                .await
-                .unwrap();
-            found += r.iter().filter(|&&x| x == 1).count();
+            found += mexists_hits(conn, key, b).await;
         }
         assert_eq!(found, n);
     });
     let mut fp = 0;
     for b in absent.chunks(BATCH) {
-        let r: Vec<i64> = conn
-            .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
-            .await
-            .unwrap();
-        fp += r.iter().filter(|&&x| x == 1).count();
+        fp += mexists_hits(conn, key, b).await;
     }
     let mem: u64 = conn
         .query(redis::cmd("MEMORY").arg("USAGE").arg(key))
@@ -334,16 +326,7 @@ async fn main() {
     }
     let checks = 200_000.0 / t.elapsed().as_secs_f64();
     let absent = items(10_000_000..10_100_000);
-    let mut fp = 0;
-    for b in absent.chunks(BATCH) {
-        fp += f
-            .check_many(b)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count();
-    }
+    let fp = hits(&f, &absent).await;
     rows.push(Row {
         name: format!(
             "bloomkit 3-master cluster ({} segments; online adds, checks)",

@@ -398,6 +398,13 @@ impl ScalableRedisFilter {
         self.id.as_deref()
     }
 
+    /// The digest of each key, in order.
+    fn digests<K: Key>(&self, keys: &[K]) -> Vec<Digest> {
+        keys.iter()
+            .map(|k| k.with_bytes(|b| self.digest(b)))
+            .collect()
+    }
+
     fn digest(&self, bytes: &[u8]) -> Digest {
         let [h1, h2] = self.hashing.hash128(bytes);
         Digest {
@@ -447,10 +454,7 @@ impl ScalableRedisFilter {
 
     /// Checks a batch against every layer (one `BITFIELD_RO` per layer segment touched).
     pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        let d: Vec<Digest> = keys
-            .iter()
-            .map(|k| k.with_bytes(|b| self.digest(b)))
-            .collect();
+        let d = self.digests(keys);
         self.reload().await?;
         self.check_digests(&d).await
     }
@@ -463,10 +467,7 @@ impl ScalableRedisFilter {
     /// Adds a batch; returns for each element whether it was new. Elements already present in
     /// any layer are skipped; the rest are reserved in, and added to, the newest layer.
     pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        let d: Vec<Digest> = keys
-            .iter()
-            .map(|k| k.with_bytes(|b| self.digest(b)))
-            .collect();
+        let d = self.digests(keys);
         self.reload().await?;
         let present = self.check_digests(&d).await?;
         let mut todo: Vec<usize> = (0..d.len()).filter(|&i| !present[i]).collect();

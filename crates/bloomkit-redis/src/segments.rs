@@ -215,6 +215,17 @@ return old
 
 /// Groups `(element index, probe)` by segment and splits each group into commands of at most
 /// [`MAX_PER_COMMAND`] elements.
+/// Puts the per-group answers back in the order of the `len` probes that [`groups`] grouped.
+fn ungroup(groups: &[(u32, Vec<usize>)], results: Vec<Vec<bool>>, len: usize) -> Vec<bool> {
+    let mut out = vec![false; len];
+    for ((_, idx), flags) in groups.iter().zip(results) {
+        for (&i, f) in idx.iter().zip(flags) {
+            out[i] = f;
+        }
+    }
+    out
+}
+
 fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
     if probes.iter().all(|p| p.segment == probes[0].segment) {
         // One segment (the usual case for filters up to 2^27 bits): no map needed.
@@ -327,14 +338,7 @@ pub(crate) async fn add(
             }
         }
     });
-    let results = try_join_all(futs).await?;
-    let mut out = vec![false; probes.len()];
-    for ((_, idx), flags) in groups.iter().zip(results) {
-        for (&i, f) in idx.iter().zip(flags) {
-            out[i] = f;
-        }
-    }
-    Ok(out)
+    Ok(ungroup(&groups, try_join_all(futs).await?, probes.len()))
 }
 
 /// Whether each element's bits are all set: reads, per element, the span of its word from its
@@ -379,14 +383,7 @@ pub(crate) async fn check(ks: &Keyspace<'_>, probes: &[RegisterProbe]) -> Result
             })
             .collect::<Vec<_>>())
     });
-    let results = try_join_all(futs).await?;
-    let mut out = vec![false; probes.len()];
-    for ((_, idx), flags) in groups.iter().zip(results) {
-        for (&i, f) in idx.iter().zip(flags) {
-            out[i] = f;
-        }
-    }
-    Ok(out)
+    Ok(ungroup(&groups, try_join_all(futs).await?, probes.len()))
 }
 
 /// The `BITFIELD_RO` command that reads `len` fields given as (width, bit offset) pairs:

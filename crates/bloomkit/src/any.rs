@@ -34,29 +34,18 @@ pub enum AnyFilter {
     Scalable(ScalableBloomFilter),
 }
 
-impl From<BloomFilter> for AnyFilter {
-    fn from(f: BloomFilter) -> Self {
-        AnyFilter::Classic(f)
-    }
+/// `From` each filter type for its variant.
+macro_rules! from_filter {
+    ($($ty:ident => $variant:ident),*) => {$(
+        impl From<$ty> for AnyFilter {
+            fn from(f: $ty) -> Self {
+                AnyFilter::$variant(f)
+            }
+        }
+    )*};
 }
 
-impl From<BlockedBloomFilter> for AnyFilter {
-    fn from(f: BlockedBloomFilter) -> Self {
-        AnyFilter::Blocked(f)
-    }
-}
-
-impl From<CountingBloomFilter> for AnyFilter {
-    fn from(f: CountingBloomFilter) -> Self {
-        AnyFilter::Counting(f)
-    }
-}
-
-impl From<ScalableBloomFilter> for AnyFilter {
-    fn from(f: ScalableBloomFilter) -> Self {
-        AnyFilter::Scalable(f)
-    }
-}
+from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable);
 
 impl AnyFilter {
     /// The filter as a trait object.

@@ -57,27 +57,23 @@ pub trait Key {
     }
 }
 
-impl<K: Key + ?Sized> Key for &K {
-    #[inline]
-    fn encode(&self, out: &mut Vec<u8>) {
-        (**self).encode(out)
-    }
-    #[inline]
-    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        (**self).with_bytes(f)
-    }
+/// A reference or a box encodes as the key it points to.
+macro_rules! key_through_pointer {
+    ($($ptr:ty),*) => {$(
+        impl<K: Key + ?Sized> Key for $ptr {
+            #[inline]
+            fn encode(&self, out: &mut Vec<u8>) {
+                (**self).encode(out)
+            }
+            #[inline]
+            fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+                (**self).with_bytes(f)
+            }
+        }
+    )*};
 }
 
-impl<K: Key + ?Sized> Key for Box<K> {
-    #[inline]
-    fn encode(&self, out: &mut Vec<u8>) {
-        (**self).encode(out)
-    }
-    #[inline]
-    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        (**self).with_bytes(f)
-    }
-}
+key_through_pointer!(&K, Box<K>);
 
 macro_rules! borrowed_bytes {
     ($($t:ty => $conv:ident),* $(,)?) => {$(

@@ -466,6 +466,20 @@ pub enum GuavaHashes {
     V33,
 }
 
+/// Guava's and Redisson's bit count, `⌊-n·ln p / ln² 2⌋`, with the checked `p` and `n` (at
+/// least 1) it was computed from; an error naming `who`'s sizing if it gives 0 bits.
+fn truncated_bits(n: u64, p: f64, who: &str) -> Result<(u64, f64, u64)> {
+    let p = check_fpp(p)?;
+    let n = n.max(1);
+    let bits = bits_from_f64((-(n as f64) * p.ln() / (LN_2 * LN_2)).trunc())?;
+    if bits == 0 {
+        return Err(Error::InvalidParameters(format!(
+            "{who} sizing for n = {n}, p = {p} gives 0 bits"
+        )));
+    }
+    Ok((n, p, bits))
+}
+
 /// Guava's exact sizing for `BloomFilter.create(funnel, n, p)`.
 ///
 /// `numBits = (long)(-n·ln p / (ln 2)²)` (truncated), rounded up to whole 64-bit words: Guava
@@ -479,14 +493,7 @@ pub enum GuavaHashes {
 /// assert_eq!((p.bits, p.hashes), (114_039 * 64, 5));
 /// ```
 pub fn guava_params(n: u64, p: f64, policy: GuavaHashes) -> Result<Params> {
-    let p = check_fpp(p)?;
-    let n = n.max(1);
-    let num_bits = bits_from_f64((-(n as f64) * p.ln() / (LN_2 * LN_2)).trunc())?;
-    if num_bits == 0 {
-        return Err(Error::InvalidParameters(format!(
-            "Guava sizing for n = {n}, p = {p} gives 0 bits"
-        )));
-    }
+    let (n, p, num_bits) = truncated_bits(n, p, "Guava")?;
     let words = num_bits.div_ceil(64);
     // Guava stores the word count in a Java int.
     if words > i32::MAX as u64 {
@@ -538,14 +545,7 @@ pub const REDISSON_MAX_BITS: u64 = 4_294_967_294;
 /// assert_eq!((p.bits, p.hashes), (958, 7));
 /// ```
 pub fn redisson_params(n: u64, p: f64) -> Result<Params> {
-    let p = check_fpp(p)?;
-    let n = n.max(1);
-    let bits = bits_from_f64((-(n as f64) * p.ln() / (LN_2 * LN_2)).trunc())?;
-    if bits == 0 {
-        return Err(Error::InvalidParameters(format!(
-            "Redisson sizing for n = {n}, p = {p} gives 0 bits"
-        )));
-    }
+    let (n, _, bits) = truncated_bits(n, p, "Redisson")?;
     if bits > REDISSON_MAX_BITS {
         return Err(Error::TooLarge {
             bits,

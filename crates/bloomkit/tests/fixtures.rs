@@ -30,6 +30,9 @@ fn fill(f: &mut AnyFilter) {
     }
 }
 
+/// A `BlockedBloomFilter` constructor taking capacity and fpp.
+type NewBlocked = fn(u64, f64) -> bloomkit::Result<BlockedBloomFilter>;
+
 /// Every fixture: its file name, the filter it holds, and its recorded design.
 fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
     let design = Some(Design {
@@ -38,12 +41,22 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
     });
     let classic = |spec: Spec| AnyFilter::from(BloomFilter::from_spec(spec).unwrap());
     let preset = |p| classic(Spec::preset(p, 1000, 0.01).unwrap());
-    let blocked = |f: BlockedBloomFilter| AnyFilter::from(f);
     let counting = |w| {
         let spec = Spec::for_capacity(1000, 0.01).unwrap();
         AnyFilter::from(CountingBloomFilter::from_spec(spec, w).unwrap())
     };
-    vec![
+    let blocked: [(_, NewBlocked); 4] = [
+        ("blocked-default.bloom", BlockedBloomFilter::new),
+        ("blocked-compact.bloom", BlockedBloomFilter::new_compact),
+        ("blocked-split.bloom", BlockedBloomFilter::new_split_block),
+        (
+            "blocked-split256.bloom",
+            BlockedBloomFilter::new_split_block_256,
+        ),
+    ];
+    let blocked =
+        blocked.map(|(name, new)| (name, AnyFilter::from(new(1000, 0.01).unwrap()), design));
+    let mut all = vec![
         ("classic.bloom", preset(Preset::Bloomkit), design),
         ("classic-nodesign.bloom", preset(Preset::Bloomkit), None),
         ("guava.bloom", preset(Preset::Guava), design),
@@ -59,26 +72,9 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
             ),
             design,
         ),
-        (
-            "blocked-default.bloom",
-            blocked(BlockedBloomFilter::new(1000, 0.01).unwrap()),
-            design,
-        ),
-        (
-            "blocked-compact.bloom",
-            blocked(BlockedBloomFilter::new_compact(1000, 0.01).unwrap()),
-            design,
-        ),
-        (
-            "blocked-split.bloom",
-            blocked(BlockedBloomFilter::new_split_block(1000, 0.01).unwrap()),
-            design,
-        ),
-        (
-            "blocked-split256.bloom",
-            blocked(BlockedBloomFilter::new_split_block_256(1000, 0.01).unwrap()),
-            design,
-        ),
+    ];
+    all.extend(blocked);
+    all.extend([
         ("counting4.bloom", counting(CounterWidth::Four), design),
         ("counting8.bloom", counting(CounterWidth::Eight), design),
         (
@@ -87,7 +83,8 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
             AnyFilter::from(ScalableBloomFilter::new(100, 0.01).unwrap()),
             None,
         ),
-    ]
+    ]);
+    all
 }
 
 fn dir() -> PathBuf {

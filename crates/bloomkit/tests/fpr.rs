@@ -107,27 +107,20 @@ fn check_preset(preset: Preset) {
     assert!(failures.is_empty(), "{failures:?}\n{report}");
 }
 
-#[test]
-fn bloomkit_default_scheme() {
-    check_preset(Preset::Bloomkit);
+/// One `#[test]` per preset, each running `check_preset` on it.
+macro_rules! preset_tests {
+    ($($name:ident: $preset:expr,)*) => {$(
+        #[test]
+        fn $name() {
+            check_preset($preset);
+        }
+    )*};
 }
 
-#[test]
-fn guava_mitz64() {
-    check_preset(Preset::Guava);
-}
-
-#[test]
-fn guava_mitz32() {
-    check_preset(Preset::Guava32);
-}
-
-#[test]
-fn go_scheme() {
-    check_preset(Preset::Go);
-}
-
-#[test]
-fn redisson_scheme() {
-    check_preset(Preset::Redisson);
+preset_tests! {
+    bloomkit_default_scheme: Preset::Bloomkit,
+    guava_mitz64: Preset::Guava,
+    guava_mitz32: Preset::Guava32,
+    go_scheme: Preset::Go,
+    redisson_scheme: Preset::Redisson,
 }

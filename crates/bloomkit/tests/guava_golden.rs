@@ -53,31 +53,29 @@ fn recorded(line: &str) -> (Vec<u32>, u32, f64, f64) {
     )
 }
 
-#[test]
-fn mitz64_utf8_false_positives() {
-    let (fp, total, f) = guava_golden(Preset::Guava, false);
-    let (want_fp, want_total, approx, fpp) = recorded("MITZ_64 utf8:");
+/// Runs Guava's false-positive golden test with `preset` and the encoding, and compares the
+/// false positives, the estimated length and the estimated FPP with Guava's recorded `label` line.
+fn assert_matches_recorded(preset: Preset, utf16: bool, label: &str) {
+    let (fp, total, f) = guava_golden(preset, utf16);
+    let (want_fp, want_total, approx, fpp) = recorded(label);
     assert_eq!((fp, total), (want_fp, want_total));
     assert_eq!(f.estimated_len().round(), approx);
     assert!((f.estimated_fpp() - fpp).abs() < 1e-15);
+}
+
+#[test]
+fn mitz64_utf8_false_positives() {
+    assert_matches_recorded(Preset::Guava, false, "MITZ_64 utf8:");
 }
 
 #[test]
 fn mitz64_utf16_false_positives() {
-    let (fp, total, f) = guava_golden(Preset::Guava, true);
-    let (want_fp, want_total, approx, fpp) = recorded("MITZ_64 unencodedChars:");
-    assert_eq!((fp, total), (want_fp, want_total));
-    assert_eq!(f.estimated_len().round(), approx);
-    assert!((f.estimated_fpp() - fpp).abs() < 1e-15);
+    assert_matches_recorded(Preset::Guava, true, "MITZ_64 unencodedChars:");
 }
 
 #[test]
 fn mitz32_utf16_false_positives() {
-    let (fp, total, f) = guava_golden(Preset::Guava32, true);
-    let (want_fp, want_total, approx, fpp) = recorded("MITZ_32 unencodedChars:");
-    assert_eq!((fp, total), (want_fp, want_total));
-    assert_eq!(f.estimated_len().round(), approx);
-    assert!((f.estimated_fpp() - fpp).abs() < 1e-15);
+    assert_matches_recorded(Preset::Guava32, true, "MITZ_32 unencodedChars:");
 }
 
 /// The words of a Guava `writeTo` stream after its 6-byte header, as hex (big-endian longs).

@@ -56,6 +56,15 @@ fn elements(seed: u64, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// A bloomkit filter of `preset` for `n` elements at `p`, holding `items`.
+fn filled(preset: Preset, n: u64, p: f64, items: &[String]) -> BloomFilter {
+    let mut f = BloomFilter::from_spec(Spec::preset(preset, n, p).unwrap()).unwrap();
+    for s in items {
+        f.insert(s.as_str());
+    }
+    f
+}
+
 fn run(mut cmd: Command, stdin: &[String]) -> String {
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -133,10 +142,7 @@ fn check_guava(strategy: &str, preset: Preset) {
         guava::expected_fpp(&f)
     );
     // The same elements through bloomkit's own Guava preset give the identical stream.
-    let mut mine = BloomFilter::from_spec(Spec::preset(preset, n, p).unwrap()).unwrap();
-    for s in &items {
-        mine.insert(s.as_str());
-    }
+    let mine = filled(preset, n, p, &items);
     assert_eq!(
         guava::to_bytes(&mine).unwrap(),
         bytes,
@@ -145,10 +151,7 @@ fn check_guava(strategy: &str, preset: Preset) {
 
     // bloomkit writes, Guava reads.
     let items = elements(2, 3000);
-    let mut mine = BloomFilter::from_spec(Spec::preset(preset, 4000, 0.001).unwrap()).unwrap();
-    for s in &items {
-        mine.insert(s.as_str());
-    }
+    let mine = filled(preset, 4000, 0.001, &items);
     let file = tmp.path().join("from-bloomkit.bin");
     std::fs::write(&file, guava::to_bytes(&mine).unwrap()).unwrap();
     let out = java(&["read", file.to_str().unwrap()], &items);
@@ -221,10 +224,7 @@ fn go_both_ways() {
         (f.bits().to_string(), f.hashes().to_string()),
         (fields[3].into(), fields[4].into())
     );
-    let mut mine = BloomFilter::from_spec(Spec::preset(Preset::Go, 5000, 0.01).unwrap()).unwrap();
-    for s in &items {
-        mine.insert(s.as_str());
-    }
+    let mine = filled(Preset::Go, 5000, 0.01, &items);
     assert_eq!(
         go::to_bytes(&mine).unwrap(),
         bytes,
@@ -233,10 +233,7 @@ fn go_both_ways() {
 
     // bloomkit writes, Go reads.
     let items = elements(4, 2000);
-    let mut mine = BloomFilter::from_spec(Spec::preset(Preset::Go, 3000, 0.001).unwrap()).unwrap();
-    for s in &items {
-        mine.insert(s.as_str());
-    }
+    let mine = filled(Preset::Go, 3000, 0.001, &items);
     let file = tmp.path().join("from-bloomkit.bin");
     std::fs::write(&file, go::to_bytes(&mine).unwrap()).unwrap();
     std::fs::write(file.with_extension("bin.json"), go::to_json(&mine).unwrap()).unwrap();

@@ -1,27 +1,20 @@
 //! `bloomkit add`.
 
-use crate::cli::{ItemArgs, SaveArgs};
+use crate::cli::Update;
 use crate::commands::{finish, write_policy};
 use crate::stream::{self, End, BATCH};
 use crate::target::{Context, Location, Target};
 use anyhow::Result;
 use std::process::ExitCode;
 
-pub(crate) fn run(
-    target: &str,
-    items: &[String],
-    item_args: &ItemArgs,
-    save: &SaveArgs,
-    ctx: &Context,
-    quiet: bool,
-) -> Result<ExitCode> {
-    let mut t = Target::open_for_update(&Location::parse(target)?, ctx)?;
+pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode> {
+    let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
     let mut new = Vec::new();
     let mut added = 0u64;
     // A large add (full batches) to a Redis target goes through its bulk path.
     let mut bulk_used = false;
-    let policy = write_policy(&t, item_args, save, false);
-    let mut outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
+    let policy = write_policy(&t, &args.item_args, &args.save, false);
+    let mut outcome = stream::run(&args.items, args.item_args.items, quiet, policy, |chunk| {
         let bulk = t.has_bulk() && chunk.len() == BATCH;
         bulk_used |= bulk;
         t.insert_chunk(chunk, &mut new, bulk)?;

@@ -6,6 +6,7 @@ use crate::plot::{self, Curve, Point};
 use crate::target::Context;
 use anyhow::{bail, Result};
 use bloomkit::math;
+use clap::ValueEnum;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -22,13 +23,7 @@ struct Row {
 
 fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    for s in [
-        SchemeName::Default,
-        SchemeName::Guava,
-        SchemeName::Guava32,
-        SchemeName::Go,
-        SchemeName::Redisson,
-    ] {
+    for &s in SchemeName::value_variants() {
         match s.preset().params(n, p) {
             Ok(params) => rows.push(Row {
                 kind: "classic",

@@ -27,18 +27,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Create {
-            target,
-            sizing,
-            kind,
+            filter: f,
             scheme,
             force,
-        } => create::run(&target, &sizing, kind, scheme, force, &ctx, quiet),
-        Command::Add {
-            target,
-            items,
-            item_args,
-            save,
-        } => add::run(&target, &items, &item_args, &save, &ctx, quiet),
+        } => create::run(&f.target, &f.sizing, f.kind, scheme, force, &ctx, quiet),
+        Command::Add(args) => add::run(&args, &ctx, quiet),
         Command::Check {
             target,
             items,
@@ -47,25 +40,23 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             item_args,
         } => check::run(&target, &items, &item_args, absent, count, &ctx, quiet),
         Command::Dedup {
-            target,
-            sizing,
-            kind,
+            filter: f,
             item_args,
             save,
-        } => dedup::run(&target, &sizing, kind, &item_args, &save, &ctx, quiet),
-        Command::Remove {
-            target,
-            items,
-            item_args,
-            save,
-        } => remove::run(&target, &items, &item_args, &save, &ctx, quiet),
+        } => dedup::run(&f.target, &f.sizing, f.kind, &item_args, &save, &ctx, quiet),
+        Command::Remove(args) => remove::run(&args, &ctx, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
-        Command::Merge { out, inputs, force } => {
-            combine::run(combine::Op::Union, &out, &inputs, force, &ctx, quiet)
+        Command::Merge(c) => {
+            combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, quiet)
         }
-        Command::Intersect { out, inputs, force } => {
-            combine::run(combine::Op::Intersect, &out, &inputs, force, &ctx, quiet)
-        }
+        Command::Intersect(c) => combine::run(
+            combine::Op::Intersect,
+            &c.out,
+            &c.inputs,
+            c.force,
+            &ctx,
+            quiet,
+        ),
         Command::Calc {
             sizing,
             bits,

@@ -1,21 +1,14 @@
 //! `bloomkit remove` (counting filters).
 
-use crate::cli::{ItemArgs, SaveArgs};
+use crate::cli::Update;
 use crate::commands::{finish, write_policy};
 use crate::stream;
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Result};
 use std::process::ExitCode;
 
-pub(crate) fn run(
-    target: &str,
-    items: &[String],
-    item_args: &ItemArgs,
-    save: &SaveArgs,
-    ctx: &Context,
-    quiet: bool,
-) -> Result<ExitCode> {
-    let mut t = Target::open_for_update(&Location::parse(target)?, ctx)?;
+pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode> {
+    let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
     if t.kind() != bloomkit::Kind::Counting {
         bail!(
             "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
@@ -23,9 +16,13 @@ pub(crate) fn run(
             t.kind()
         );
     }
-    let what = if items.is_empty() { "line" } else { "argument" };
-    let policy = write_policy(&t, item_args, save, false);
-    let mut outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
+    let what = if args.items.is_empty() {
+        "line"
+    } else {
+        "argument"
+    };
+    let policy = write_policy(&t, &args.item_args, &args.save, false);
+    let mut outcome = stream::run(&args.items, args.item_args.items, quiet, policy, |chunk| {
         t.remove_chunk(chunk).map_err(|(i, e)| {
             let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
             anyhow!(

@@ -5,18 +5,13 @@ use crate::cli::SchemeName;
 use bloomkit::codec::native::Design;
 use bloomkit::scalable::LayerInfo;
 use bloomkit::{AnyFilter, Filter, Hashing, Spec};
+use clap::ValueEnum;
 
 /// The CLI's name for the way a spec maps elements, or a description if it matches no
 /// preset.
 pub fn scheme_name(spec: &Spec) -> String {
     let keyed = matches!(spec.hashing(), Hashing::SipHash13(_));
-    for s in [
-        SchemeName::Default,
-        SchemeName::Guava,
-        SchemeName::Guava32,
-        SchemeName::Go,
-        SchemeName::Redisson,
-    ] {
+    for &s in SchemeName::value_variants() {
         let p = s.preset();
         if p.scheme() == spec.scheme()
             && (p.hashing() == *spec.hashing() || (keyed && s == SchemeName::Default))
@@ -140,13 +135,7 @@ mod tests {
 
     #[test]
     fn scheme_names_round_trip() {
-        for s in [
-            SchemeName::Default,
-            SchemeName::Guava,
-            SchemeName::Guava32,
-            SchemeName::Go,
-            SchemeName::Redisson,
-        ] {
+        for &s in SchemeName::value_variants() {
             let spec = Spec::preset(s.preset(), 1000, 0.01).unwrap();
             assert_eq!(scheme_name(&spec), s.name());
         }

@@ -2,9 +2,9 @@
 
 #![allow(dead_code)]
 
-use std::io::Write;
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 /// The `bloomkit` binary built for these tests.
 pub fn bin() -> PathBuf {
@@ -113,6 +113,29 @@ pub fn temp_files(dir: &Path) -> Vec<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
         .collect()
+}
+
+/// Asserts that no save left a temporary file in `dir`.
+pub fn assert_no_temp_files(dir: &Path) {
+    let left = temp_files(dir);
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A running `bloomkit dedup -q` over a new classic file `seen.bloom` in `dir` (capacity
+/// 1000, fpp 0.001), fed and read line by line: the file's path, the process, its standard
+/// input and its standard output.
+pub fn live_dedup(dir: &Path) -> (String, Child, ChildStdin, BufReader<ChildStdout>) {
+    let f = dir.join("seen.bloom").to_string_lossy().into_owned();
+    ok(&["create", &f, "-n", "1000", "-p", "0.001"], b"");
+    let mut child = bk(&["dedup", "-q", &f])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (f, child, input, out)
 }
 
 /// A small deterministic generator (xorshift64*), so that "random" points repeat.

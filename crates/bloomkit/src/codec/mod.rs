@@ -25,6 +25,15 @@ pub(crate) struct Reader<'a> {
     format: &'static str,
 }
 
+/// Reader methods `name(what)` that read one number of type `ty` with `ty::from_bytes`.
+macro_rules! read_numbers {
+    ($($name:ident: $ty:ident::$from:ident,)*) => {$(
+        pub(crate) fn $name(&mut self, what: &'static str) -> Result<$ty> {
+            Ok($ty::$from(self.array(what)?))
+        }
+    )*};
+}
+
 impl<'a> Reader<'a> {
     pub(crate) fn new(bytes: &'a [u8], format: &'static str) -> Self {
         Reader {
@@ -63,23 +72,13 @@ impl<'a> Reader<'a> {
     pub(crate) fn u8(&mut self, what: &'static str) -> Result<u8> {
         Ok(self.array::<1>(what)?[0])
     }
-    pub(crate) fn u16_le(&mut self, what: &'static str) -> Result<u16> {
-        Ok(u16::from_le_bytes(self.array(what)?))
-    }
-    pub(crate) fn u32_le(&mut self, what: &'static str) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array(what)?))
-    }
-    pub(crate) fn u64_le(&mut self, what: &'static str) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.array(what)?))
-    }
-    pub(crate) fn f64_le(&mut self, what: &'static str) -> Result<f64> {
-        Ok(f64::from_le_bytes(self.array(what)?))
-    }
-    pub(crate) fn i32_be(&mut self, what: &'static str) -> Result<i32> {
-        Ok(i32::from_be_bytes(self.array(what)?))
-    }
-    pub(crate) fn u64_be(&mut self, what: &'static str) -> Result<u64> {
-        Ok(u64::from_be_bytes(self.array(what)?))
+    read_numbers! {
+        u16_le: u16::from_le_bytes,
+        u32_le: u32::from_le_bytes,
+        u64_le: u64::from_le_bytes,
+        f64_le: f64::from_le_bytes,
+        i32_be: i32::from_be_bytes,
+        u64_be: u64::from_be_bytes,
     }
 
     /// Reads `count` 64-bit words, big- or little-endian. The length is checked against the

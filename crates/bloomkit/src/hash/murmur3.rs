@@ -26,6 +26,15 @@ fn mix_k2(k2: u64) -> u64 {
     k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1)
 }
 
+/// One half of a block round: `h` rotated by `r`, plus the other half, times 5, plus `c`.
+#[inline(always)]
+fn round(h: u64, r: u32, other: u64, c: u64) -> u64 {
+    h.rotate_left(r)
+        .wrapping_add(other)
+        .wrapping_mul(5)
+        .wrapping_add(c)
+}
+
 #[inline(always)]
 fn read_u64(b: &[u8]) -> u64 {
     let mut a = [0u8; 8];
@@ -42,20 +51,8 @@ impl State {
     #[inline(always)]
     fn block(&mut self, block: &[u8]) {
         let (k1, k2) = (read_u64(block), read_u64(&block[8..]));
-        self.h1 ^= mix_k1(k1);
-        self.h1 = self
-            .h1
-            .rotate_left(27)
-            .wrapping_add(self.h2)
-            .wrapping_mul(5)
-            .wrapping_add(0x52dc_e729);
-        self.h2 ^= mix_k2(k2);
-        self.h2 = self
-            .h2
-            .rotate_left(31)
-            .wrapping_add(self.h1)
-            .wrapping_mul(5)
-            .wrapping_add(0x3849_5ab5);
+        self.h1 = round(self.h1 ^ mix_k1(k1), 27, self.h2, 0x52dc_e729);
+        self.h2 = round(self.h2 ^ mix_k2(k2), 31, self.h1, 0x3849_5ab5);
     }
 
     /// Mixes in the final `tail.len() < 16` bytes and finalizes.
