@@ -311,22 +311,31 @@ pub(crate) fn rename_into_place(tmp: &Path, real: &Path) -> Result<()> {
     result
 }
 
-/// Replaces the file at `path` with `bytes` atomically (see the module docs): through a
-/// symbolic link, keeping permissions and owner, refusing what is not a writable regular file.
+/// Replaces the file at `path` with `content` atomically (see the module docs): through a
+/// symbolic link, keeping permissions and owner, refusing what is not a writable regular file,
+/// and holding the existing file's exclusive lock ([`crate::sharing::LockedFile`]) while it is
+/// swapped, so a save never slips between another process's locked batch and its
+/// acknowledgement.
 pub fn write_atomic<'a>(path: &Path, content: impl Into<Content<'a>>) -> Result<()> {
+    let content = content.into();
     let real = real_path(path)?;
-    let old = match fs::metadata(&real) {
+    match fs::metadata(&real) {
+        // An existing file is replaced under its exclusive lock, like every other change to a
+        // shared file: an in-place writer (which locks each batch) is never between a batch's
+        // bits and its acknowledgement when the file is swapped, and sees the new file after.
         Ok(meta) => {
             require_regular(path, "replacing", &meta)?;
-            require_writable(path, &meta)?;
-            Some(meta)
+            crate::sharing::LockedFile::open(path, crate::sharing::LockMode::Exclusive)?
+                .replace(content)
+                .map(drop)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_error(format!("reading {}", path.display()))(e)),
-    };
-    remove_stale_temps(&real);
-    let (tmp, _) = write_temp(&real, content.into(), old.as_ref())?;
-    rename_into_place(&tmp, &real)
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            remove_stale_temps(&real);
+            let (tmp, _) = write_temp(&real, content, None)?;
+            rename_into_place(&tmp, &real)
+        }
+        Err(e) => Err(io_error(format!("reading {}", path.display()))(e)),
+    }
 }
 
 /// Flushes the directory entry of `path` (so the rename itself survives a crash).

@@ -110,3 +110,27 @@ fn serde_round_trips() {
     let any: AnyFilter = serde_json::from_str(&json).unwrap();
     assert_eq!(any, f.into());
 }
+
+#[test]
+fn a_save_waits_for_the_lock_of_the_file_it_replaces() {
+    let dir = std::env::temp_dir().join(format!("bloomkit-save-lock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shared.bloom");
+    file::save(&path, &generation(0).into(), None).unwrap();
+    // Another holder of the file's exclusive lock (as an in-place writer holds it per batch).
+    let holder = std::fs::File::open(&path).unwrap();
+    holder.lock().unwrap();
+    let p = path.clone();
+    let saver = std::thread::spawn(move || file::save(&p, &generation(1).into(), None));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!saver.is_finished(), "the save did not wait for the lock");
+    assert_eq!(
+        file::load(&path, &[]).unwrap().filter,
+        generation(0).into(),
+        "the file was replaced while locked"
+    );
+    holder.unlock().unwrap();
+    saver.join().unwrap().unwrap();
+    assert_eq!(file::load(&path, &[]).unwrap().filter, generation(1).into());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
