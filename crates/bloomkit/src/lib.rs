@@ -51,12 +51,13 @@
 //! | `filter.rs`, `any.rs`, `kind.rs` | the [`Filter`] trait, [`AnyFilter`], [`Kind`]: any kind chosen at run time |
 //! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
 //! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
+//! | `clock.rs` | [`clock::Clock`]: where filters that forget read the time |
 //! | `error.rs` | [`Error`]: the one error type |
 //!
 //! ## Stability
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
-//! documentation: [`blocked`], [`classic`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
+//! documentation: [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
 //! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`] and [`sharing`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
@@ -67,6 +68,7 @@
 // Stable modules: each holds one concept (see the table above).
 pub mod blocked;
 pub mod classic;
+pub mod clock;
 pub mod codec;
 pub mod concurrent;
 pub mod counting;
