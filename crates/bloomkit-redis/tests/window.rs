@@ -100,7 +100,10 @@ async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
     assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
     let info = g.info().await.unwrap();
     assert_eq!(info.generations.len(), 5, "{info:?}"); // 4 full hours and the current one
-    assert!((info.estimated_count - 20_100.0).abs() < 0.05 * 20_100.0, "{info:?}");
+    assert!(
+        (info.estimated_count - 20_100.0).abs() < 0.05 * 20_100.0,
+        "{info:?}"
+    );
 
     // W + 2L after the last batch, every element of the first three hours is forgotten
     // (the 100 re-sighted ones were added again at hour 4); the filter answers like an
@@ -243,10 +246,7 @@ async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
     let pattern = "bloomkit:{fast:*:g*";
     let start = Instant::now();
     loop {
-        let keys: Vec<String> = conn
-            .query(redis::cmd("KEYS").arg(pattern))
-            .await
-            .unwrap();
+        let keys: Vec<String> = conn.query(redis::cmd("KEYS").arg(pattern)).await.unwrap();
         if keys.is_empty() {
             break;
         }
@@ -285,7 +285,9 @@ async fn different_window_parameters_are_refused_naming_both() {
     match TimeWindowRedisFilter::create(&conn, "w", WindowParams::new(30 * day, 10, 3_000, 0.01))
         .await
     {
-        Err(Error::WindowMismatch { stored, requested, .. }) => {
+        Err(Error::WindowMismatch {
+            stored, requested, ..
+        }) => {
             assert!(stored.contains("30 generations") && requested.contains("10 generations"))
         }
         other => panic!("expected WindowMismatch, got {other:?}"),
@@ -331,7 +333,12 @@ async fn command_calls(conn: &Connection) -> std::collections::HashMap<String, u
         .lines()
         .filter_map(|l| {
             let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
-            let calls = rest.strip_prefix("calls=")?.split(',').next()?.parse().ok()?;
+            let calls = rest
+                .strip_prefix("calls=")?
+                .split(',')
+                .next()?
+                .parse()
+                .ok()?;
             Some((name.to_string(), calls))
         })
         .collect()
@@ -365,7 +372,10 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
             .with_clock(clock.clone());
         let batch = items(0..1000);
         reader.contains_batch(&batch).await.unwrap(); // learns which generations exist
-        let _: () = admin.query(redis::cmd("CONFIG").arg("RESETSTAT")).await.unwrap();
+        let _: () = admin
+            .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+            .await
+            .unwrap();
         let before = conn.round_trips();
         let batches = 10u64;
         for _ in 0..batches {
@@ -379,7 +389,11 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
         // of the anchor and of the one generation ahead (c + 1) that no one has written.
         let calls = command_calls(&admin).await;
         let live = u64::from(generations) + 2; // c − G − 1 ..= c
-        assert_eq!(calls.get("bitfield_ro"), Some(&(batches * 4 * live)), "{calls:?}");
+        assert_eq!(
+            calls.get("bitfield_ro"),
+            Some(&(batches * 4 * live)),
+            "{calls:?}"
+        );
         assert_eq!(calls.get("exists"), Some(&(batches * 2)), "{calls:?}");
         let others: u64 = calls
             .iter()
@@ -402,10 +416,11 @@ async fn window_filter_spreads_over_a_cluster_without_crossslot() {
     let clock = Arc::new(ManualClock::new(hour_now()));
     let mut p = params(3);
     p.max_segment_bits = 1 << 14; // several segments, over all nodes
-    let f = TimeWindowRedisFilter::create_with(&conn, "cw", p, FilterOptions::random_key().unwrap())
-        .await
-        .unwrap()
-        .with_clock(clock.clone());
+    let f =
+        TimeWindowRedisFilter::create_with(&conn, "cw", p, FilterOptions::random_key().unwrap())
+            .await
+            .unwrap()
+            .with_clock(clock.clone());
     assert!(f.layout().segments() > 3);
     let data = items(0..6_000);
     for chunk in data.chunks(2_000) {
