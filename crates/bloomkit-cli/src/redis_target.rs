@@ -7,6 +7,7 @@
 //! | (default) or `--kind blocked` | bloomkit-redis's register-blocked filter: every element's bits in one 64-bit word | `blocked` |
 //! | `--scheme redisson` | Redisson's own `RBloomFilter` layout (Java services can share it) | `classic` |
 //! | `--kind scalable` | bloomkit-redis's scalable filter (layers grow as it fills) | `scalable` |
+//! | `--kind counting` | bloomkit-redis's counting filter (4-bit counters; `remove` works) | `counting` |
 //!
 //! The password comes from the URL, else `--password-file`, else `REDIS_PASSWORD`; it is never
 //! printed (messages name the target without it, and [`Password`]'s `Debug` hides it).
@@ -15,8 +16,8 @@ use crate::cli::{Kind, SchemeName};
 use crate::target::{Context, Description, NewFilter};
 use anyhow::{anyhow, bail, Result};
 use bloomkit_redis::{
-    stored_kind, Connection, Error as RedisError, FilterOptions, Options, RedisFilter,
-    RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
+    stored_kind, Connection, CountingRedisFilter, Error as RedisError, FilterOptions, Options,
+    RedisFilter, RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
 };
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -255,6 +256,7 @@ enum Remote {
     Register(RedisFilter),
     Redisson(RedissonFilter),
     Scalable(ScalableRedisFilter),
+    Counting(CountingRedisFilter),
 }
 
 /// An open Redis target.
@@ -262,6 +264,8 @@ pub struct RedisTarget {
     rt: Runtime,
     display: String,
     remote: Remote,
+    /// Whether a counting filter's saturation was already reported in this run.
+    saturation_reported: bool,
 }
 
 impl std::fmt::Debug for RedisTarget {
@@ -374,8 +378,20 @@ impl RedisTarget {
                 })
                 .map_err(fail)?,
             ),
+            Some(StoredKind::Counting) => Remote::Counting(
+                rt.block_on(async {
+                    match &ctx.key {
+                        Some(h) => CountingRedisFilter::open_with(&conn, name, h.clone()).await,
+                        None => CountingRedisFilter::open(&conn, name).await,
+                    }
+                })
+                .map_err(fail)?,
+            ),
             Some(StoredKind::Redisson) => {
                 Remote::Redisson(rt.block_on(RedissonFilter::open(&conn, name)).map_err(fail)?)
+            }
+            Some(StoredKind::TimeWindow) => {
+                bail!("{display}: a time-window filter, which this command cannot open yet")
             }
             Some(StoredKind::Unknown(other)) => {
                 bail!("{display}: unknown filter kind {other:?} in Redis")
@@ -385,6 +401,7 @@ impl RedisTarget {
             rt,
             display,
             remote,
+            saturation_reported: false,
         })
     }
 
@@ -397,8 +414,8 @@ impl RedisTarget {
         let keyed = ctx.key.is_some();
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
-            (Kind::Counting, _) => bail!(
-                "{display}: counting filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
+            (Kind::Counting, SchemeName::Redisson) => bail!(
+                "{display}: Redisson's layout has no counters; drop --scheme redisson"
             ),
             (Kind::Classic, SchemeName::Default) => bail!(
                 "{display}: in Redis bloomkit keeps blocked filters (the default), scalable ones, or Redisson's classic layout (--scheme redisson); drop --kind classic"
@@ -437,6 +454,10 @@ impl RedisTarget {
                     )
                     .await?,
                 ),
+                (Kind::Counting, _) => Remote::Counting(
+                    CountingRedisFilter::create_with(&conn, name, new.capacity, new.fpp, options)
+                        .await?,
+                ),
                 (Kind::Classic, _) => Remote::Redisson(
                     RedissonFilter::create(&conn, name, new.capacity, new.fpp).await?,
                 ),
@@ -450,6 +471,7 @@ impl RedisTarget {
             rt,
             display,
             remote,
+            saturation_reported: false,
         })
     }
 
@@ -478,6 +500,7 @@ impl RedisTarget {
             Remote::Register(_) => bloomkit::Kind::Blocked,
             Remote::Redisson(_) => bloomkit::Kind::Classic,
             Remote::Scalable(_) => bloomkit::Kind::Scalable,
+            Remote::Counting(_) => bloomkit::Kind::Counting,
         }
     }
 
@@ -493,13 +516,60 @@ impl RedisTarget {
         bulk: bool,
     ) -> Result<()> {
         new.clear();
+        if let Remote::Counting(f) = &self.remote {
+            // Counting is not idempotent: a batch is sent once, never again after a fault.
+            let report = self
+                .rt
+                .block_on(f.insert_batch_report(elements))
+                .map_err(|e| self.err(e))?;
+            let saturated = report.saturated.iter().filter(|&&s| s).count();
+            if saturated > 0 && !self.saturation_reported {
+                self.saturation_reported = true;
+                eprintln!(
+                    "warning: {}: {saturated} items reached a saturated counter (15): their counts read as 'at least 15' and those counters never go down",
+                    self.display
+                );
+            }
+            *new = report.new;
+            return Ok(());
+        }
         *new = self.retry(async |remote| match remote {
             Remote::Register(f) if bulk => f.add_bulk(elements).await,
             Remote::Register(f) => f.add_many(elements).await,
             Remote::Redisson(f) => f.add_many(elements).await,
             Remote::Scalable(f) => f.add_many(elements).await,
+            Remote::Counting(f) => f.insert_batch(elements).await,
         })?;
         Ok(())
+    }
+
+    /// Removes a batch from a counting filter; `removed[i]` says whether element `i` was
+    /// removed (`false`: one of its counters is 0, nothing of it changed). Elements absent
+    /// before the call are found first: then nothing of the batch is removed, `removed` says
+    /// which were present and the result is `false`. Sent once: removing is not idempotent,
+    /// so a batch is never sent again after a fault.
+    pub fn remove_batch(&mut self, elements: &[Vec<u8>], removed: &mut Vec<bool>) -> Result<bool> {
+        let Remote::Counting(f) = &self.remote else {
+            bail!(
+                "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                self.display,
+                self.kind()
+            );
+        };
+        removed.clear();
+        let present = self
+            .rt
+            .block_on(f.contains_batch(elements))
+            .map_err(|e| self.err(e))?;
+        if present.iter().any(|&p| !p) {
+            removed.extend_from_slice(&present);
+            return Ok(false);
+        }
+        *removed = self
+            .rt
+            .block_on(f.remove_batch(elements))
+            .map_err(|e| self.err(e))?;
+        Ok(true)
     }
 
     /// Whether this target has a bulk path.
@@ -513,6 +583,7 @@ impl RedisTarget {
             Remote::Register(f) => f.check_many(elements).await,
             Remote::Redisson(f) => f.check_many(elements).await,
             Remote::Scalable(f) => f.check_many(elements).await,
+            Remote::Counting(f) => f.contains_batch(elements).await,
         })?;
         Ok(())
     }
@@ -559,6 +630,25 @@ impl RedisTarget {
                     fill_ratio: fill,
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
+                    layers: None,
+                })
+            }
+            Remote::Counting(f) => {
+                let info = self.rt.block_on(f.info()).map_err(|e| self.err(e))?;
+                let m = info.layout.counters();
+                Ok(Description {
+                    kind: "counting",
+                    scheme: "default".into(),
+                    hashing: info.hashing,
+                    bits: m,
+                    hashes: info.layout.hashes(),
+                    bytes: info.layout.bytes(),
+                    capacity: Some(info.capacity),
+                    fpp: Some(info.fpp),
+                    estimated_items: info.estimated_count,
+                    fill_ratio: info.nonzero_counters as f64 / m as f64,
+                    estimated_fpp: info.estimated_fpp,
+                    layout: Some("counters4".into()),
                     layers: None,
                 })
             }

@@ -159,8 +159,10 @@ fn redis_errors_are_clear() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["remove", &t, "x"], "cannot remove"),
         (
-            vec!["create", &c, "-n", "10", "-p", "0.1", "--kind", "counting"],
-            "counting",
+            vec![
+                "create", &c, "-n", "10", "-p", "0.1", "--kind", "counting", "--scheme", "redisson",
+            ],
+            "no counters",
         ),
         (
             vec!["create", &g, "-n", "10", "-p", "0.1", "--scheme", "guava"],
@@ -706,4 +708,45 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
         0
     );
     assert_eq!(run(&["info", &t], "").0, 0);
+}
+
+#[test]
+fn counting_filter_in_redis_add_check_remove_across_processes() {
+    let (server, _dir) = Server::start();
+    let t = server.target("sessions");
+    let (code, _, err) = run(
+        &[
+            "create", &t, "--kind", "counting", "-n", "10000", "-p", "0.01",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = info(&t);
+    assert_eq!(v["kind"], "counting");
+    assert_eq!(v["capacity"], 10000);
+    let members = lines(0..5_000, "s");
+    assert_eq!(run(&["add", &t], &members).0, 0);
+    let (_, out, _) = run(&["check", "-c", &t], &members);
+    assert_eq!(out, "5000\n", "no false negatives");
+    // Another process removes half; they are gone, the rest stay.
+    let (code, _, err) = run(&["remove", &t], &lines(0..2_500, "s"));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("removed 2500"), "{err}");
+    let (_, out, _) = run(&["check", "-c", &t], &lines(2_500..5_000, "s"));
+    assert_eq!(out, "2500\n");
+    let (_, out, _) = run(&["check", "-c", &t], &lines(0..2_500, "s"));
+    let left: u64 = out.trim().parse().unwrap();
+    assert!(left <= 60, "{left} removed items still test present");
+    // Removing what is not there: a one-line error naming it, and nothing of its batch
+    // changes (the present item before it stays).
+    let (code, _, err) = run(&["remove", &t, "s-4000", "never-added-x"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("never-added-x") && err.contains("nothing of its batch was removed"),
+        "{err}"
+    );
+    assert_eq!(run(&["check", &t, "s-4000"], "").0, 0);
+    let v = info(&t);
+    let est = v["estimated_items"].as_u64().unwrap();
+    assert!((2_300..=2_700).contains(&est), "{est}");
 }

@@ -103,6 +103,9 @@ pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
     match (target.location(), applied) {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
+        (Location::Redis(_), n) if target.kind() == bloomkit::Kind::Counting => format!(
+            "the {n} items before it were applied, the batch after them may be in part; a counting filter counts every change, so check before running it again"
+        ),
         (Location::Redis(_), n) => format!(
             "the {n} items before it were applied, the batch after them may be in part; running it again is safe: adding an element twice changes nothing"
         ),
