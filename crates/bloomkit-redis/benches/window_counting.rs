@@ -169,6 +169,7 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
             median(rb)
         );
     }
+    server_time(conn, "the single-generation passes").await;
     for (generations, filled) in [(1u32, 3u32), (8, 10), (30, 32)] {
         let (f, data) = window(
             conn,
@@ -202,6 +203,23 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
         );
     }
     single.delete().await.unwrap();
+}
+
+/// Server time per call of the commands run since the last `CONFIG RESETSTAT`
+/// (`INFO commandstats`), to tell the server's share of the time from the client's.
+async fn server_time(conn: &Connection, what: &str) {
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    println!("\nserver time ({what}, `INFO commandstats`):\n");
+    for line in stats.lines().filter(|l| l.starts_with("cmdstat_")) {
+        println!("    {line}");
+    }
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
 }
 
 async fn counting_rows(conn: &Connection) {
@@ -252,6 +270,7 @@ async fn counting_rows(conn: &Connection) {
             assert_eq!(info.nonzero_counters, 0, "every counter back to 0");
         }
     }
+    server_time(conn, "counting and per-bit passes").await;
     let (a, r, s) = (median(adds), median(removes), median(bits));
     println!(
         "| method | n | k | elements/s | ÷ per-bit |\n|---|---:|---:|---:|---:|\n| counting add (`BITFIELD OVERFLOW SAT INCRBY u4`, script) | {n} | {} | {a:.0} | {:.1} |\n| counting remove (`OVERFLOW FAIL` script) | {n} | {} | {r:.0} | {:.1} |\n| per-bit `SETBIT` pipeline | {m} | {} | {s:.0} | 1 |",
@@ -277,6 +296,10 @@ async fn main() {
         eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
     }
     let conn = Connection::open(&server.url(), &Options::default())
+        .await
+        .unwrap();
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
         .await
         .unwrap();
     window_rows(&conn, module.is_some()).await;

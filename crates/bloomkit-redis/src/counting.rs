@@ -16,9 +16,10 @@
 //! needs 9.6).
 //!
 //! ## Operations
-//! - **insert**: one script per segment and 256 elements runs
-//!   `BITFIELD <segment> OVERFLOW SAT INCRBY u4 #j 1 …` after checking the segment key exists
-//!   (the identity guard of plain filters): atomic per batch, counters stop at 15. An element is
+//! - **insert**: one script per segment and 256 elements gets the elements' counters (`#j`,
+//!   one argument each) and runs `BITFIELD <segment> OVERFLOW SAT INCRBY u4 #j 1 …` after
+//!   checking the segment key exists (the identity guard of plain filters): atomic per batch,
+//!   counters stop at 15. An element is
 //!   new if one of its counters was 0, and reports saturation if one is now 15.
 //! - **remove**: one script per segment and 256 elements. It first decrements everything with
 //!   `OVERFLOW FAIL` (a counter at 0 is left alone and answers nil); if no counter refused and
@@ -61,28 +62,67 @@ pub const COUNTER_MAX: i64 = 15;
 /// The most hash functions sizing considers.
 const MAX_COUNTING_HASHES: u32 = 24;
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = `INCRBY u4 #<j> 1` subcommands.
-/// Returns each counter's new value (15 when saturated).
+/// Lua function `counters(op, overflow, value, list, first)`: runs `BITFIELD KEYS[1]
+/// [OVERFLOW overflow] <op> u4 <list[x]> <value> ...` for `x = first ..` (`op` = `INCRBY` or
+/// `SET`; `value` a string, or a table indexed like `list`), or `BITFIELD_RO ... GET u4
+/// <list[x]> ...` for `op` = `GET`, in slices of 1,500 subcommands (Lua's `unpack` limit is
+/// about 8,000 values), and returns the replies (`false` where `OVERFLOW FAIL` refused one).
+/// The client sends one argument per counter (`#<j>`), not four: each argument costs Redis a
+/// conversion into Lua and back.
+macro_rules! counters_fn {
+    () => {
+        r#"
+local function counters(op, overflow, value, list, first)
+  local n = #list
+  local out = {}
+  local i = first
+  while i <= n do
+    local j = math.min(n, i + 1499)
+    local t = {}
+    local c = 0
+    if overflow then t[1] = 'OVERFLOW'; t[2] = overflow; c = 2 end
+    for x = i, j do
+      if op == 'GET' then
+        t[c + 1] = 'GET'; t[c + 2] = 'u4'; t[c + 3] = list[x]; c = c + 3
+      else
+        local v = value
+        if type(value) == 'table' then v = value[x] end
+        t[c + 1] = op; t[c + 2] = 'u4'; t[c + 3] = list[x]; t[c + 4] = v; c = c + 4
+      end
+    end
+    local r = redis.call(op == 'GET' and 'BITFIELD_RO' or 'BITFIELD', KEYS[1], unpack(t))
+    if i == first and j == n then return r end
+    for x = 1, #r do out[#out + 1] = r[x] end
+    i = j + 1
+  end
+  return out
+end
+"#
+    };
+}
+
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = counters `#<j>`. Adds 1 to each
+/// (saturating at 15) and returns the new values.
 static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(crate::segments::guarded_script!(concat!(
-        crate::segments::bitfield_fn!(),
-        "return bitfield('BITFIELD', KEYS[1], ARGV, 2, 'SAT')\n"
+        counters_fn!(),
+        "return counters('INCRBY', 'SAT', '1', ARGV, 2)\n"
     )))
 });
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = k; ARGV[3..] = `INCRBY u4 #<j> -1`
-/// subcommands, `k` per element. Returns one byte per element: '1' removed, '0' refused (and
-/// nothing of it changed). See the module docs.
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = k; ARGV[3..] = counters `#<j>`, `k`
+/// per element. Returns one byte per element: '1' removed, '0' refused (and nothing of it
+/// changed). See the module docs.
 static REMOVE_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(crate::segments::guarded_script!(concat!(
-        crate::segments::bitfield_fn!(),
+        counters_fn!(),
         r#"
 local k = tonumber(ARGV[2])
 local first = 3
-local total = (#ARGV - 2) / 4
+local total = #ARGV - 2
 local n = total / k
-local function at(i) return ARGV[first + 4 * (i - 1) + 2] end
-local r = bitfield('BITFIELD', KEYS[1], ARGV, first, 'FAIL')
+local function at(i) return ARGV[first + i - 1] end
+local r = counters('INCRBY', 'FAIL', '-1', ARGV, first)
 local clean = true
 for i = 1, total do
   if r[i] == false or r[i] == 14 then clean = false break end
@@ -91,18 +131,10 @@ if clean then return string.rep('1', n) end
 -- Undo the decrements that happened (+1 restores each exactly), then replay one by one.
 local undo = {}
 for i = 1, total do
-  if r[i] ~= false then
-    local u = #undo
-    undo[u + 1] = 'INCRBY'; undo[u + 2] = 'u4'; undo[u + 3] = at(i); undo[u + 4] = 1
-  end
+  if r[i] ~= false then undo[#undo + 1] = at(i) end
 end
-if #undo > 0 then bitfield('BITFIELD', KEYS[1], undo, 1) end
-local get = {}
-for i = 1, total do
-  local g = #get
-  get[g + 1] = 'GET'; get[g + 2] = 'u4'; get[g + 3] = at(i)
-end
-local vals = bitfield('BITFIELD_RO', KEYS[1], get, 1)
+if #undo > 0 then counters('INCRBY', nil, '1', undo, 1) end
+local vals = counters('GET', nil, nil, ARGV, first)
 local cur = {}
 for i = 1, total do
   if cur[at(i)] == nil then cur[at(i)] = vals[i] end
@@ -128,12 +160,13 @@ for e = 0, n - 1 do
     out[e + 1] = '0'
   end
 end
-local set = {}
+local list = {}
+local values = {}
 for o, _ in pairs(changed) do
-  local s = #set
-  set[s + 1] = 'SET'; set[s + 2] = 'u4'; set[s + 3] = o; set[s + 4] = cur[o]
+  list[#list + 1] = o
+  values[#list] = cur[o]
 end
-if #set > 0 then bitfield('BITFIELD', KEYS[1], set, 1) end
+if #list > 0 then counters('SET', nil, values, list, 1) end
 return table.concat(out)
 "#
     )))
@@ -514,15 +547,14 @@ impl CountingRedisFilter {
         out
     }
 
-    /// Runs `script` per group with `ARGV = [guard, extra..., <op> u4 #<j> <delta> ...]` and
-    /// returns the replies per group.
+    /// Runs `script` per group with `ARGV = [guard, extra..., #<j> ...]` (every element's
+    /// counters) and returns the replies per group.
     async fn per_group<T: redis::FromRedisValue>(
         &self,
         script: &Script,
         probes: &[CountingProbe],
         groups: &[(u32, Vec<usize>)],
         extra: Option<&str>,
-        delta: &str,
     ) -> Result<Vec<T>> {
         let futs = groups.iter().map(|(seg, idx)| async move {
             let mut inv = script.prepare_invoke();
@@ -535,8 +567,8 @@ impl CountingRedisFilter {
                 for &c in &probes[i].counters {
                     at.clear();
                     at.push(b'#');
-                    at.extend_from_slice(c.to_string().as_bytes());
-                    inv.arg("INCRBY").arg("u4").arg(&at[..]).arg(delta);
+                    segments::push_decimal(&mut at, c);
+                    inv.arg(&at[..]);
                 }
             }
             self.conn
@@ -562,9 +594,7 @@ impl CountingRedisFilter {
     pub async fn insert_batch_report<K: Key>(&self, keys: &[K]) -> Result<Inserted> {
         let probes: Vec<CountingProbe> = keys.iter().map(|k| self.probe(k)).collect();
         let groups = Self::groups(&probes);
-        let replies: Vec<Vec<i64>> = self
-            .per_group(&ADD_SCRIPT, &probes, &groups, None, "1")
-            .await?;
+        let replies: Vec<Vec<i64>> = self.per_group(&ADD_SCRIPT, &probes, &groups, None).await?;
         let k = self.layout.hashes() as usize;
         let mut new = vec![false; probes.len()];
         let mut saturated = vec![false; probes.len()];
@@ -599,7 +629,7 @@ impl CountingRedisFilter {
         let groups = Self::groups(&probes);
         let k = self.layout.hashes().to_string();
         let replies: Vec<Vec<u8>> = self
-            .per_group(&REMOVE_SCRIPT, &probes, &groups, Some(&k), "-1")
+            .per_group(&REMOVE_SCRIPT, &probes, &groups, Some(&k))
             .await?;
         let mut removed = vec![false; probes.len()];
         for ((_, idx), flags) in groups.iter().zip(replies) {

@@ -647,7 +647,7 @@ pub(crate) fn unexpected(what: &str) -> Error {
 }
 
 /// Appends the decimal digits of `x` (cheaper than `format!` in the per-element loop).
-fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
+pub(crate) fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
