@@ -56,7 +56,7 @@ use std::time::Duration;
 pub const TIME_WINDOW_KIND: &str = "time-window";
 
 /// The most generations a time-window filter may have.
-pub const MAX_GENERATIONS: u32 = 1024;
+pub const MAX_GENERATIONS: u32 = 1000;
 
 /// KEYS[1] = anchor, KEYS[2] = generation key (same slot); ARGV[1] = expiry (ms since the
 /// epoch), ARGV[2..] = `BITFIELD` subcommands (`SET u1 <offset> 1`). Fails with
