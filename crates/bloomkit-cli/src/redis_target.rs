@@ -475,6 +475,20 @@ impl RedisTarget {
         })
     }
 
+    /// Gives the filter at `url` (any kind) the time to live `ttl`: its metadata and every key
+    /// (bloomkit-redis's `expire_filter`).
+    pub fn expire(url: &RedisUrl, ttl: Duration) -> Result<()> {
+        let (rt, conn) = connect(url)?;
+        let display = url.display();
+        let found = rt
+            .block_on(bloomkit_redis::expire_filter(&conn, &url.name, ttl))
+            .map_err(|e| anyhow!("{display}: {e}"))?;
+        if !found {
+            bail!("{display}: no such filter");
+        }
+        Ok(())
+    }
+
     /// `create --force`: deletes what is stored under the name, whatever its kind and key.
     fn delete_existing(url: &RedisUrl) -> Result<()> {
         let (rt, conn) = connect(url)?;

@@ -639,11 +639,12 @@ impl TimeWindowRedisFilter {
             }
             (read, ask)
         };
+        let spans: Vec<Span> = probes.iter().map(Span::of).collect();
         let mut present = vec![false; probes.len()];
         let mut anchors = true;
         loop {
             let found = self
-                .read_round(probes, &groups, &read, &ask, anchors, &mut present)
+                .read_round(&spans, &groups, &read, &ask, anchors, &mut present)
                 .await?;
             if found.is_empty() {
                 return Ok(present);
@@ -662,14 +663,17 @@ impl TimeWindowRedisFilter {
     /// generation keys that exist.
     async fn read_round(
         &self,
-        probes: &[RegisterProbe],
+        spans: &[Span],
         groups: &[(u32, Vec<usize>)],
         read: &[(u64, u32)],
         ask: &[(u64, u32)],
         anchors: bool,
         present: &mut [bool],
     ) -> Result<Vec<(u64, u32)>> {
-        // Commands per segment (on a cluster, a pipeline must stay in one slot).
+        // One pipeline on a standalone server (one round trip); on a cluster one per segment
+        // (a pipeline must stay in one slot), sent concurrently.
+        let cluster = self.conn.is_cluster();
+        let slot = move |s: u32| if cluster { s } else { 0 };
         let mut per_seg: HashMap<u32, (redis::Pipeline, Vec<Reply>)> = HashMap::new();
         fn entry(
             m: &mut HashMap<u32, (redis::Pipeline, Vec<Reply>)>,
@@ -679,43 +683,27 @@ impl TimeWindowRedisFilter {
         }
         for (gi, (s, idx)) in groups.iter().enumerate() {
             for &(g, _) in read.iter().filter(|(_, rs)| rs == s) {
-                let spans = idx.iter().map(|&i| {
-                    let sp = Span::of(&probes[i]);
-                    (sp.width, sp.offset)
-                });
-                let cmd = check_command(&self.generation_key(g, *s), spans, idx.len());
-                let (p, r) = entry(&mut per_seg, *s);
+                let fields = idx.iter().map(|&i| (spans[i].width, spans[i].offset));
+                let cmd = check_command(&self.generation_key(g, *s), fields, idx.len());
+                let (p, r) = entry(&mut per_seg, slot(*s));
                 p.add_command(cmd);
                 r.push(Reply::Fields(gi));
             }
         }
         for &(g, s) in ask {
-            let (p, r) = entry(&mut per_seg, s);
+            let (p, r) = entry(&mut per_seg, slot(s));
             p.cmd("EXISTS").arg(self.generation_key(g, s));
             r.push(Reply::Exists(g, s));
         }
         if anchors {
             let segs: BTreeSet<u32> = groups.iter().map(|(s, _)| *s).collect();
             for s in segs {
-                let (p, r) = entry(&mut per_seg, s);
+                let (p, r) = entry(&mut per_seg, slot(s));
                 p.cmd("EXISTS").arg(self.anchor_key(s));
                 r.push(Reply::Anchor);
             }
         }
-        let batches: Vec<(redis::Pipeline, Vec<Reply>)> = if self.conn.is_cluster() {
-            per_seg.into_values().collect()
-        } else {
-            // Standalone: everything in one pipeline, one round trip.
-            let mut all = redis::pipe();
-            let mut replies = Vec::new();
-            for (p, r) in per_seg.into_values() {
-                for cmd in p.cmd_iter() {
-                    all.add_command(cmd.clone());
-                }
-                replies.extend(r);
-            }
-            vec![(all, replies)]
-        };
+        let batches: Vec<(redis::Pipeline, Vec<Reply>)> = per_seg.into_values().collect();
         let results =
             try_join_all(batches.iter().map(|(p, _)| self.conn.pipe::<Vec<Value>>(p))).await?;
         let mut found = Vec::new();
@@ -732,7 +720,7 @@ impl TimeWindowRedisFilter {
                             return Err(segments::unexpected("BITFIELD_RO reply length"));
                         }
                         for (&i, f) in idx.iter().zip(fields) {
-                            let m = Span::of(&probes[i]).mask;
+                            let m = spans[i].mask;
                             present[i] |= (f as u64) & m == m;
                         }
                     }
