@@ -35,11 +35,9 @@
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
-use crate::filter::{
-    create_meta, create_segments, delete_meta, field, new_id, num, read_meta, segment_keys,
-    stored_hashing, FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS,
-};
+use crate::filter::{delete_meta, new_id, num, segment_keys, FilterOptions, MAX_SEGMENTS};
 use crate::keys::{self, SegmentKeys};
+use crate::meta::{check_head, create_with_segments, head_fields, incompatible, open_meta};
 use crate::segments::{self, Keyspace, MAX_PER_COMMAND};
 use bloomkit::math::Params;
 use bloomkit::probe::register::RegisterLayout;
@@ -366,12 +364,8 @@ impl CountingRedisFilter {
             .into());
         }
         let id = new_id()?;
-        let mut fields: Vec<(String, String)> = vec![
-            ("kind".into(), COUNTING_KIND.into()),
-            ("version".into(), LAYOUT_VERSION.to_string()),
-            ("id".into(), id.clone()),
-            ("scheme".into(), COUNTING_SCHEME.into()),
-            ("hashing".into(), options.hashing.id()),
+        let mut fields = head_fields(COUNTING_KIND, &id, COUNTING_SCHEME, &options);
+        fields.extend([
             ("segments".into(), layout.segments().to_string()),
             (
                 "segment_counters".into(),
@@ -380,29 +374,14 @@ impl CountingRedisFilter {
             ("hashes".into(), layout.hashes().to_string()),
             ("capacity".into(), n.to_string()),
             ("fpp".into(), p.to_string()),
-        ];
-        if let (true, Hashing::SipHash13(key)) = (options.store_key, &options.hashing) {
-            let hex: String = key.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
-            fields.push(("hash_key".into(), hex));
-        }
-        let created = create_meta(conn, name, &fields).await?;
-        if created {
-            // The segment keys exist from creation on (one zero byte; the identity guard).
-            let shape = RegisterLayout::from_shape(layout.segments(), 1, 1)?;
-            let keys = SegmentKeys::with_id(name, &id);
-            let key_of = move |s| keys.segment(s);
-            let ks = Keyspace {
-                conn,
-                name,
-                key_of: &key_of,
-                guarded: true,
-            };
-            create_segments(&ks, &id, &shape).await?;
-        }
+        ]);
+        // The segment keys exist from creation on (one zero byte; the identity guard).
+        let created = create_with_segments(conn, name, &id, &fields, layout.segments()).await?;
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created && f.layout != layout {
-            return Err(Error::Core(bloomkit::Error::Incompatible(
-                Incompatibility::Bits(f.layout.counters(), layout.counters()),
+            return Err(incompatible(Incompatibility::Bits(
+                f.layout.counters(),
+                layout.counters(),
             )));
         }
         Ok(f)
@@ -410,17 +389,14 @@ impl CountingRedisFilter {
 
     /// Opens an existing counting filter by name.
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
-        let hashing = stored_hashing(name, &meta)?;
+        let (meta, hashing) = open_meta(conn, name, None).await?;
         Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
     /// Opens an existing counting filter with this hash function (it must match the stored
     /// hashing id).
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
+        let (meta, hashing) = open_meta(conn, name, Some(hashing)).await?;
         Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
@@ -439,31 +415,13 @@ impl CountingRedisFilter {
         meta: &HashMap<String, String>,
         hashing: Option<Hashing>,
     ) -> Result<Self> {
-        let kind = field(name, meta, "kind")?;
-        if kind != COUNTING_KIND {
-            return Err(Error::Core(bloomkit::Error::Incompatible(
-                Incompatibility::Kind(kind.into(), COUNTING_KIND.into()),
-            )));
-        }
+        let hashing = check_head(name, meta, COUNTING_KIND, COUNTING_SCHEME, hashing)?;
         let corrupt = |reason: String| Error::CorruptMetadata {
             name: name.into(),
             reason,
         };
         let (id, keys) = segment_keys(name, meta)?;
         let id = id.ok_or_else(|| corrupt("a counting filter needs layout 2".into()))?;
-        if field(name, meta, "scheme")? != COUNTING_SCHEME {
-            return Err(corrupt("unknown scheme".into()));
-        }
-        let stored = field(name, meta, "hashing")?;
-        let hashing = match hashing {
-            Some(h) if stored != h.id() => {
-                return Err(Error::Core(bloomkit::Error::Incompatible(
-                    Incompatibility::Hashing(stored.into(), h.id()),
-                )))
-            }
-            Some(h) => h,
-            None => Hashing::Xxh3,
-        };
         let segments: u32 = num(name, meta, "segments")?;
         if segments > MAX_SEGMENTS {
             return Err(corrupt(format!(
@@ -751,13 +709,8 @@ impl CountingRedisFilter {
     /// meanwhile stays deleted).
     pub async fn clear(&self) -> Result<()> {
         let key_of = self.key_of();
-        let ks = self.keyspace(&key_of);
-        segments::each_segment(&ks, self.layout.segments(), |k| {
-            let mut c = redis::cmd("SET");
-            c.arg(k).arg(&[0u8][..]).arg("XX");
-            c
-        })
-        .await
+        let shape = RegisterLayout::from_shape(self.layout.segments(), 1, 1)?;
+        segments::clear(&self.keyspace(&key_of), &shape).await
     }
 
     fn keyspace<'a>(&'a self, key_of: &'a (dyn Fn(u32) -> String + Sync)) -> Keyspace<'a> {

@@ -66,6 +66,11 @@ impl SlotGroup {
             cap: Vec::new(),
         }
     }
+
+    /// Each key in its own group (each has its own hash tag).
+    pub fn each(keys: impl IntoIterator<Item = String>) -> Vec<Self> {
+        keys.into_iter().map(|k| SlotGroup::set(vec![k])).collect()
+    }
 }
 
 /// The time to live in milliseconds, at least 1.
@@ -190,9 +195,7 @@ impl crate::RedisFilter {
     /// Gives the filter the time to live `ttl`: its metadata and every segment (see
     /// [`crate::expire`]). [`Error::Gone`] if the name now holds another filter.
     pub async fn expire(&self, ttl: Duration) -> Result<()> {
-        let groups = (0..self.layout().segments())
-            .map(|s| SlotGroup::set(vec![self.segment_key(s)]))
-            .collect();
+        let groups = SlotGroup::each((0..self.layout().segments()).map(|s| self.segment_key(s)));
         expire_groups(self.connection(), self.name(), true, self.id(), groups, ttl).await?;
         Ok(())
     }
@@ -203,12 +206,7 @@ impl crate::ScalableRedisFilter {
     /// (and of the next one, which a client may have created but not yet listed). Layers
     /// created later copy the metadata's time to live.
     pub async fn expire(&self, ttl: Duration) -> Result<()> {
-        let groups = self
-            .all_segment_keys()
-            .await?
-            .into_iter()
-            .map(|k| SlotGroup::set(vec![k]))
-            .collect();
+        let groups = SlotGroup::each(self.all_segment_keys().await?);
         expire_groups(self.connection(), self.name(), true, self.id(), groups, ttl).await?;
         Ok(())
     }
@@ -217,20 +215,9 @@ impl crate::ScalableRedisFilter {
 impl crate::CountingRedisFilter {
     /// Gives the filter the time to live `ttl`: its metadata and every segment.
     pub async fn expire(&self, ttl: Duration) -> Result<()> {
-        let groups = self
-            .segment_keys()
-            .into_iter()
-            .map(|k| SlotGroup::set(vec![k]))
-            .collect();
-        expire_groups(
-            self.connection(),
-            self.name(),
-            true,
-            Some(self.id()),
-            groups,
-            ttl,
-        )
-        .await?;
+        let groups = SlotGroup::each(self.segment_keys());
+        let id = Some(self.id());
+        expire_groups(self.connection(), self.name(), true, id, groups, ttl).await?;
         Ok(())
     }
 }
@@ -252,15 +239,8 @@ impl crate::TimeWindowRedisFilter {
                     .collect(),
             })
             .collect();
-        expire_groups(
-            self.connection(),
-            self.name(),
-            true,
-            Some(self.id()),
-            groups,
-            ttl,
-        )
-        .await?;
+        let id = Some(self.id());
+        expire_groups(self.connection(), self.name(), true, id, groups, ttl).await?;
         Ok(())
     }
 }
@@ -270,7 +250,7 @@ impl crate::RedissonFilter {
     pub async fn expire(&self, ttl: Duration) -> Result<()> {
         let keys = vec![self.name().to_string(), self.config_key().to_string()];
         let groups = if self.connection().is_cluster() {
-            keys.into_iter().map(|k| SlotGroup::set(vec![k])).collect()
+            SlotGroup::each(keys)
         } else {
             vec![SlotGroup::set(keys)]
         };

@@ -30,6 +30,7 @@ pub mod error;
 pub mod expire;
 pub mod filter;
 pub mod keys;
+mod meta;
 pub mod redisson;
 pub mod scalable;
 pub mod segments;

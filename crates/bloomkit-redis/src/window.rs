@@ -37,11 +37,11 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::filter::{
-    create_meta, create_segments, delete_meta, field, new_id, num, read_meta, segment_keys,
-    stored_hashing, FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS, REGISTER_SCHEME,
+    delete_meta, new_id, num, segment_keys, FilterOptions, MAX_SEGMENTS, REGISTER_SCHEME,
 };
 use crate::keys::{self, SegmentKeys};
-use crate::segments::{self, check_command, groups, Keyspace, Span};
+use crate::meta::{check_head, create_with_segments, head_fields, incompatible, open_meta};
+use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use bloomkit::{Digest, Hashing, Incompatibility, Key};
@@ -299,12 +299,8 @@ impl TimeWindowRedisFilter {
             .into());
         }
         let id = new_id()?;
-        let mut fields: Vec<(String, String)> = vec![
-            ("kind".into(), TIME_WINDOW_KIND.into()),
-            ("version".into(), LAYOUT_VERSION.to_string()),
-            ("id".into(), id.clone()),
-            ("scheme".into(), REGISTER_SCHEME.into()),
-            ("hashing".into(), options.hashing.id()),
+        let mut fields = head_fields(TIME_WINDOW_KIND, &id, REGISTER_SCHEME, &options);
+        fields.extend([
             ("segments".into(), layout.segments().to_string()),
             ("segment_words".into(), layout.segment_words().to_string()),
             ("hashes".into(), layout.hashes().to_string()),
@@ -317,25 +313,9 @@ impl TimeWindowRedisFilter {
                 "max_segment_bits".into(),
                 params.max_segment_bits.to_string(),
             ),
-        ];
-        if let (true, Hashing::SipHash13(key)) = (options.store_key, &options.hashing) {
-            let hex: String = key.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
-            fields.push(("hash_key".into(), hex));
-        }
-        let created = create_meta(conn, name, &fields).await?;
-        if created {
-            // The anchors: one zero byte per segment, never grown.
-            let anchors = RegisterLayout::from_shape(layout.segments(), 1, layout.hashes())?;
-            let keys = SegmentKeys::with_id(name, &id);
-            let key_of = move |s| keys.segment(s);
-            let ks = Keyspace {
-                conn,
-                name,
-                key_of: &key_of,
-                guarded: true,
-            };
-            create_segments(&ks, &id, &anchors).await?;
-        }
+        ]);
+        // The anchors: one zero byte per segment, never grown.
+        let created = create_with_segments(conn, name, &id, &fields, layout.segments()).await?;
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created {
             let (a, b) = (f.params, params);
@@ -347,11 +327,9 @@ impl TimeWindowRedisFilter {
                 });
             }
             if (a.capacity, a.fpp, f.layout) != (b.capacity, b.fpp, layout) {
-                return Err(Error::Core(bloomkit::Error::Incompatible(
-                    Incompatibility::Kind(
-                        format!("time window for {} at {}", a.capacity, a.fpp),
-                        format!("time window for {} at {}", b.capacity, b.fpp),
-                    ),
+                return Err(incompatible(Incompatibility::Kind(
+                    format!("time window for {} at {}", a.capacity, a.fpp),
+                    format!("time window for {} at {}", b.capacity, b.fpp),
                 )));
             }
         }
@@ -361,17 +339,14 @@ impl TimeWindowRedisFilter {
     /// Opens an existing time-window filter by name (a keyed one needs its key stored in the
     /// metadata, else [`Error::KeyRequired`]).
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
-        let hashing = stored_hashing(name, &meta)?;
+        let (meta, hashing) = open_meta(conn, name, None).await?;
         Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
     /// Opens an existing time-window filter with this hash function (it must match the
     /// stored hashing id).
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
+        let (meta, hashing) = open_meta(conn, name, Some(hashing)).await?;
         Self::from_meta(conn, name, &meta, Some(hashing))
     }
 
@@ -390,31 +365,13 @@ impl TimeWindowRedisFilter {
         meta: &HashMap<String, String>,
         hashing: Option<Hashing>,
     ) -> Result<Self> {
-        let kind = field(name, meta, "kind")?;
-        if kind != TIME_WINDOW_KIND {
-            return Err(Error::Core(bloomkit::Error::Incompatible(
-                Incompatibility::Kind(kind.into(), TIME_WINDOW_KIND.into()),
-            )));
-        }
-        let (id, keys) = segment_keys(name, meta)?;
+        let hashing = check_head(name, meta, TIME_WINDOW_KIND, REGISTER_SCHEME, hashing)?;
         let corrupt = |reason: String| Error::CorruptMetadata {
             name: name.into(),
             reason,
         };
+        let (id, keys) = segment_keys(name, meta)?;
         let id = id.ok_or_else(|| corrupt("a time-window filter needs layout 2".into()))?;
-        if field(name, meta, "scheme")? != REGISTER_SCHEME {
-            return Err(corrupt("unknown scheme".into()));
-        }
-        let stored = field(name, meta, "hashing")?;
-        let hashing = match hashing {
-            Some(h) if stored != h.id() => {
-                return Err(Error::Core(bloomkit::Error::Incompatible(
-                    Incompatibility::Hashing(stored.into(), h.id()),
-                )))
-            }
-            Some(h) => h,
-            None => Hashing::Xxh3,
-        };
         let segments: u32 = num(name, meta, "segments")?;
         if segments > MAX_SEGMENTS {
             return Err(corrupt(format!(
