@@ -41,7 +41,10 @@ async fn create_open_add_check_count_clear_delete() {
     let new = f.insert_batch(&present).await.unwrap();
     // Nearly every element is new; a few may collide with earlier ones (FPR ≤ 1 %).
     assert!(new.iter().filter(|&&b| b).count() as f64 > 0.98 * n as f64);
-    assert!(!f.insert(&present[0]).await.unwrap(), "re-adding is not new");
+    assert!(
+        !f.insert(&present[0]).await.unwrap(),
+        "re-adding is not new"
+    );
 
     // A second client opens it by name alone and sees the same elements: no false negatives.
     let conn2 = connect(&server).await;
@@ -191,7 +194,12 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
             .unwrap();
         assert_eq!(bit, 1);
     }
-    assert!(fs[2].contains_batch(&data).await.unwrap().iter().all(|&x| x));
+    assert!(fs[2]
+        .contains_batch(&data)
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
 }
 
 #[tokio::test]

@@ -76,9 +76,11 @@ pub mod file;
 pub mod hash;
 pub mod key;
 pub mod math;
+#[cfg(feature = "mmap")]
 pub mod mmap;
 pub mod scalable;
 pub mod sharing;
+pub mod std_traits;
 
 // Modules whose every public item is exported at the root.
 mod any;

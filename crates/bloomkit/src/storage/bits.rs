@@ -42,6 +42,7 @@ fn get_bit<W: Word>(words: &[W], i: u64) -> bool {
 }
 
 /// Reads bit `i` of atomic words (for views of shared memory).
+#[cfg(feature = "mmap")]
 #[inline(always)]
 pub(crate) fn atomic_get(words: &[AtomicU64], i: u64) -> bool {
     get_bit(words, i)
