@@ -40,3 +40,8 @@ pub use filter::{delete_filter, stored_kind, FilterOptions, Info, RedisFilter, S
 pub use redisson::RedissonFilter;
 pub use scalable::{ScalableInfo, ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;
+
+// Compile the README's example so it cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
