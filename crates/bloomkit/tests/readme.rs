@@ -42,7 +42,10 @@ fn workspace_readme_shows_the_tested_example_of_the_crate_readme() {
     let own = std::fs::read_to_string(crate_dir.join("README.md")).unwrap();
     let own_blocks = rust_blocks(&own);
     let root_blocks = rust_blocks(&root);
-    assert!(!root_blocks.is_empty(), "the workspace README has a Rust example");
+    assert!(
+        !root_blocks.is_empty(),
+        "the workspace README has a Rust example"
+    );
     for block in root_blocks {
         assert!(
             own_blocks.contains(&block),
