@@ -120,7 +120,6 @@ pub struct BitVec {
 /// assert!(!b.set(5));
 /// assert!(b.get(5));
 /// ```
-#[derive(Debug)]
 pub struct AtomicBitVec {
     words: Vec<AtomicU64>,
     len: u64,
