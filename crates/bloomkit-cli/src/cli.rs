@@ -147,6 +147,16 @@ pub struct Creation {
     /// The kind of filter [default: classic for files, blocked for Redis].
     #[arg(long, value_enum)]
     pub kind: Option<Kind>,
+    /// An expiring filter that remembers only the last WINDOW: a number of insertions
+    /// (1000000, 1e6: a count window) or a duration (90s, 15m, 12h, 30d, 2w: a time window,
+    /// where --capacity is the expected insertions per window). --fpp defaults to 1%.
+    #[arg(long, value_parser = crate::window::parse_window, value_name = "WINDOW", conflicts_with = "kind")]
+    pub window: Option<crate::window::Window>,
+    /// Time windows: how many generations the window is cut into (the element is forgotten
+    /// between one window and one window plus one generation after it was last added)
+    /// [default: 30, or fewer when the capacity is small].
+    #[arg(long, value_parser = crate::window::parse_generations, value_name = "G", requires = "window")]
+    pub generations: Option<u32>,
 }
 
 /// The arguments of the commands that apply items to a filter (`add`, `remove`); each sets

@@ -395,6 +395,12 @@ impl RedisTarget {
         let (name, display) = (url.name.as_str(), url.display());
         let fail = |e: RedisError| anyhow!("{display}: {e}");
         let keyed = ctx.key.is_some();
+        if new.window.is_some() {
+            bail!(
+                "{}: expiring filters (--window) are not available in Redis yet",
+                url.display()
+            );
+        }
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
             (Kind::Counting, _) => bail!(
