@@ -52,13 +52,14 @@
 //! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
 //! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
 //! | `clock.rs` | [`clock::Clock`]: where filters that forget read the time |
+//! | `window/` | [`window::CountWindowFilter`], [`window::TimeWindowFilter`]: filters that forget (the last `N` insertions, the last span of time) and their sizing |
 //! | `error.rs` | [`Error`]: the one error type |
 //!
 //! ## Stability
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
 //! documentation: [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
-//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`] and [`sharing`]. The modules `probe` and
+//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`] and [`window`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
 
@@ -79,6 +80,7 @@ pub mod math;
 pub mod mmap;
 pub mod scalable;
 pub mod sharing;
+pub mod window;
 
 // Modules whose every public item is exported at the root.
 mod any;
