@@ -198,28 +198,40 @@ impl CountWindowFilter {
         );
     }
 
+    /// Whether `k` consecutive slices (by age) have the element's bit. Any run of `k` ages
+    /// contains an age `≡ k - 1 (mod k)`, so only those anchors are read first (about
+    /// `(k + l) / k` words, prefetched together); a run is then measured around each anchor
+    /// that has the bit.
     fn contains_digest(&self, d: &Digest) -> bool {
         let mut pos = [0u64; MAX_SLICES as usize];
         self.positions(d, &mut pos);
         let h = self.slices.len();
-        // Start every load before the first is needed (they are independent).
-        for (s, &p) in self.slices.iter().zip(&pos) {
-            prefetch(&s.as_words()[(p >> 6) as usize]);
-        }
         let k = self.shape.k as usize;
-        let mut run = 0;
-        for i in 0..h {
-            if h - i < k - run {
-                return false;
+        let hit = |age: usize| {
+            let j = (self.base + age) % h;
+            self.slices[j].get(pos[j])
+        };
+        for age in (k - 1..h).step_by(k) {
+            let j = (self.base + age) % h;
+            prefetch(&self.slices[j].as_words()[(pos[j] >> 6) as usize]);
+        }
+        for anchor in (k - 1..h).step_by(k) {
+            if !hit(anchor) {
+                continue;
             }
-            let j = (self.base + i) % h;
-            if self.slices[j].get(pos[j]) {
+            let mut run = 1;
+            let mut a = anchor;
+            while run < k && a > 0 && hit(a - 1) {
+                a -= 1;
                 run += 1;
-                if run == k {
-                    return true;
-                }
-            } else {
-                run = 0;
+            }
+            let mut b = anchor + 1;
+            while run < k && b < h && hit(b) {
+                b += 1;
+                run += 1;
+            }
+            if run >= k {
+                return true;
             }
         }
         false

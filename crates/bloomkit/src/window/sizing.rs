@@ -106,10 +106,18 @@ pub fn run_probability(fills: &[f64], k: u32) -> f64 {
     done
 }
 
+/// How much more memory than the least the sizing accepts to need fewer slices (faster
+/// queries): 5%.
+pub const MEMORY_SLACK: f64 = 1.05;
+
 /// The paper's sizing for a window of the last `n` insertions at FPR `p`: slices of
 /// `k·g / ln 2` bits (half full at their fullest; here rounded up to whole 512-bit blocks),
-/// `g = ⌈n / l⌉`, and of the `(k, l)` whose FPR at the fullest is at most `p`, the pair with
-/// the least memory, `(k + l)·k/l / ln 2` bits per element of the window.
+/// `g = ⌈n / l⌉`, and `(k, l)` such that the FPR at the fullest is at most `p`. Of those
+/// pairs, the paper's optimum needs the least memory, about `(k + l)·k/l / ln 2` bits per
+/// element of the window, but often with a hundred slices or more; a query reads one word per
+/// slice. So this takes the pair with the fewest slices whose memory is within
+/// [`MEMORY_SLACK`] of the least (at 1%: `k = 10, l = 24`, 20.5 bits per element against the
+/// optimum's 19.7 with 100 slices).
 pub fn age_partitioned_for(n: u64, p: f64) -> Result<AgePartitioned> {
     let p = math::check_fpp(p)?;
     if n == 0 {
@@ -117,28 +125,50 @@ pub fn age_partitioned_for(n: u64, p: f64) -> Result<AgePartitioned> {
             "a count window must hold at least one insertion".into(),
         ));
     }
-    let mut best: Option<(f64, AgePartitioned)> = None;
+    // Every (k, l) is considered (with small windows, rounding slices up to whole blocks makes
+    // the FPR and the memory jump about with l); the paper's memory, a lower bound of the
+    // rounded one, skips the DP for pairs that cannot win.
+    let lower_bound = |k, l| paper_bits_per_element(k, l) * n as f64;
+    let mut least: Option<u64> = None;
     for k in 1..=MAX_K {
         for l in 1..=MAX_L {
-            // Bits per element of the paper's figure, before rounding: prune early.
-            let per_element = f64::from(k + l) * f64::from(k) / f64::from(l) / LN_2;
-            if best.is_some_and(|(b, _)| per_element >= b) {
+            if least.is_some_and(|b| lower_bound(k, l) >= b as f64) {
                 continue;
             }
-            let shape = shape(n, k, l)?;
-            if shape.expected_fpp() <= p {
-                let bits = shape.bits() as f64 / n as f64;
-                if best.is_none_or(|(b, _)| bits < b) {
-                    best = Some((bits, shape));
-                }
+            let s = shape(n, k, l)?;
+            if s.expected_fpp() <= p {
+                least = Some(least.map_or(s.bits(), |b| b.min(s.bits())));
             }
         }
     }
-    best.map(|(_, s)| s).ok_or_else(|| {
-        Error::InvalidParameters(format!(
+    let Some(least) = least else {
+        return Err(Error::InvalidParameters(format!(
             "no age-partitioned filter with k ≤ {MAX_K} and l ≤ {MAX_L} reaches FPR {p}"
-        ))
-    })
+        )));
+    };
+    // Then the fewest slices within the memory limit.
+    let limit = least as f64 * MEMORY_SLACK;
+    let mut best: Option<AgePartitioned> = None;
+    for k in 1..=MAX_K {
+        for l in 1..=MAX_L {
+            if lower_bound(k, l) > limit || best.is_some_and(|b| k + l > b.slices()) {
+                continue;
+            }
+            let s = shape(n, k, l)?;
+            if s.bits() as f64 <= limit
+                && best.is_none_or(|b| (s.slices(), s.bits()) < (b.slices(), b.bits()))
+                && s.expected_fpp() <= p
+            {
+                best = Some(s);
+            }
+        }
+    }
+    Ok(best.expect("the least-memory shape is within the limit"))
+}
+
+/// The paper's memory before rounding: `(k + l)·k / (l·ln 2)` bits per element.
+pub fn paper_bits_per_element(k: u32, l: u32) -> f64 {
+    f64::from(k + l) * f64::from(k) / f64::from(l) / LN_2
 }
 
 /// The shape for window `n` with `k` and `l`: `g = ⌈n / l⌉`, slices of `⌈k·g / ln 2⌉` bits
@@ -171,7 +201,7 @@ pub fn shape(n: u64, k: u32, l: u32) -> Result<AgePartitioned> {
 /// stays within `p`: `1 - (1 - p)^(1/live)`.
 pub fn generation_fpp(p: f64, live: u32) -> Result<f64> {
     let p = math::check_fpp(p)?;
-    let per = -(-(-p).ln_1p() / f64::from(live.max(1))).exp_m1();
+    let per = -((-p).ln_1p() / f64::from(live.max(1))).exp_m1();
     math::check_fpp(per)
 }
 
