@@ -240,7 +240,7 @@ impl TimeWindowFilter {
         self.epochs
             .iter()
             .enumerate()
-            .filter(move |(_, &e)| e != 0 && e - 1 >= oldest && e - 1 <= current)
+            .filter(move |(_, &e)| e > oldest && e <= current + 1)
             .map(|(i, _)| i)
     }
 
