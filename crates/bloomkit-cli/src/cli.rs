@@ -313,7 +313,8 @@ EXAMPLES:
         #[arg(help = TARGET_HELP)]
         target: String,
         /// Print a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity,
-        /// fpp, estimated_items, fill_ratio, estimated_fpp (and layers for scalable filters).
+        /// fpp, estimated_items, fill_ratio, estimated_fpp (and layers for scalable filters,
+        /// window for expiring ones).
         #[arg(long)]
         json: bool,
     },

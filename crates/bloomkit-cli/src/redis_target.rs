@@ -542,6 +542,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
                     layers: None,
+                    window: None,
                 })
             }
             Remote::Redisson(f) => {
@@ -566,6 +567,7 @@ impl RedisTarget {
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
                     layers: None,
+                    window: None,
                 })
             }
             Remote::Scalable(f) => {
@@ -585,6 +587,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: None,
                     layers: Some(layers),
+                    window: None,
                 })
             }
         }

@@ -20,7 +20,7 @@ mod location;
 mod mapped;
 
 pub use build::{build, new_filter, NewFilter};
-pub use describe::{describe, scheme_name, Description};
+pub use describe::{describe, scheme_name, Description, WindowInfo};
 pub use file::FileTarget;
 pub use keys::Context;
 pub use location::Location;

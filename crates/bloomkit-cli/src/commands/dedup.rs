@@ -1,6 +1,7 @@
 //! `bloomkit dedup`: a first-seen filter for a stream of lines.
 
 use crate::cli::{Creation, ItemArgs, SaveArgs, SchemeName};
+use crate::commands::window_info::check_same_window;
 use crate::commands::{finish, write_policy};
 use crate::stream::{self, End};
 use crate::target::{new_filter, Context, Location, Target};
@@ -12,7 +13,12 @@ use std::process::ExitCode;
 /// process may create it at the same moment: then this one opens theirs.
 fn open_or_create(location: &Location, filter: &Creation, ctx: &Context) -> Result<Target> {
     if Target::exists(location)? {
-        return Target::open_for_update(location, ctx);
+        let t = Target::open_for_update(location, ctx)?;
+        if let Some(asked) = filter.window {
+            let d = t.describe()?;
+            check_same_window(&location.display(), d.window.as_ref(), asked)?;
+        }
+        return Ok(t);
     }
     let Some(new) = new_filter(filter, SchemeName::Default)? else {
         bail!(

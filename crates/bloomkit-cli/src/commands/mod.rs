@@ -9,6 +9,7 @@ mod create;
 mod dedup;
 mod info;
 mod remove;
+mod window_info;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
 use crate::stream::{End, Outcome, Policy};

@@ -5,6 +5,7 @@ use crate::cli::{Creation, Kind, SchemeName};
 use crate::window::Window;
 use anyhow::{bail, Result};
 use bloomkit::storage::CounterWidth;
+use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter,
     ScalableConfig, Spec,
@@ -41,11 +42,27 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         }
         spec = spec.with_hashing(key.clone());
     }
-    if let Some(window) = new.window {
-        bail!(
-            "expiring filters ({window}, {} generations) are not available yet",
-            new.generations.unwrap_or(0)
-        );
+    match new.window {
+        Some(Window::Count(n)) => {
+            let hashing = spec.hashing().clone();
+            return Ok(CountWindowFilter::with_hashing(n, new.fpp, hashing)?.into());
+        }
+        Some(Window::Time(window)) => {
+            let generations = match new.generations {
+                Some(g) => g,
+                None => default_generations(new.capacity),
+            };
+            let hashing = spec.hashing().clone();
+            let f = TimeWindowFilter::with_hashing(
+                window,
+                generations,
+                new.capacity,
+                new.fpp,
+                hashing,
+            )?;
+            return Ok(f.into());
+        }
+        None => {}
     }
     Ok(match new.kind.unwrap_or(Kind::Classic) {
         Kind::Classic => BloomFilter::from_spec(spec)?.into(),
@@ -119,3 +136,9 @@ pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFil
 
 /// The FPR of a window created without `--fpp`.
 const DEFAULT_WINDOW_FPP: f64 = 0.01;
+
+/// Generations of a time window created without `--generations`: 30, or one per expected
+/// insertion when fewer are expected per window.
+pub fn default_generations(capacity: u64) -> u32 {
+    u32::try_from(capacity.clamp(1, 30)).unwrap_or(30)
+}
