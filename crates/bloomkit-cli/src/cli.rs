@@ -155,7 +155,7 @@ pub struct Creation {
     /// Time windows: how many generations the window is cut into (the element is forgotten
     /// between one window and one window plus one generation after it was last added)
     /// [default: 30, or fewer when the capacity is small].
-    #[arg(long, value_parser = crate::window::parse_generations, value_name = "G", requires = "window")]
+    #[arg(long, value_parser = crate::window::parse_generations, value_name = "G")]
     pub generations: Option<u32>,
 }
 

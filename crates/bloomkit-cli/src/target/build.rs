@@ -97,6 +97,9 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
 pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFilter>> {
     let sizing = &filter.sizing;
     let window = filter.window;
+    if window.is_none() && filter.generations.is_some() {
+        bail!("--generations is for time windows: give --window DURATION too (e.g. --window 30d)");
+    }
     let (capacity, fpp) = match window {
         None => match (sizing.capacity, sizing.fpp) {
             (Some(c), Some(p)) => (c, p),
