@@ -218,6 +218,8 @@ EXAMPLES:
   bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
   bloomkit create users.bloom -n 1e6 -p 1% --kind counting
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
+  bloomkit create month.bloom --window 30d --capacity 1e6       # forgets after 30 days
+  bloomkit create recent.bloom --window 1e6                     # the last million insertions
   bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
     Create {
         #[command(flatten)]
@@ -280,6 +282,7 @@ when it does not exist and --capacity and --fpp are given.
 
 EXAMPLES:
   tail -F access.log | cut -d' ' -f7 | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
+  bloomkit dedup crawl.bloom --window 7d -n 1e6 < urls.txt   # again once unseen for 7 days
   bloomkit dedup redis://127.0.0.1:6379/crawl < frontier.txt > to-fetch.txt")]
     #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: classic for files, blocked for Redis]")))]
     Dedup {

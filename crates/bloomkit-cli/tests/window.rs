@@ -187,3 +187,48 @@ fn bad_windows_are_clear_errors() {
         );
     }
 }
+
+#[test]
+fn the_command_line_examples_in_docs_expiring_run() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/EXPIRING.md"),
+    )
+    .unwrap();
+    let block = doc
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block");
+    let d = tmp();
+    let mut ran = 0;
+    for line in block.lines().filter(|l| l.starts_with("bloomkit ")) {
+        let (command, stdin) = match line.split_once(" < ") {
+            Some((c, _file)) => (
+                c,
+                b"https://example.com/a\nhttps://example.com/a\n".as_slice(),
+            ),
+            None => (line, b"".as_slice()),
+        };
+        let args: Vec<String> = command
+            .split_whitespace()
+            .skip(1)
+            .map(|a| {
+                if a.ends_with(".bloom") {
+                    d.path().join(a).to_string_lossy().into_owned()
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = ok(&args, stdin);
+        if args[0] == "dedup" {
+            assert_eq!(r.out, "https://example.com/a\n");
+        }
+        if args[0] == "check" {
+            assert_eq!(r.out, "https://example.com/a\n");
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 7);
+}

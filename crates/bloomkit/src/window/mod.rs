@@ -23,3 +23,8 @@ pub mod time;
 pub use count::CountWindowFilter;
 pub use sizing::AgePartitioned;
 pub use time::{Generation, TimeWindowFilter};
+
+// Compile docs/EXPIRING.md's examples as doctests so they cannot go stale.
+#[doc = include_str!("../../../../docs/EXPIRING.md")]
+#[cfg(doctest)]
+pub struct ExpiringDoctests;
