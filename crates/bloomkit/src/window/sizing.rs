@@ -37,18 +37,18 @@ impl AgePartitioned {
 
     /// Bits in all: `(k + l) · slice_bits`.
     pub fn bits(&self) -> u64 {
-        u64::from(self.slices()) * self.slice_bits
+        u64::from(self.slices()).saturating_mul(self.slice_bits)
     }
 
     /// The guaranteed window: each of the last `l · g` insertions is always found.
     pub fn window(&self) -> u64 {
-        u64::from(self.l) * self.generation
+        u64::from(self.l).saturating_mul(self.generation)
     }
 
     /// The age (in later insertions) after which an element has certainly left the filter,
     /// every one of its bits cleared: `(k + l) · g`.
     pub fn forgotten_after(&self) -> u64 {
-        u64::from(self.slices()) * self.generation
+        u64::from(self.slices()).saturating_mul(self.generation)
     }
 
     /// The fill ratio of each slice, newest first, just before a new generation starts (the
