@@ -12,7 +12,7 @@
 //! [`forgotten_after`](CountWindowFilter::forgotten_after)).
 //!
 //! The positions of an element in slice `j` (its physical index) are the `j`-th probe of the
-//! default probing scheme ([`Scheme::EnhancedDouble`]) over `m`, so a query hashes once and
+//! default probing scheme ([`Scheme::EnhancedDouble`](crate::Scheme::EnhancedDouble)) over `m`, so a query hashes once and
 //! touches one word per slice.
 //!
 //! ```
@@ -34,7 +34,7 @@ use crate::hash::Hashing;
 use crate::key::Key;
 use crate::kind::Kind;
 use crate::math::{self, Params};
-use crate::probe::{Digest, Scheme};
+use crate::probe::{reduce, Digest};
 use crate::storage::{prefetch, BitVec};
 use std::fmt;
 
@@ -182,20 +182,26 @@ impl CountWindowFilter {
         }
     }
 
-    /// The element's position in every physical slice.
-    #[inline]
-    fn positions(&self, d: &Digest, out: &mut [u64; MAX_SLICES as usize]) {
-        let mut j = 0;
-        Scheme::EnhancedDouble.for_each_position(
-            d,
-            self.shape.slices(),
-            self.shape.slice_bits,
-            |p| {
-                out[j] = p;
-                j += 1;
-                true
-            },
-        );
+    /// The element's position in physical slice `j`: the `j`-th probe of enhanced double
+    /// hashing ([`Scheme::EnhancedDouble`](crate::Scheme::EnhancedDouble): `x₀ = h1, y₀ = h2, x₊ = x + y, y₊ = y + i`), in
+    /// closed form `x_j = h1 + j·h2 + j(j-1)(j-2)/6` (wrapping), reduced to the slice's bits.
+    #[inline(always)]
+    fn position(&self, d: &Digest, j: usize) -> u64 {
+        let j = j as u64;
+        let cubic = j * j.saturating_sub(1) * j.saturating_sub(2) / 6;
+        let x = d.h1.wrapping_add(j.wrapping_mul(d.h2)).wrapping_add(cubic);
+        reduce(x, self.shape.slice_bits)
+    }
+
+    /// The physical slice of age `age` (`age < k + l`).
+    #[inline(always)]
+    fn physical(&self, age: usize) -> usize {
+        let j = self.base + age;
+        if j >= self.slices.len() {
+            j - self.slices.len()
+        } else {
+            j
+        }
     }
 
     /// Whether `k` consecutive slices (by age) have the element's bit. Any run of `k` ages
@@ -203,17 +209,15 @@ impl CountWindowFilter {
     /// `(k + l) / k` words, prefetched together); a run is then measured around each anchor
     /// that has the bit.
     fn contains_digest(&self, d: &Digest) -> bool {
-        let mut pos = [0u64; MAX_SLICES as usize];
-        self.positions(d, &mut pos);
         let h = self.slices.len();
         let k = self.shape.k as usize;
         let hit = |age: usize| {
-            let j = (self.base + age) % h;
-            self.slices[j].get(pos[j])
+            let j = self.physical(age);
+            self.slices[j].get(self.position(d, j))
         };
         for age in (k - 1..h).step_by(k) {
-            let j = (self.base + age) % h;
-            prefetch(&self.slices[j].as_words()[(pos[j] >> 6) as usize]);
+            let j = self.physical(age);
+            prefetch(&self.slices[j].as_words()[(self.position(d, j) >> 6) as usize]);
         }
         for anchor in (k - 1..h).step_by(k) {
             if !hit(anchor) {
@@ -250,12 +254,10 @@ impl CountWindowFilter {
     /// Records an element in the `k` newest slices.
     fn insert_digest(&mut self, d: &Digest) {
         self.turn_over();
-        let mut pos = [0u64; MAX_SLICES as usize];
-        self.positions(d, &mut pos);
-        let h = self.slices.len();
-        for i in 0..self.shape.k as usize {
-            let j = (self.base + i) % h;
-            self.slices[j].set(pos[j]);
+        for age in 0..self.shape.k as usize {
+            let j = self.physical(age);
+            let p = self.position(d, j);
+            self.slices[j].set(p);
         }
         self.count += 1;
         self.inserted += 1;
@@ -405,5 +407,31 @@ impl Filter for CountWindowFilter {
     }
     fn clear(&mut self) {
         CountWindowFilter::clear(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::Scheme;
+
+    #[test]
+    fn closed_form_positions_are_the_probing_schemes() {
+        let f = CountWindowFilter::new(10_000, 0.01).unwrap();
+        for key in 0..100u64 {
+            let d = key.with_bytes(|b| f.digest(b));
+            let mut j = 0;
+            Scheme::EnhancedDouble.for_each_position(
+                &d,
+                f.shape.slices(),
+                f.shape.slice_bits,
+                |p| {
+                    assert_eq!(f.position(&d, j), p, "slice {j}");
+                    j += 1;
+                    true
+                },
+            );
+            assert_eq!(j, f.slices.len());
+        }
     }
 }
