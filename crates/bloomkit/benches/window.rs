@@ -57,6 +57,18 @@ fn bench(c: &mut Criterion) {
                 .count()
         })
     });
+    g.bench_function("count-window/query-present-batch", |b| {
+        b.iter(|| {
+            let s = next(recent);
+            window.contains_batch(&recent[s..s + OPS as usize])
+        })
+    });
+    g.bench_function("blocked/query-present-batch", |b| {
+        b.iter(|| {
+            let s = next(recent);
+            blocked.contains_batch(&recent[s..s + OPS as usize])
+        })
+    });
     let absent: Vec<u64> = (1u64 << 63..(1u64 << 63) + N).collect();
     g.bench_function("count-window/query-absent", |b| {
         b.iter(|| {
@@ -74,6 +86,18 @@ fn bench(c: &mut Criterion) {
                 .iter()
                 .filter(|k| blocked.contains(*k))
                 .count()
+        })
+    });
+    g.bench_function("count-window/query-absent-batch", |b| {
+        b.iter(|| {
+            let s = next(&absent);
+            window.contains_batch(&absent[s..s + OPS as usize])
+        })
+    });
+    g.bench_function("blocked/query-absent-batch", |b| {
+        b.iter(|| {
+            let s = next(&absent);
+            blocked.contains_batch(&absent[s..s + OPS as usize])
         })
     });
     let mut key = 10 * N;

@@ -215,10 +215,7 @@ impl CountWindowFilter {
             let j = self.physical(age);
             self.slices[j].get(self.position(d, j))
         };
-        for age in (k - 1..h).step_by(k) {
-            let j = self.physical(age);
-            prefetch(&self.slices[j].as_words()[(self.position(d, j) >> 6) as usize]);
-        }
+        self.prefetch_anchors(d);
         for anchor in (k - 1..h).step_by(k) {
             if !hit(anchor) {
                 continue;
@@ -239,6 +236,19 @@ impl CountWindowFilter {
             }
         }
         false
+    }
+
+    /// Starts loading the words of the anchors (ages `≡ k - 1 (mod k)`) and of their
+    /// neighbours, the probes a query of a non-member mostly reads.
+    #[inline]
+    fn prefetch_anchors(&self, d: &Digest) {
+        let (h, k) = (self.slices.len(), self.shape.k as usize);
+        for anchor in (k - 1..h).step_by(k) {
+            for age in anchor.saturating_sub(1)..(anchor + 2).min(h) {
+                let j = self.physical(age);
+                prefetch(&self.slices[j].as_words()[(self.position(d, j) >> 6) as usize]);
+            }
+        }
     }
 
     /// Starts a new generation when the current one is full.
@@ -297,9 +307,24 @@ impl CountWindowFilter {
         }
     }
 
-    /// Tests every element of `keys`.
+    /// Tests every element of `keys`: hashes a group of them and starts loading their
+    /// words before testing any, so that the memory loads of a group overlap.
     pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
-        keys.iter().map(|k| self.contains(k)).collect()
+        const GROUP: usize = 8;
+        let mut out = Vec::with_capacity(keys.len());
+        let mut digests = [Digest::default(); GROUP];
+        for group in keys.chunks(GROUP) {
+            for (d, k) in digests.iter_mut().zip(group) {
+                *d = k.with_bytes(|b| self.digest(b));
+                self.prefetch_anchors(d);
+            }
+            out.extend(
+                digests[..group.len()]
+                    .iter()
+                    .map(|d| self.contains_digest(d)),
+            );
+        }
+        out
     }
 
     /// Estimated number of distinct elements among the remembered generations (the current
