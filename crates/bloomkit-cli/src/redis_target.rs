@@ -395,6 +395,12 @@ impl RedisTarget {
         let (name, display) = (url.name.as_str(), url.display());
         let fail = |e: RedisError| anyhow!("{display}: {e}");
         let keyed = ctx.key.is_some();
+        if new.window.is_some() {
+            bail!(
+                "{}: expiring filters (--window) are not available in Redis yet",
+                url.display()
+            );
+        }
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
             (Kind::Counting, _) => bail!(
@@ -536,6 +542,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
                     layers: None,
+                    window: None,
                 })
             }
             Remote::Redisson(f) => {
@@ -560,6 +567,7 @@ impl RedisTarget {
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
                     layers: None,
+                    window: None,
                 })
             }
             Remote::Scalable(f) => {
@@ -579,6 +587,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: None,
                     layers: Some(layers),
+                    window: None,
                 })
             }
         }

@@ -53,6 +53,7 @@
 //! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
 //! | `clock.rs` | [`clock::Clock`]: where filters that forget read the time |
 //! | `std_traits.rs` | the standard traits: `Extend`, `FromIterator`, `\|=`, `&=`, `Debug` |
+//! | `window/` | [`window::CountWindowFilter`], [`window::TimeWindowFilter`]: filters that forget (the last `N` insertions, the last span of time) and their sizing |
 //! | `error.rs` | [`Error`]: the one error type |
 //!
 //! ## One vocabulary
@@ -82,7 +83,7 @@
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
 //! documentation: [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
-//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`] and [`std_traits`]. The modules `probe` and
+//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`], [`std_traits`] and [`window`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
 
@@ -107,6 +108,7 @@ pub mod mmap;
 pub mod scalable;
 pub mod sharing;
 pub mod std_traits;
+pub mod window;
 
 // Modules whose every public item is exported at the root.
 mod any;
