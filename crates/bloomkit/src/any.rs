@@ -7,6 +7,7 @@
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
+use crate::dleft::DLeftCountingFilter;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::kind::Kind;
@@ -32,6 +33,8 @@ pub enum AnyFilter {
     Counting(CountingBloomFilter),
     /// A scalable filter.
     Scalable(ScalableBloomFilter),
+    /// A d-left counting filter.
+    DLeft(DLeftCountingFilter),
 }
 
 /// `From` each filter type for its variant.
@@ -46,6 +49,7 @@ macro_rules! from_filter {
 }
 
 from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable);
+from_filter!(DLeftCountingFilter => DLeft);
 
 impl AnyFilter {
     /// The filter as a trait object.
@@ -55,6 +59,7 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::DLeft(f) => f,
         }
     }
 
@@ -65,6 +70,7 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::DLeft(f) => f,
         }
     }
 }

@@ -32,19 +32,29 @@ pub enum Kind {
     /// Every probe of an element in one block
     /// ([`BlockedBloomFilter`](crate::BlockedBloomFilter)).
     Blocked,
+    /// Fingerprints with small counters in d-left hash tables: removal and counting in about
+    /// half a counting filter's memory ([`DLeftCountingFilter`](crate::DLeftCountingFilter)).
+    DLeft,
 }
 
 impl Kind {
     /// Every kind, in order of their codes.
-    pub const ALL: [Kind; 4] = [Kind::Classic, Kind::Counting, Kind::Scalable, Kind::Blocked];
+    pub const ALL: [Kind; 5] = [
+        Kind::Classic,
+        Kind::Counting,
+        Kind::Scalable,
+        Kind::Blocked,
+        Kind::DLeft,
+    ];
 
-    /// The stable name: `classic`, `counting`, `scalable`, `blocked`.
+    /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `dleft`.
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Classic => "classic",
             Kind::Counting => "counting",
             Kind::Scalable => "scalable",
             Kind::Blocked => "blocked",
+            Kind::DLeft => "dleft",
         }
     }
 
@@ -55,6 +65,7 @@ impl Kind {
             Kind::Counting => 2,
             Kind::Scalable => 3,
             Kind::Blocked => 4,
+            Kind::DLeft => 9,
         }
     }
 
@@ -80,7 +91,7 @@ impl FromStr for Kind {
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 Error::InvalidParameters(format!(
-                    "unknown filter kind '{s}' (known: classic, counting, scalable, blocked)"
+                    "unknown filter kind '{s}' (known: classic, counting, scalable, blocked, dleft)"
                 ))
             })
     }
@@ -97,6 +108,7 @@ mod tests {
             (Kind::Counting, "counting", 2),
             (Kind::Scalable, "scalable", 3),
             (Kind::Blocked, "blocked", 4),
+            (Kind::DLeft, "dleft", 9),
         ];
         for (kind, name, code) in pinned {
             assert_eq!(kind.name(), name);
