@@ -640,9 +640,20 @@ impl DLeftParams {
             remainder_bits: need as u32,
             counter_bits,
         };
-        // Float rounding at an exact power of two: one more bit settles it.
+        // `n / F` bounds the exact FPR from above; the exact one may allow a bit less (small
+        // `n`), and float rounding at an exact power of two may need one more.
         if params.expected_fpp(n) > p && params.remainder_bits < max_r {
             params.remainder_bits += 1;
+        }
+        while params.remainder_bits > 1 {
+            let smaller = DLeftParams {
+                remainder_bits: params.remainder_bits - 1,
+                ..params
+            };
+            if smaller.expected_fpp(n) > p {
+                break;
+            }
+            params = smaller;
         }
         params.validate()
     }
@@ -883,7 +894,9 @@ mod dleft_tests {
         // 24 · 2^-r: r = 12 at 1 % (24/4096 = 0.59 %), r = 15 at 0.1 %.
         let d = DLeftParams::for_capacity(2_400_000, 0.01).unwrap();
         assert_eq!(d.remainder_bits, 12);
-        assert!((d.expected_fpp(2_400_000) - 24.0 / 4096.0).abs() < 1e-5);
+        let bound = 24.0 / 4096.0;
+        let exact = d.expected_fpp(2_400_000);
+        assert!(exact <= bound && exact > 0.99 * bound, "{exact}");
         assert_eq!(
             DLeftParams::for_capacity(2_400_000, 0.001)
                 .unwrap()
