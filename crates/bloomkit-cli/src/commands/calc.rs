@@ -59,6 +59,16 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         fpp: d.expected_fpp(n),
         note: "4-bit counters",
     });
+    let dl = math::DLeftParams::for_capacity(n, p)?;
+    rows.push(Row {
+        kind: "dleft",
+        scheme: "default",
+        bits: dl.bits(),
+        bytes: dl.bits().div_ceil(64) * 8,
+        hashes: dl.tables,
+        fpp: dl.expected_fpp(n),
+        note: "removal in ~half the counting memory",
+    });
     // A scalable filter's first layer gets a tighter FPR so that the compound bound stays p
     // as layers are added.
     let (first_n, first_p) = bloomkit::ScalableConfig::new(n, p)

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 pub(crate) fn run(
     target: &str,
     sizing: &Sizing,
-    kind: Option<Kind>,
+    (kind, minimal_increase): (Option<Kind>, bool),
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
@@ -24,6 +24,7 @@ pub(crate) fn run(
         fpp,
         kind,
         scheme,
+        minimal_increase,
     };
     let t = Target::create(&location, new, force, ctx)?;
     if !quiet {

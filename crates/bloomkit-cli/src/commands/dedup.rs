@@ -30,6 +30,7 @@ fn open_or_create(
         fpp,
         kind,
         scheme: SchemeName::Default,
+        minimal_increase: false,
     };
     match Target::create(location, new, false, ctx) {
         // A file is reopened to be used in place (classic, blocked).

@@ -30,7 +30,16 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             filter: f,
             scheme,
             force,
-        } => create::run(&f.target, &f.sizing, f.kind, scheme, force, &ctx, quiet),
+            minimal_increase,
+        } => create::run(
+            &f.target,
+            &f.sizing,
+            (f.kind, minimal_increase),
+            scheme,
+            force,
+            &ctx,
+            quiet,
+        ),
         Command::Add(args) => add::run(&args, &ctx, quiet),
         Command::Check {
             target,

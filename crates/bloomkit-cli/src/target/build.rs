@@ -5,8 +5,8 @@ use crate::cli::{Kind, SchemeName};
 use anyhow::{bail, Result};
 use bloomkit::storage::CounterWidth;
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter,
-    ScalableConfig, Spec,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter,
+    ScalableBloomFilter, ScalableConfig, Spec,
 };
 
 /// What to create.
@@ -20,6 +20,8 @@ pub struct NewFilter {
     pub kind: Option<Kind>,
     /// Scheme.
     pub scheme: SchemeName,
+    /// Counting filters: insert by minimal increase.
+    pub minimal_increase: bool,
 }
 
 /// Builds an empty in-memory filter.
@@ -35,9 +37,30 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         }
         spec = spec.with_hashing(key.clone());
     }
-    Ok(match new.kind.unwrap_or(Kind::Classic) {
+    let kind = new.kind.unwrap_or(Kind::Classic);
+    if new.minimal_increase && kind != Kind::Counting {
+        bail!("--minimal-increase is an insertion mode of counting filters; add --kind counting");
+    }
+    Ok(match kind {
         Kind::Classic => BloomFilter::from_spec(spec)?.into(),
-        Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
+        Kind::Counting => {
+            let f = CountingBloomFilter::from_spec(spec, CounterWidth::Four)?;
+            if new.minimal_increase {
+                f.with_minimal_increase().into()
+            } else {
+                f.into()
+            }
+        }
+        Kind::Dleft => {
+            if new.scheme != SchemeName::Default {
+                bail!(
+                    "d-left filters use bloomkit's own scheme only; drop --scheme {}",
+                    new.scheme.name()
+                );
+            }
+            let params = bloomkit::math::DLeftParams::for_capacity(new.capacity, new.fpp)?;
+            DLeftCountingFilter::from_params(params, spec.hashing().clone())?.into()
+        }
         Kind::Scalable => {
             if new.scheme != SchemeName::Default {
                 bail!(
