@@ -361,6 +361,11 @@ impl Filter for DLeftCountingFilter {
     }
 }
 
+// Compile docs/COUNTING.md's examples as doctests so they cannot go stale.
+#[doc = include_str!("../../../docs/COUNTING.md")]
+#[cfg(doctest)]
+pub struct CountingDoctests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
