@@ -17,7 +17,10 @@ fn path(d: &tempfile::TempDir, name: &str) -> String {
 fn dleft_files_add_check_remove_and_describe_themselves() {
     let d = temp();
     let f = path(&d, "d.bloom");
-    ok(&["create", &f, "-n", "2000", "-p", "1%", "--kind", "dleft"], b"");
+    ok(
+        &["create", &f, "-n", "2000", "-p", "1%", "--kind", "dleft"],
+        b"",
+    );
     let members = lines("member", 0..1000);
     ok(&["add", &f], &input(&members));
     // No false negatives; at most a few of 2000 strangers pass (design FPR 0.3 % at this
@@ -36,7 +39,10 @@ fn dleft_files_add_check_remove_and_describe_themselves() {
     ok(&["remove", &f], &input(&members[..500]));
     let r = run(&["check", "-c", &f], &input(&members[..500]));
     assert!(r.out.trim().parse::<u64>().unwrap() <= 10, "{}", r.out);
-    assert_eq!(ok(&["check", "-c", &f], &input(&members[500..])).out, "500\n");
+    assert_eq!(
+        ok(&["check", "-c", &f], &input(&members[500..])).out,
+        "500\n"
+    );
 
     // Removing what is not there fails, names it, and changes nothing.
     let before = std::fs::read(&f).unwrap();
@@ -56,17 +62,17 @@ fn dleft_files_add_check_remove_and_describe_themselves() {
     assert_eq!(v["capacity"], 2000);
     assert_eq!(v["bytes"], (4 * 84 * 8 * 14u64).div_ceil(64) * 8);
     assert_eq!(v["estimated_items"], 500);
-    assert_eq!(
-        v["layout"],
-        "4 tables x 84 buckets x 8 cells of 12+2 bits"
-    );
+    assert_eq!(v["layout"], "4 tables x 84 buckets x 8 cells of 12+2 bits");
 }
 
 #[test]
 fn repeated_adds_are_counted_and_saved() {
     let d = temp();
     let f = path(&d, "d.bloom");
-    ok(&["create", &f, "-n", "100", "-p", "1%", "--kind", "dleft"], b"");
+    ok(
+        &["create", &f, "-n", "100", "-p", "1%", "--kind", "dleft"],
+        b"",
+    );
     ok(&["add", &f, "x"], b"");
     ok(&["add", &f, "x"], b"");
     // Two occurrences: two removals succeed, the third is refused.
@@ -79,7 +85,10 @@ fn repeated_adds_are_counted_and_saved() {
 fn an_overfull_dleft_filter_says_so_and_keeps_what_it_saved() {
     let d = temp();
     let f = path(&d, "d.bloom");
-    ok(&["create", &f, "-n", "24", "-p", "10%", "--kind", "dleft"], b"");
+    ok(
+        &["create", &f, "-n", "24", "-p", "10%", "--kind", "dleft"],
+        b"",
+    );
     let many = lines("x", 0..100);
     let r = run(&["add", &f], &input(&many));
     assert_eq!(r.code, 2);
@@ -93,19 +102,47 @@ fn an_overfull_dleft_filter_says_so_and_keeps_what_it_saved() {
 fn dleft_and_minimal_increase_options_are_checked() {
     let d = temp();
     let r = run(
-        &["create", &path(&d, "a"), "-n", "10", "-p", "1%", "--kind", "dleft", "--scheme", "guava"],
+        &[
+            "create",
+            &path(&d, "a"),
+            "-n",
+            "10",
+            "-p",
+            "1%",
+            "--kind",
+            "dleft",
+            "--scheme",
+            "guava",
+        ],
         b"",
     );
     assert_eq!(r.code, 2);
     assert!(r.err.contains("own scheme"), "{}", r.err);
     let r = run(
-        &["create", &path(&d, "b"), "-n", "10", "-p", "1%", "--minimal-increase"],
+        &[
+            "create",
+            &path(&d, "b"),
+            "-n",
+            "10",
+            "-p",
+            "1%",
+            "--minimal-increase",
+        ],
         b"",
     );
     assert_eq!(r.code, 2);
     assert!(r.err.contains("--kind counting"), "{}", r.err);
     let r = run(
-        &["create", &path(&d, "c"), "-n", "10", "-p", "1e-30", "--kind", "dleft"],
+        &[
+            "create",
+            &path(&d, "c"),
+            "-n",
+            "10",
+            "-p",
+            "1e-30",
+            "--kind",
+            "dleft",
+        ],
         b"",
     );
     assert_eq!(r.code, 2);
@@ -117,7 +154,17 @@ fn minimal_increase_counting_files_refuse_removal() {
     let d = temp();
     let f = path(&d, "m.bloom");
     ok(
-        &["create", &f, "-n", "1000", "-p", "1%", "--kind", "counting", "--minimal-increase"],
+        &[
+            "create",
+            &f,
+            "-n",
+            "1000",
+            "-p",
+            "1%",
+            "--kind",
+            "counting",
+            "--minimal-increase",
+        ],
         b"",
     );
     ok(&["add", &f, "x", "x", "y"], b"");

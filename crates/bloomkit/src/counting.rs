@@ -255,7 +255,13 @@ impl CountingBloomFilter {
             )));
         }
         if self.minimal_increase != other.minimal_increase {
-            let mode = |mi| if mi { "minimal-increase counting" } else { "counting" };
+            let mode = |mi| {
+                if mi {
+                    "minimal-increase counting"
+                } else {
+                    "counting"
+                }
+            };
             return Err(Error::Incompatible(Incompatibility::Kind(
                 mode(self.minimal_increase).into(),
                 mode(other.minimal_increase).into(),

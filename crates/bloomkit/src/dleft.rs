@@ -59,8 +59,8 @@ use crate::filter::Filter;
 use crate::hash::Hashing;
 use crate::key::Key;
 use crate::kind::Kind;
-use crate::math::Params;
 pub use crate::math::DLeftParams;
+use crate::math::Params;
 use crate::probe::dleft::DLeftProbe;
 use crate::storage::PackedCells;
 use std::fmt;
@@ -89,7 +89,10 @@ impl DLeftCountingFilter {
     /// A filter for `capacity` elements at false-positive probability `fpp`, with the paper's
     /// shape ([`DLeftParams::for_capacity`]) and bloomkit's default hashing.
     pub fn new(capacity: u64, fpp: f64) -> Result<Self> {
-        Self::from_params(DLeftParams::for_capacity(capacity, fpp)?, Hashing::default())
+        Self::from_params(
+            DLeftParams::for_capacity(capacity, fpp)?,
+            Hashing::default(),
+        )
     }
 
     /// An empty filter of the given shape and hash function.
@@ -167,7 +170,10 @@ impl DLeftCountingFilter {
     fn slot(&self, bytes: &[u8]) -> Slot {
         let [h1, h2] = self.hashing.hash128(bytes);
         let fp = self.probe.fingerprint(h1, h2);
-        let (per_bucket, cb) = (u64::from(self.params.cells_per_bucket), self.params.counter_bits);
+        let (per_bucket, cb) = (
+            u64::from(self.params.cells_per_bucket),
+            self.params.counter_bits,
+        );
         let mask = self.counter_mask();
         // (load, first empty cell, remainder) of the least loaded bucket so far.
         let mut best: Option<(u64, Option<u64>, u64)> = None;

@@ -922,13 +922,25 @@ mod dleft_tests {
         let d = DLeftParams::for_capacity(1000, 0.01).unwrap();
         assert!(d.with_counter_bits(0).is_err());
         assert!(d.with_counter_bits(9).is_err());
-        assert_eq!(d.with_counter_bits(4).unwrap().cell_bits(), d.remainder_bits + 4);
+        assert_eq!(
+            d.with_counter_bits(4).unwrap().cell_bits(),
+            d.remainder_bits + 4
+        );
         for bad in [
             DLeftParams { tables: 0, ..d },
             DLeftParams { tables: 17, ..d },
-            DLeftParams { cells_per_bucket: 0, ..d },
-            DLeftParams { remainder_bits: 0, ..d },
-            DLeftParams { remainder_bits: 63, ..d },
+            DLeftParams {
+                cells_per_bucket: 0,
+                ..d
+            },
+            DLeftParams {
+                remainder_bits: 0,
+                ..d
+            },
+            DLeftParams {
+                remainder_bits: 63,
+                ..d
+            },
             DLeftParams { buckets: 0, ..d },
         ] {
             assert!(bad.validate().is_err(), "{bad:?}");

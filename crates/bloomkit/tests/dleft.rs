@@ -313,7 +313,10 @@ fn minimal_increase_never_under_estimates_and_beats_minimum_selection() {
         let c = c.min(255) as u8;
         let (a, b) = (plain.count(k), mi.count(k));
         assert!(b >= c, "key {k}: minimal increase {b} < true {c}");
-        assert!(b <= a, "key {k}: minimal increase {b} > minimum selection {a}");
+        assert!(
+            b <= a,
+            "key {k}: minimal increase {b} > minimum selection {a}"
+        );
         err_plain += u64::from(a - c);
         err_mi += u64::from(b - c);
     }
@@ -350,7 +353,10 @@ fn minimal_increase_refuses_removal_and_is_kept_in_files() {
     // A plain counting filter's file is unchanged (width byte 4) and cannot be united with a
     // minimal-increase one.
     let plain = CountingBloomFilter::new(100, 0.01).unwrap();
-    assert_eq!(native::to_bytes(&plain.clone().into(), None).unwrap()[15], 4);
+    assert_eq!(
+        native::to_bytes(&plain.clone().into(), None).unwrap()[15],
+        4
+    );
     let mut mixed = plain.clone();
     assert!(matches!(mixed.union(&f), Err(Error::Incompatible(_))));
 }

@@ -35,8 +35,8 @@ pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
-pub use cells::PackedCells;
 pub(crate) use blocks::{BlockCell, BlocksMut};
+pub use cells::PackedCells;
 pub use counters::{CounterWidth, Counters};
 pub(crate) use sync::{AtomicU64, Ordering};
 

@@ -158,10 +158,14 @@ pub(super) fn decode(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
             })
         }
     }
-    r.take((cells_offset() - super::HEADER_LEN - GEOMETRY_LEN) as u64, "padding")?;
+    r.take(
+        (cells_offset() - super::HEADER_LEN - GEOMETRY_LEN) as u64,
+        "padding",
+    )?;
     let words = r.words(words, false, "d-left cells")?;
     let corrupt = |e: Error| r.corrupt(e.to_string());
-    let cells = PackedCells::from_words(words, params.cells(), params.cell_bits()).map_err(corrupt)?;
+    let cells =
+        PackedCells::from_words(words, params.cells(), params.cell_bits()).map_err(corrupt)?;
     let filter = DLeftCountingFilter::from_parts(params, hashing, cells).map_err(corrupt)?;
     if filter.len() != occupied {
         return Err(r.corrupt(format!(
