@@ -79,6 +79,14 @@ fn repeated_adds_are_counted_and_saved() {
     ok(&["remove", &f, "x"], b"");
     ok(&["remove", &f, "x"], b"");
     assert_eq!(run(&["remove", &f, "x"], b"").code, 2);
+    // 2-bit counters saturate at 3; info reports it, and the element then stays.
+    ok(&["add", &f, "y", "y", "y", "y"], b"");
+    let r = ok(&["info", &f], b"");
+    assert!(r.out.contains("1 saturated (never removed)"), "{}", r.out);
+    for _ in 0..5 {
+        ok(&["remove", &f, "y"], b"");
+    }
+    assert_eq!(ok(&["check", &f, "y"], b"").out, "y\n");
 }
 
 #[test]
@@ -101,52 +109,22 @@ fn an_overfull_dleft_filter_says_so_and_keeps_what_it_saved() {
 #[test]
 fn dleft_and_minimal_increase_options_are_checked() {
     let d = temp();
-    let r = run(
-        &[
-            "create",
-            &path(&d, "a"),
-            "-n",
-            "10",
-            "-p",
-            "1%",
-            "--kind",
-            "dleft",
-            "--scheme",
-            "guava",
-        ],
-        b"",
-    );
-    assert_eq!(r.code, 2);
-    assert!(r.err.contains("own scheme"), "{}", r.err);
-    let r = run(
-        &[
-            "create",
-            &path(&d, "b"),
-            "-n",
-            "10",
-            "-p",
-            "1%",
-            "--minimal-increase",
-        ],
-        b"",
-    );
-    assert_eq!(r.code, 2);
-    assert!(r.err.contains("--kind counting"), "{}", r.err);
-    let r = run(
-        &[
-            "create",
-            &path(&d, "c"),
-            "-n",
-            "10",
-            "-p",
-            "1e-30",
-            "--kind",
-            "dleft",
-        ],
-        b"",
-    );
-    assert_eq!(r.code, 2);
-    assert!(r.err.contains("remainders"), "{}", r.err);
+    let f = path(&d, "f.bloom");
+    for (extra, says) in [
+        (
+            &["-p", "1%", "--kind", "dleft", "--scheme", "guava"][..],
+            "own scheme",
+        ),
+        (&["-p", "1%", "--minimal-increase"][..], "--kind counting"),
+        (&["-p", "1e-30", "--kind", "dleft"][..], "remainders"),
+    ] {
+        let mut args = vec!["create", &f, "-n", "10"];
+        args.extend_from_slice(extra);
+        let r = run(&args, b"");
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.err.contains(says), "{args:?}: {}", r.err);
+        assert!(!d.path().join("f.bloom").exists());
+    }
 }
 
 #[test]

@@ -135,8 +135,12 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
             AnyFilter::Counting(f) if f.is_minimal_increase() => Some("minimal-increase".into()),
             AnyFilter::DLeft(f) => {
                 let p = f.params();
+                let saturated = match f.saturated() {
+                    0 => String::new(),
+                    n => format!(", {n} saturated (never removed)"),
+                };
                 Some(format!(
-                    "{} tables x {} buckets x {} cells of {}+{} bits",
+                    "{} tables x {} buckets x {} cells of {}+{} bits{saturated}",
                     p.tables, p.buckets, p.cells_per_bucket, p.remainder_bits, p.counter_bits
                 ))
             }

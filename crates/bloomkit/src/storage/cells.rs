@@ -10,6 +10,27 @@ use super::zeroed_words;
 use crate::error::{Error, Result};
 use crate::math::MAX_BITS;
 
+/// Checks that `words` hold exactly `len` packed fields of `width` bits and nothing past the
+/// last one (shared by [`PackedCells`] and [`Counters`](super::Counters)); `what` names a
+/// field in the error.
+pub(crate) fn check_packed(words: &[u64], len: u64, width: u32, what: &str) -> Result<()> {
+    let bits = len.saturating_mul(u64::from(width));
+    let need = bits.div_ceil(64);
+    if words.len() as u64 != need {
+        return Err(Error::InvalidParameters(format!(
+            "{} words cannot hold exactly {len} {width}-bit {what}s (need {need})",
+            words.len()
+        )));
+    }
+    let used = bits % 64;
+    if used != 0 && words[words.len() - 1] >> used != 0 {
+        return Err(Error::InvalidParameters(format!(
+            "{what} words have bits set past the last {what}"
+        )));
+    }
+    Ok(())
+}
+
 /// A fixed number of packed cells of one width.
 ///
 /// ```
@@ -59,19 +80,8 @@ impl PackedCells {
     /// Takes `words` as `len` cells of `width` bits. The word count must match exactly and the
     /// bits past the last cell must be zero.
     pub fn from_words(words: Vec<u64>, len: u64, width: u32) -> Result<Self> {
-        let need = Self::words_for(len, width)?;
-        if words.len() as u64 != need {
-            return Err(Error::InvalidParameters(format!(
-                "{} words cannot hold exactly {len} {width}-bit cells (need {need})",
-                words.len()
-            )));
-        }
-        let used = (len * u64::from(width)) % 64;
-        if used != 0 && words[words.len() - 1] >> used != 0 {
-            return Err(Error::InvalidParameters(
-                "cell words have bits set past the last cell".into(),
-            ));
-        }
+        Self::words_for(len, width)?;
+        check_packed(&words, len, width, "cell")?;
         Ok(PackedCells { words, len, width })
     }
 

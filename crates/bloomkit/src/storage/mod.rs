@@ -36,6 +36,7 @@ pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
 pub(crate) use blocks::{BlockCell, BlocksMut};
+use cells::check_packed;
 pub use cells::PackedCells;
 pub use counters::{CounterWidth, Counters};
 pub(crate) use sync::{AtomicU64, Ordering};
