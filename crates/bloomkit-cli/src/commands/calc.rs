@@ -128,7 +128,8 @@ pub(crate) fn run(
             (m, k, n)
         }
         (None, _, _) | (Some(_), None, None) => match &filter_desc {
-            Some((_, d)) if d.layers.is_none() => {
+            // A d-left filter's cells follow no (m, k) formula: its FPR is in `info`.
+            Some((_, d)) if d.layers.is_none() && d.kind != "dleft" => {
                 let n = d.capacity.unwrap_or(d.estimated_items.round() as u64).max(1);
                 print_params(d.bits, d.hashes, n, d.fpp);
                 (d.bits, d.hashes, n)
