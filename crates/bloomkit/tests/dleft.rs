@@ -77,8 +77,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// Inserts and removals against a map of counts (2-bit counters, so some saturate).
-    /// 40 keys in a fingerprint space of 2²⁴ per bucket share no true fingerprint (checked:
-    /// the filter stores 40 distinct cells), so the filter must follow the model exactly.
+    /// The 40 keys share no true fingerprint (a space of more than 10⁷ values at this size;
+    /// a shared one would show as `len` below the model's), so the filter must follow the
+    /// model exactly.
     #[test]
     fn counts_follow_a_model(ops in prop::collection::vec(op(), 1..300)) {
         let mut f = DLeftCountingFilter::new(100, 1e-6).unwrap();
