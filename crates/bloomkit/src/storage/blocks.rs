@@ -182,8 +182,15 @@ impl BlocksMut for &[AtomicBlock] {
             // A locked read-modify-write costs far more than a load and stops the CPU from
             // overlapping the next elements' loads: skip it when the bits are already set (bits
             // are never cleared while the filter is shared, so a set bit stays set).
-            if m & !w.load(Ordering::Relaxed) != 0 {
-                missing |= m & !w.fetch_or(m, Ordering::Relaxed);
+            let absent = m & !w.load(Ordering::Relaxed);
+            if absent != 0 {
+                // The answer comes from the load, so the OR's old value is unused: x86 then
+                // ORs with one `lock or` instead of a compare-and-swap loop. Two threads adding
+                // the same element at once may both answer "new"; at least one does (a thread
+                // that saw every bit set saw the other's ORs, which it made after seeing a bit
+                // clear).
+                missing |= absent;
+                w.fetch_or(m, Ordering::Relaxed);
             }
         }
         missing != 0
