@@ -177,12 +177,15 @@ impl BlocksMut for &[AtomicBlock] {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
         let block = unsafe { self.get_unchecked(i) };
+        // All loads first: a locked read-modify-write on x86 also holds back every later load
+        // until it completes, so loads after the first OR would wait for it.
+        let words: [u64; 8] = std::array::from_fn(|i| block.0[i].load(Ordering::Relaxed));
         let mut missing = 0u64;
-        for (w, m) in block.0.iter().zip(mask()) {
+        for ((w, m), old) in block.0.iter().zip(mask()).zip(words) {
             // A locked read-modify-write costs far more than a load and stops the CPU from
             // overlapping the next elements' loads: skip it when the bits are already set (bits
             // are never cleared while the filter is shared, so a set bit stays set).
-            let absent = m & !w.load(Ordering::Relaxed);
+            let absent = m & !old;
             if absent != 0 {
                 // The answer comes from the load, so the OR's old value is unused: x86 then
                 // ORs with one `lock or` instead of a compare-and-swap loop. Two threads adding
