@@ -48,7 +48,7 @@ use crate::key::Key;
 use crate::math::{self, check_fpp, BlockModel, MAX_BITS};
 use crate::probe::reduce;
 use crate::spec::BlockSpec;
-use crate::storage::{cell, prefetch, BlockCell, BlocksMut};
+use crate::storage::{cell, prefetch, AtomicU64, BlockCell, BlocksMut, Ordering};
 use std::f64::consts::LN_2;
 use std::fmt;
 
@@ -221,6 +221,16 @@ pub(crate) trait Kernel: Copy {
     fn set(self, block: &mut [u64; 8], h2: u64) -> bool;
     /// The bits of `h2` as an 8-word mask.
     fn mask(self, h2: u64) -> [u64; 8];
+    /// [`test`](Self::test) on atomic words, each read with a relaxed load: by default all
+    /// eight, compared with the mask in one fold (no early exit, as the vector kernels).
+    #[inline(always)]
+    fn test_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        let mut missing = 0u64;
+        for (w, m) in block.iter().zip(self.mask(h2)) {
+            missing |= m & !w.load(Ordering::Relaxed);
+        }
+        missing == 0
+    }
 }
 
 impl Kernel for BlockLayout {
@@ -251,7 +261,7 @@ pub(crate) fn insert_at<S: BlocksMut, P: Kernel>(blocks: &mut S, p: P, h1: u64, 
 pub(crate) fn contains_at<B: BlockCell, P: Kernel>(blocks: &[B], p: P, h1: u64, h2: u64) -> bool {
     let i = reduce(h1, blocks.len() as u64) as usize;
     // SAFETY: as in `insert_at`.
-    unsafe { cell(blocks, i) }.probe(|w| p.test(w, h2), || p.mask(h2))
+    unsafe { cell(blocks, i) }.probe(|w| p.test(w, h2), |w| p.test_atomic(w, h2))
 }
 
 /// The batch insert loop, a software pipeline: key `i` is hashed and its block prefetched
@@ -310,7 +320,8 @@ pub(crate) fn contains_loop<B: BlockCell, K: Key, P: Kernel>(
         |out, j, (i, h2)| {
             // SAFETY: `i` came from `reduce(_, n)` above; `j < keys.len() <= out.len()`.
             unsafe {
-                *out.get_unchecked_mut(j) = cell(blocks, i).probe(|w| p.test(w, h2), || p.mask(h2));
+                *out.get_unchecked_mut(j) =
+                    cell(blocks, i).probe(|w| p.test(w, h2), |w| p.test_atomic(w, h2));
             }
         },
     );
