@@ -19,8 +19,8 @@ mod keys;
 mod location;
 mod mapped;
 
-pub use build::{build, NewFilter};
-pub use describe::{describe, scheme_name, Description};
+pub use build::{build, new_filter, NewFilter};
+pub use describe::{describe, scheme_name, Description, WindowInfo};
 pub use file::FileTarget;
 pub use keys::Context;
 pub use location::Location;
