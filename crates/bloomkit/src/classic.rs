@@ -34,7 +34,8 @@ pub const DEFAULT_FPP: f64 = 0.01;
 #[inline(always)]
 pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
     let mut new = false;
-    spec.for_each_position(d, |i| {
+    // Through the scheme directly, whose default loop is always inlined (see there).
+    spec.scheme().for_each_position(d, spec.hashes(), spec.bits(), |i| {
         new |= set(i);
         true
     });
@@ -45,7 +46,8 @@ pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64)
 /// query loop of every classic storage.
 #[inline(always)]
 pub(crate) fn contains_positions(spec: &Spec, d: &Digest, get: impl Fn(u64) -> bool) -> bool {
-    spec.for_each_position(d, get)
+    spec.scheme()
+        .for_each_position(d, spec.hashes(), spec.bits(), get)
 }
 
 /// A classic Bloom filter over plain memory.
