@@ -147,7 +147,7 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
         .await
         .unwrap();
     for b in data.chunks(BATCH) {
-        plain.add_many(b).await.unwrap();
+        plain.insert_batch(b).await.unwrap();
     }
     // Interleaved passes: time window, RedisBloom, plain filter, time window, ...
     let (mut w, mut rb, mut ratios, mut pl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -160,7 +160,7 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
         pl.push(
             rate(data.len(), async || {
                 for b in data.chunks(BATCH) {
-                    assert!(plain.check_many(b).await.unwrap().iter().all(|&x| x));
+                    assert!(plain.contains_batch(b).await.unwrap().iter().all(|&x| x));
                 }
             })
             .await,

@@ -53,11 +53,11 @@ async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
         .await
         .unwrap();
     let data: Vec<String> = (0..300).map(|i| format!("x{i}")).collect();
-    plain.add_many(&data).await.unwrap();
-    scalable.add_many(&data).await.unwrap(); // grows past its first layer
+    plain.insert_batch(&data).await.unwrap();
+    scalable.insert_batch(&data).await.unwrap(); // grows past its first layer
     counting.insert_batch(&data).await.unwrap();
     window.insert_batch(&data).await.unwrap();
-    redisson.add_many(&data).await.unwrap();
+    redisson.insert_batch(&data).await.unwrap();
     assert!(scalable.layers().len() > 1);
     let before = all_keys(&conn).await;
     assert!(before.len() > 15, "{before:?}");
@@ -75,7 +75,7 @@ async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
     }
     // Keys created afterwards inherit it: a new layer of the scalable filter...
     let more: Vec<String> = (300..3_000).map(|i| format!("x{i}")).collect();
-    scalable.add_many(&more).await.unwrap();
+    scalable.insert_batch(&more).await.unwrap();
     // ...and a new generation of the time-window filter never outlives its anchor.
     window.insert_batch(&more).await.unwrap();
     let after = all_keys(&conn).await;
@@ -96,7 +96,7 @@ async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
         assert!(start.elapsed() < Duration::from_secs(10), "keys left");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(matches!(plain.add(&"x").await, Err(Error::Gone(_))));
+    assert!(matches!(plain.insert(&"x").await, Err(Error::Gone(_))));
     assert!(matches!(window.insert(&"x").await, Err(Error::Gone(_))));
     assert!(!expire_filter(&conn, "plain", Duration::from_secs(1))
         .await
