@@ -8,6 +8,7 @@
 //! | `--scheme redisson` | Redisson's own `RBloomFilter` layout (Java services can share it) | `classic` |
 //! | `--kind scalable` | bloomkit-redis's scalable filter (layers grow as it fills) | `scalable` |
 //! | `--kind counting` | bloomkit-redis's counting filter (4-bit counters; `remove` works) | `counting` |
+//! | `--window 30d [--generations G]` | bloomkit-redis's time-window filter (generations that Redis expires by itself) | `time-window` |
 //!
 //! The password comes from the URL, else `--password-file`, else `REDIS_PASSWORD`; it is never
 //! printed (messages name the target without it, and [`Password`]'s `Debug` hides it).
@@ -18,6 +19,7 @@ use anyhow::{anyhow, bail, Result};
 use bloomkit_redis::{
     stored_kind, Connection, CountingRedisFilter, Error as RedisError, FilterOptions, Options,
     RedisFilter, RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
+    TimeWindowRedisFilter, WindowParams,
 };
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -257,6 +259,7 @@ enum Remote {
     Redisson(RedissonFilter),
     Scalable(ScalableRedisFilter),
     Counting(CountingRedisFilter),
+    Window(TimeWindowRedisFilter),
 }
 
 /// An open Redis target.
@@ -390,9 +393,15 @@ impl RedisTarget {
             Some(StoredKind::Redisson) => {
                 Remote::Redisson(rt.block_on(RedissonFilter::open(&conn, name)).map_err(fail)?)
             }
-            Some(StoredKind::TimeWindow) => {
-                bail!("{display}: a time-window filter, which this command cannot open yet")
-            }
+            Some(StoredKind::TimeWindow) => Remote::Window(
+                rt.block_on(async {
+                    match &ctx.key {
+                        Some(h) => TimeWindowRedisFilter::open_with(&conn, name, h.clone()).await,
+                        None => TimeWindowRedisFilter::open(&conn, name).await,
+                    }
+                })
+                .map_err(fail)?,
+            ),
             Some(StoredKind::Unknown(other)) => {
                 bail!("{display}: unknown filter kind {other:?} in Redis")
             }
@@ -412,11 +421,8 @@ impl RedisTarget {
         let (name, display) = (url.name.as_str(), url.display());
         let fail = |e: RedisError| anyhow!("{display}: {e}");
         let keyed = ctx.key.is_some();
-        if new.window.is_some() {
-            bail!(
-                "{}: expiring filters (--window) are not available in Redis yet",
-                url.display()
-            );
+        if let Some(window) = new.window {
+            return Self::create_window(url, &new, window, force, ctx);
         }
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
@@ -484,6 +490,48 @@ impl RedisTarget {
         })
     }
 
+    /// `create --window DURATION`: a time-window filter (count windows live in files).
+    fn create_window(
+        url: &RedisUrl,
+        new: &NewFilter,
+        window: crate::window::Window,
+        force: bool,
+        ctx: &Context,
+    ) -> Result<Self> {
+        let display = url.display();
+        let crate::window::Window::Time(duration) = window else {
+            bail!(
+                "{display}: count windows (--window N) live in files; in Redis, give the window as a duration (--window 30d)"
+            );
+        };
+        let generations = new
+            .generations
+            .unwrap_or_else(|| crate::target::default_generations(new.capacity));
+        let params = WindowParams::new(duration, generations, new.capacity, new.fpp);
+        let options = match &ctx.key {
+            Some(h) => FilterOptions {
+                hashing: h.clone(),
+                ..FilterOptions::default()
+            },
+            None => FilterOptions::random_key().map_err(|e| anyhow!("{display}: {e}"))?,
+        };
+        if force {
+            Self::delete_existing(url)?;
+        }
+        let (rt, conn) = connect(url)?;
+        let f = rt
+            .block_on(TimeWindowRedisFilter::create_with(
+                &conn, &url.name, params, options,
+            ))
+            .map_err(|e| anyhow!("{display}: {e}"))?;
+        Ok(RedisTarget {
+            rt,
+            display,
+            remote: Remote::Window(f),
+            saturation_reported: false,
+        })
+    }
+
     /// Gives the filter at `url` (any kind) the time to live `ttl`: its metadata and every key
     /// (bloomkit-redis's `expire_filter`).
     pub fn expire(url: &RedisUrl, ttl: Duration) -> Result<()> {
@@ -524,6 +572,7 @@ impl RedisTarget {
             Remote::Redisson(_) => bloomkit::Kind::Classic,
             Remote::Scalable(_) => bloomkit::Kind::Scalable,
             Remote::Counting(_) => bloomkit::Kind::Counting,
+            Remote::Window(_) => bloomkit::Kind::TimeWindow,
         }
     }
 
@@ -562,6 +611,7 @@ impl RedisTarget {
             Remote::Redisson(f) => f.insert_batch(elements).await,
             Remote::Scalable(f) => f.insert_batch(elements).await,
             Remote::Counting(f) => f.insert_batch(elements).await,
+            Remote::Window(f) => f.insert_batch(elements).await,
         })?;
         Ok(())
     }
@@ -607,6 +657,7 @@ impl RedisTarget {
             Remote::Redisson(f) => f.contains_batch(elements).await,
             Remote::Scalable(f) => f.contains_batch(elements).await,
             Remote::Counting(f) => f.contains_batch(elements).await,
+            Remote::Window(f) => f.contains_batch(elements).await,
         })?;
         Ok(())
     }
@@ -656,6 +707,46 @@ impl RedisTarget {
                     layout: None,
                     layers: None,
                     window: None,
+                })
+            }
+            Remote::Window(f) => {
+                let info = self.rt.block_on(f.info()).map_err(|e| self.err(e))?;
+                let c = info.current_generation;
+                let bits = info.layout.bits();
+                let slots = f64::from(info.params.generations + 1);
+                let live: Vec<bloomkit::window::Generation> = info
+                    .generations
+                    .iter()
+                    .rev()
+                    .map(|g| bloomkit::window::Generation {
+                        number: g.generation,
+                        age: c.saturating_sub(g.generation),
+                        fill: g.set_bits as f64 / bits as f64,
+                        estimated_len: g.estimated_count,
+                    })
+                    .collect();
+                Ok(Description {
+                    kind: "time-window",
+                    scheme: "default".into(),
+                    hashing: info.hashing,
+                    bits: info.bits,
+                    hashes: info.layout.hashes(),
+                    bytes: info.bits / 8,
+                    capacity: Some(info.params.capacity),
+                    fpp: Some(info.params.fpp),
+                    estimated_items: info.estimated_count,
+                    fill_ratio: live.iter().map(|g| g.fill).sum::<f64>() / slots,
+                    estimated_fpp: info.estimated_fpp,
+                    layout: Some("register".into()),
+                    layers: None,
+                    window: Some(crate::target::WindowInfo::Time {
+                        window: info.params.window,
+                        generations: info.params.generations,
+                        generation_length: Duration::from_millis(info.params.generation_ms()),
+                        live,
+                        forgotten_by: info.params.window
+                            + 2 * Duration::from_millis(info.params.generation_ms()),
+                    }),
                 })
             }
             Remote::Counting(f) => {

@@ -19,7 +19,7 @@ mod keys;
 mod location;
 mod mapped;
 
-pub use build::{build, new_filter, NewFilter};
+pub use build::{build, default_generations, new_filter, NewFilter};
 pub use describe::{describe, scheme_name, Description, WindowInfo};
 pub use file::FileTarget;
 pub use keys::Context;

@@ -750,3 +750,78 @@ fn counting_filter_in_redis_add_check_remove_across_processes() {
     let est = v["estimated_items"].as_u64().unwrap();
     assert!((2_300..=2_700).contains(&est), "{est}");
 }
+
+#[test]
+fn time_window_filter_in_redis_and_expire() {
+    let (server, dir) = Server::start();
+    let t = server.target("crawl");
+    let (code, _, err) = run(
+        &[
+            "create", &t, "--window", "30d", "--generations", "30", "--capacity", "30000",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = info(&t);
+    assert_eq!(v["kind"], "time-window");
+    assert_eq!(v["capacity"], 30000);
+    assert_eq!(v["window"]["window"], "30d");
+    assert_eq!(v["window"]["generations"], 30);
+    assert_eq!(v["window"]["generation_ms"], 86_400_000);
+    let (_, text, _) = run(&["info", &t], "");
+    assert!(text.contains("forgotten between 30d and 32d"), "{text}");
+    // add, check, and dedup against the window (the crawler's re-crawl case).
+    let seen = lines(0..2_000, "url");
+    assert_eq!(run(&["add", &t], &seen).0, 0);
+    let (_, out, _) = run(&["check", "-c", &t], &seen);
+    assert_eq!(out, "2000\n");
+    let (code, out, err) = run(
+        &["dedup", &t, "--window", "30d"],
+        "url-5\nfresh-1\nurl-7\nfresh-2\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "fresh-1\nfresh-2\n");
+    let v = info(&t);
+    assert_eq!(v["window"]["live"].as_array().unwrap().len(), 1);
+    // Another window under the name: refused, naming both.
+    let (code, _, err) = run(&["dedup", &t, "--window", "2w"], "x\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("30d") && err.contains("2w"), "{err}");
+    // Count windows live in files.
+    let (code, _, err) = run(&["create", &server.target("cw"), "--window", "1000"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("live in files"), "{err}");
+
+    // expire: every key of the filter gets the time to live; it then vanishes by itself.
+    let (code, _, err) = run(&["expire", &t, "90d"], "");
+    assert_eq!(code, 0, "{err}");
+    let mut c = redis_at(server.port, 0);
+    let all = keys(&mut c, "*");
+    assert!(all.len() >= 3, "{all:?}"); // metadata, anchor, generation
+    for k in &all {
+        let ttl: i64 = redis::cmd("PTTL").arg(k).query(&mut c).unwrap();
+        // A generation that expires sooner (about 32 days) keeps its own time.
+        let least = if k.contains("}:g") { 0 } else { 89 * 86_400_000 };
+        assert!(ttl > least && ttl <= 90 * 86_400_000, "{k}: {ttl}");
+    }
+    let (code, _, err) = run(&["expire", &t, "1s"], "");
+    assert_eq!(code, 0, "{err}");
+    let start = Instant::now();
+    while !keys(&mut c, "*").is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(10), "keys left");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Bad input: a missing filter, a file, a zero or unitless duration.
+    let (code, _, err) = run(&["expire", &t, "1d"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("no such filter"), "{err}");
+    let file = dir.path().join("f.bloom");
+    let file = file.to_str().unwrap();
+    let (code, _, err) = run(&["expire", file, "1d"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("Redis filters"), "{err}");
+    for bad in ["0s", "30", "-1d"] {
+        let (code, _, err) = run(&["expire", &t, bad], "");
+        assert_eq!(code, 2, "{bad}: {err}");
+    }
+}

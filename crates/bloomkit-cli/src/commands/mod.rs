@@ -7,6 +7,7 @@ mod combine;
 mod convert;
 mod create;
 mod dedup;
+mod expire;
 mod info;
 mod remove;
 mod window_info;
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             save,
         } => dedup::run(&f, &item_args, &save, &ctx, quiet),
         Command::Remove(args) => remove::run(&args, &ctx, quiet),
+        Command::Expire { target, ttl } => expire::run(&target, ttl, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
         Command::Merge(c) => {
             combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, quiet)
