@@ -757,7 +757,14 @@ fn time_window_filter_in_redis_and_expire() {
     let t = server.target("crawl");
     let (code, _, err) = run(
         &[
-            "create", &t, "--window", "30d", "--generations", "30", "--capacity", "30000",
+            "create",
+            &t,
+            "--window",
+            "30d",
+            "--generations",
+            "30",
+            "--capacity",
+            "30000",
         ],
         "",
     );
@@ -801,7 +808,11 @@ fn time_window_filter_in_redis_and_expire() {
     for k in &all {
         let ttl: i64 = redis::cmd("PTTL").arg(k).query(&mut c).unwrap();
         // A generation that expires sooner (about 32 days) keeps its own time.
-        let least = if k.contains("}:g") { 0 } else { 89 * 86_400_000 };
+        let least = if k.contains("}:g") {
+            0
+        } else {
+            89 * 86_400_000
+        };
         assert!(ttl > least && ttl <= 90 * 86_400_000, "{k}: {ttl}");
     }
     let (code, _, err) = run(&["expire", &t, "1s"], "");

@@ -190,7 +190,7 @@ pub fn format_ms(ms: u64) -> String {
         (1_000, "s"),
     ];
     for (size, unit) in UNITS {
-        if ms >= size && ms % size == 0 {
+        if ms >= size && ms.is_multiple_of(size) {
             return format!("{}{unit}", ms / size);
         }
     }
@@ -235,6 +235,9 @@ pub struct WindowInfo {
     /// Estimated FPR of a check now: `1 − Π(1 − fprᵍ)` over the generations listed.
     pub estimated_fpp: f64,
 }
+
+/// A generation key: (generation, segment).
+type GenKey = (u64, u32);
 
 /// What a check pipeline's reply means.
 #[derive(Debug, Clone, Copy)]
@@ -580,7 +583,7 @@ impl TimeWindowRedisFilter {
         segs.dedup();
         let wanted = |g: u64| range.contains(&g) && Some(g) != skip;
         // What to read: known generations; what to ask about: the others.
-        let (mut read, mut ask): (Vec<(u64, u32)>, Vec<(u64, u32)>) = {
+        let (mut read, mut ask): (Vec<GenKey>, Vec<GenKey>) = {
             let mut known = self.lock_known();
             known.retain(|&(g, _)| g >= *range.start());
             let mut read = Vec::new();
