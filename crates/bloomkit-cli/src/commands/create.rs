@@ -2,6 +2,7 @@
 
 use crate::cli::{Kind, SchemeName, Sizing};
 use crate::commands::human_bytes;
+use crate::summary::{Output, Summary};
 use crate::target::{Context, Location, NewFilter, Target};
 use anyhow::{bail, Result};
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ pub(crate) fn run(
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
     let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
@@ -26,8 +27,11 @@ pub(crate) fn run(
         scheme,
     };
     let t = Target::create(&location, new, force, ctx)?;
-    if !quiet {
-        let d = t.describe()?;
+    let d = t.describe()?;
+    Summary::new("create", &location.display())
+        .filter(&d)
+        .print(out, false)?;
+    if out.text() {
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

@@ -9,6 +9,9 @@ use bloomkit::{
     ScalableConfig, Spec,
 };
 
+/// The kind of a new file filter when `--kind` is not given.
+pub const DEFAULT_FILE_KIND: Kind = Kind::Classic;
+
 /// What to create.
 #[derive(Debug, Clone, Copy)]
 pub struct NewFilter {
@@ -35,7 +38,26 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         }
         spec = spec.with_hashing(key.clone());
     }
-    Ok(match new.kind.unwrap_or(Kind::Classic) {
+    let kind = new.kind.unwrap_or(DEFAULT_FILE_KIND);
+    // Refuse what the machine cannot hold before allocating it.
+    let bits = match kind {
+        Kind::Blocked => bloomkit::BlockSpec::for_capacity(new.capacity, new.fpp)?.bits(),
+        _ => spec.bits(),
+    };
+    let bytes = match kind {
+        Kind::Counting => bits.saturating_mul(4).div_ceil(64).saturating_mul(8),
+        _ => bits.div_ceil(64).saturating_mul(8),
+    };
+    crate::memory::ensure_fits(
+        bytes,
+        &format!(
+            "a {} filter for {} elements at a false-positive rate of {}",
+            kind.name(),
+            new.capacity,
+            crate::commands::prob(new.fpp)
+        ),
+    )?;
+    Ok(match kind {
         Kind::Classic => BloomFilter::from_spec(spec)?.into(),
         Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
         Kind::Scalable => {
