@@ -271,6 +271,7 @@ EXAMPLES:
   find . -name '*.jpg' -print0 | bloomkit add seen.bloom -0
   bloomkit create ids.bloom -n 1e6 -p 0.001
   seq 1 1000000 | bloomkit add ids.bloom --items i64 --json
+  bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001
   bloomkit add redis://127.0.0.1:6379/seen < urls.txt")]
     #[command(mut_arg("items", |a| a.help("Items to add; when none are given, one per line from standard input")))]
     Add(Update),
@@ -281,6 +282,7 @@ EXIT STATUS: 0 if at least one item matched, 1 if none, 2 on error. With -q noth
 printed and the command stops at the first match, as grep -q does.
 
 EXAMPLES:
+  bloomkit create seen.bloom -n 1e6 -p 0.001 && bloomkit add seen.bloom alice bob
   bloomkit check seen.bloom alice carol       # prints the ones probably present
   bloomkit check -v seen.bloom < emails.txt   # prints those definitely absent
   bloomkit check -c seen.bloom -f emails.txt  # prints how many are probably present
@@ -318,7 +320,7 @@ the lines).
 EXAMPLES:
   cut -d' ' -f7 access.log | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
   bloomkit dedup paths.bloom -f access-paths.txt > new-paths.txt
-  bloomkit dedup redis://127.0.0.1:6379/crawl < frontier.txt > to-fetch.txt")]
+  bloomkit dedup redis://127.0.0.1:6379/crawl -n 1e7 -p 1e-4 < frontier.txt > to-fetch.txt")]
     #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: classic for files, blocked for Redis]")))]
     Dedup {
         #[command(flatten)]
@@ -473,6 +475,7 @@ EXAMPLES:
 EXAMPLES:
   bloomkit man > bloomkit.1
   bloomkit man check > bloomkit-check.1
+  mkdir -p ~/.local/share/man/man1
   bloomkit man --dir ~/.local/share/man/man1   # bloomkit.1, bloomkit-create.1, ...")]
     Man {
         /// The command whose page to print (none: the page of bloomkit itself).
