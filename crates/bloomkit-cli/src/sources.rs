@@ -81,9 +81,15 @@ impl Sources {
                 });
             }
         };
+        // Item arguments may be negative numbers (`--items i64 -5`), so clap hands `-0` over as
+        // an item: it is the -0 flag (negative zero is no item anyone types).
+        let null = args.null || items.iter().any(|i| i == "-0");
         let mut pending: Vec<String> = Vec::new();
         let mut first = 1;
         for (i, item) in items.iter().enumerate() {
+            if item == "-0" {
+                continue;
+            }
             if item == "-" {
                 if !pending.is_empty() {
                     list.push(Source::Args {
@@ -133,7 +139,7 @@ impl Sources {
         Ok(Sources {
             list,
             format: args.items,
-            separator: if args.null { 0 } else { b'\n' },
+            separator: if null { 0 } else { b'\n' },
             skip_empty: args.skip_empty,
             total_bytes: total,
         })
@@ -155,8 +161,8 @@ impl Sources {
     }
 
     /// What ends an item printed back (`check`, `dedup`): the input's separator.
-    pub fn terminator(args: &ItemArgs) -> &'static [u8] {
-        if args.null {
+    pub fn terminator(&self) -> &'static [u8] {
+        if self.separator == 0 {
             b"\0"
         } else {
             b"\n"

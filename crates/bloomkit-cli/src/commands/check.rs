@@ -34,7 +34,7 @@ pub(crate) struct CheckArgs<'a> {
 pub(crate) fn run(a: CheckArgs, ctx: &Context, out: &Output) -> Result<ExitCode> {
     let sources = Sources::new(a.items, a.item_args, out)?;
     let t = open(a.target, ctx)?;
-    let end = Sources::terminator(a.item_args);
+    let end = sources.terminator();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut present = Vec::new();
     let (mut matched, mut total) = (0u64, 0u64);

@@ -56,7 +56,7 @@ pub(crate) fn run(
     let sources = Sources::new(&[], item_args, out)?;
     let location = Location::parse(&filter.target)?;
     let mut t = open_or_create(&location, &filter.sizing, filter.kind, ctx)?;
-    let end = Sources::terminator(item_args);
+    let end = sources.terminator();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();
     let mut kept = 0u64;
