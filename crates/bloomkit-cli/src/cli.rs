@@ -76,8 +76,8 @@ pub struct Cli {
 pub enum Kind {
     /// One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible).
     Classic,
-    /// Cache-blocked: every probe of an element in one 64-byte block (the fastest layout that
-    /// costs at most 10% more memory than the most compact one).
+    /// Cache-blocked, the default: every probe of an element in one 64-byte block, so one
+    /// memory access (one page of a file) per element; the fastest, for about 10% more bits.
     Blocked,
     /// 4-bit counters instead of bits, so elements can be removed.
     Counting,
@@ -178,7 +178,7 @@ pub struct Creation {
     pub target: String,
     #[command(flatten)]
     pub sizing: Sizing,
-    /// The kind of filter [default: classic for files, blocked for Redis].
+    /// The kind of filter [default: blocked; classic with a --scheme of another library].
     #[arg(long, value_enum)]
     pub kind: Option<Kind>,
 }
@@ -321,7 +321,7 @@ EXAMPLES:
   cut -d' ' -f7 access.log | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
   bloomkit dedup paths.bloom -f access-paths.txt > new-paths.txt
   bloomkit dedup redis://127.0.0.1:6379/crawl -n 1e7 -p 1e-4 < frontier.txt > to-fetch.txt")]
-    #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: classic for files, blocked for Redis]")))]
+    #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: blocked]")))]
     Dedup {
         #[command(flatten)]
         filter: Creation,

@@ -99,3 +99,83 @@ fn every_help_example_runs() {
     }
     assert!(ran >= 40, "only {ran} examples");
 }
+
+/// The lines of the first fenced block of `kind` (`sh`, `console`) after `heading` in a
+/// document of the repository.
+fn block(doc: &str, heading: &str, kind: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(doc);
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .skip_while(|l| !l.starts_with(heading))
+        .skip_while(|l| *l != format!("```{kind}"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `script` with bash in `dir`, with `bloomkit` on the PATH; returns (status, stdout and
+/// stderr merged).
+fn shell(script: &str, dir: &Path) -> (i32, String) {
+    let path = format!(
+        "{}:{}",
+        bin().parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["-c", &format!("set -o pipefail; {script} 2>&1")])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("HOME", dir)
+        .output()
+        .expect("bash runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn every_readme_cli_example_runs() {
+    let (server, _redis_dir) = Server::start();
+    let lines = block("README.md", "## Quick tour", "sh");
+    assert!(lines.len() >= 5, "{lines:?}");
+    let dir = tempfile::tempdir().unwrap();
+    fixtures(dir.path());
+    let (code, out) = shell(
+        "printf 'https://example.com/\\nhttps://b.example/\\nhttps://example.com/\\n' | gzip > crawl.log.gz",
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{out}");
+    for line in lines {
+        let script = line.replace("127.0.0.1:6379", &format!("127.0.0.1:{}", server.port));
+        let (code, out) = shell(&script, dir.path());
+        assert!(
+            code == 0 && !out.contains("bloomkit: "),
+            "README example failed: {line}\n{out}"
+        );
+    }
+}
+
+/// docs/CLI.md opens with a session: each `$ command` prints exactly what follows it.
+#[test]
+fn the_cli_md_session_prints_what_it_shows() {
+    let lines = block("docs/CLI.md", "# The `bloomkit` command-line tool", "console");
+    let dir = tempfile::tempdir().unwrap();
+    let mut steps: Vec<(String, String)> = Vec::new();
+    for line in lines {
+        match line.strip_prefix("$ ") {
+            Some(cmd) => steps.push((cmd.to_string(), String::new())),
+            None => {
+                let (_, expected) = steps.last_mut().expect("a command first");
+                expected.push_str(&line);
+                expected.push('\n');
+            }
+        }
+    }
+    assert!(steps.len() >= 3);
+    for (cmd, expected) in steps {
+        let (_, out) = shell(&cmd, dir.path());
+        assert_eq!(out, expected, "docs/CLI.md: $ {cmd}");
+    }
+}

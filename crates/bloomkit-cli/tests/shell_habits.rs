@@ -402,6 +402,24 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
 }
 
 #[test]
+fn the_default_kind_is_blocked_and_classic_for_other_libraries_schemes() {
+    let d = tempfile::tempdir().unwrap();
+    let kind = |extra: &[&str]| {
+        let f = p(&d, "k.bloom");
+        let mut args = vec!["create", f.as_str(), "-n", "1000", "-p", "0.01", "--force", "--json"];
+        args.extend_from_slice(extra);
+        json(&ok(&args, "").0)["filter"]["kind"].clone()
+    };
+    assert_eq!(kind(&[]), "blocked");
+    assert_eq!(kind(&["--scheme", "guava"]), "classic");
+    assert_eq!(kind(&["--kind", "classic"]), "classic");
+    // dedup creates the same default.
+    let f = p(&d, "dedup.bloom");
+    ok(&["dedup", &f, "-n", "1000", "-p", "0.01", "-q"], "a\n");
+    assert_eq!(json(&ok(&["info", &f, "--json"], "").0)["kind"], "blocked");
+}
+
+#[test]
 fn messages_count_in_singular_and_plural() {
     let d = tempfile::tempdir().unwrap();
     let f = filter(&d, "f.bloom");

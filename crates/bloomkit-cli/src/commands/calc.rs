@@ -88,6 +88,34 @@ struct Report {
 }
 
 impl Report {
+    /// Replaces the expected FPR that [`params`] computed with the classic formula by a
+    /// blocked filter's own.
+    fn fix_fpp(&mut self, fpp: f64, target: Option<f64>) {
+        let lines: Vec<String> = self
+            .text
+            .lines()
+            .map(|l| {
+                if l.starts_with("expected FPR:") {
+                    format!("expected FPR:   {} (blocked layout)", prob(fpp))
+                } else if let (true, Some(p)) = (l.starts_with("meets target:"), target) {
+                    format!(
+                        "meets target:   {} (target {})",
+                        if fpp <= p { "yes" } else { "no" },
+                        prob(p)
+                    )
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        self.text = lines.join("\n") + "\n";
+        let mut json = self.json.clone().set("expected_fpp", fpp);
+        if let Some(p) = target {
+            json = json.set("meets_target", fpp <= p);
+        }
+        self.json = json;
+    }
+
     fn line(&mut self, line: impl AsRef<str>) {
         self.text.push_str(line.as_ref());
         self.text.push('\n');
@@ -122,6 +150,16 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
         text: String::new(),
         json: Summary::without_target("calc"),
     };
+    // A blocked filter's FPR is its layout's, not the classic formula's.
+    let block = match &filter_desc {
+        Some((_, d)) => match (&d.layout, d.capacity, d.fpp) {
+            (Some(_), Some(c), Some(p)) => bloomkit::BlockSpec::for_capacity(c, p)
+                .ok()
+                .filter(|b| b.bits() == d.bits),
+            _ => None,
+        },
+        None => None,
+    };
     let (n, p) = (sizing.capacity, sizing.fpp);
     // The (m, k, n) to report.
     let (m, k, n) = match (bits, n, p) {
@@ -150,7 +188,11 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
         (None, _, _) | (Some(_), None, None) => match &filter_desc {
             Some((_, d)) if d.layers.is_none() => {
                 let n = d.capacity.unwrap_or(d.estimated_items.round() as u64).max(1);
+                let fpp = block.as_ref().map(|b| b.expected_fpp(n));
                 params(&mut r, d.bits, d.hashes, n, d.fpp);
+                if let Some(f) = fpp {
+                    r.fix_fpp(f, d.fpp);
+                }
                 (d.bits, d.hashes, n)
             }
             _ => bail!(
@@ -178,11 +220,14 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
     }
     if let Some(path) = plot_path {
         let curve = Curve {
+            block: block.clone(),
             bits: m,
             hashes: k,
             design: Point {
                 items: n as f64,
-                fpp: math::expected_fpp(m, k, n),
+                fpp: block
+                    .as_ref()
+                    .map_or_else(|| math::expected_fpp(m, k, n), |b| b.expected_fpp(n)),
                 label: format!("design: n = {n}"),
             },
         };

@@ -4,7 +4,7 @@ use crate::cli::Format;
 use crate::commands::open;
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Context as _, Result};
-use crate::summary::{Output, Summary};
+use crate::summary::{check_health, Output, Summary};
 use bloomkit::codec::{detect, go, guava, Detected};
 use bloomkit::{AnyFilter, Filter, Scheme};
 use std::io::{Read, Write};
@@ -221,7 +221,7 @@ pub(crate) fn import(
     if out.quiet {
         return Ok(ExitCode::SUCCESS);
     }
-    let d = t.describe()?;
+    let d = check_health(&t, out)?;
     if out.text() {
         eprintln!(
             "imported {} ({}) into {}: {} bits, {} hashes, about {}",
