@@ -504,9 +504,9 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
             "'{s}' is too large: at most {} (about 1.8e19)",
             u64::MAX
         )),
-        Ok(x) if x.fract() != 0.0 => Err(format!(
-            "'{s}' is not a whole number (e.g. 1000000 or 1e6)"
-        )),
+        Ok(x) if x.fract() != 0.0 => {
+            Err(format!("'{s}' is not a whole number (e.g. 1000000 or 1e6)"))
+        }
         Ok(x) => Ok(x as u64),
         Err(_) => Err(format!("'{s}' is not a number (e.g. 1000000 or 1e6)")),
     }

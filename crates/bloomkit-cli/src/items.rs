@@ -280,11 +280,12 @@ impl ItemReader {
                         return Ok(true);
                     }
                     self.buf.clear();
-                    let n = read_line(r, &mut self.buf, self.max_line, self.separator)
-                        .map_err(|e| match &origin.path {
+                    let n = read_line(r, &mut self.buf, self.max_line, self.separator).map_err(
+                        |e| match &origin.path {
                             Some(p) => anyhow::anyhow!("reading {p}: {e}"),
                             None => anyhow::anyhow!("reading standard input: {e}"),
-                        })?;
+                        },
+                    )?;
                     if self.buf.len() > self.max_line + 2 {
                         bail!(
                             "{} is longer than the maximum line length, {} bytes (raise it with --max-line-length)",

@@ -74,8 +74,9 @@ impl Progress {
             };
             let style = ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
-            self.bar =
-                Some(ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr()).with_style(style));
+            self.bar = Some(
+                ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr()).with_style(style),
+            );
         }
         let secs = elapsed.as_secs_f64().max(1e-3);
         let rate = items as f64 / secs;

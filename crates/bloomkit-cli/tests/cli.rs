@@ -417,12 +417,17 @@ fn calc_plots_an_svg_with_the_filters_point() {
     assert!(out.contains("bits (m):       9600"), "{out}");
     // With other -n/-p, the plot is still the filter's own curve, with its point on it.
     let (code, _, err) = run(
-        &["calc", "-n", "1e6", "-p", "0.001", "--plot", &svg_s, "--filter", &f],
+        &[
+            "calc", "-n", "1e6", "-p", "0.001", "--plot", &svg_s, "--filter", &f,
+        ],
         "",
     );
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.contains("m = 9600 bits") && text.contains("design: n = 1000"), "{text}");
+    assert!(
+        text.contains("m = 9600 bits") && text.contains("design: n = 1000"),
+        "{text}"
+    );
     // A blocked filter's FPR is its layout's (higher than the classic formula's at its m, k).
     let b = p(&d, "b.bloom");
     create(&b, &[]);

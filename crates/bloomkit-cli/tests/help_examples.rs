@@ -14,7 +14,11 @@ fn bin() -> std::path::PathBuf {
 }
 
 fn help(args: &[&str]) -> String {
-    let out = Command::new(bin()).args(args).arg("--help").output().unwrap();
+    let out = Command::new(bin())
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap()
 }
@@ -44,7 +48,10 @@ fn commands() -> Vec<String> {
 /// The input files the examples read.
 fn fixtures(dir: &Path) {
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
-    write("urls.txt", "https://example.com/\nhttps://a.example/\nhttps://example.com/\n");
+    write(
+        "urls.txt",
+        "https://example.com/\nhttps://a.example/\nhttps://example.com/\n",
+    );
     write("more-urls.txt", "https://b.example/\n");
     write("emails.txt", "alice\nzed@example.com\n");
     write(
@@ -103,7 +110,9 @@ fn every_help_example_runs() {
 /// The lines of the first fenced block of `kind` (`sh`, `console`) after `heading` in a
 /// document of the repository.
 fn block(doc: &str, heading: &str, kind: &str) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(doc);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(doc);
     let text = std::fs::read_to_string(&path).unwrap();
     text.lines()
         .skip_while(|l| !l.starts_with(heading))
@@ -160,7 +169,11 @@ fn every_readme_cli_example_runs() {
 /// docs/CLI.md opens with a session: each `$ command` prints exactly what follows it.
 #[test]
 fn the_cli_md_session_prints_what_it_shows() {
-    let lines = block("docs/CLI.md", "# The `bloomkit` command-line tool", "console");
+    let lines = block(
+        "docs/CLI.md",
+        "# The `bloomkit` command-line tool",
+        "console",
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut steps: Vec<(String, String)> = Vec::new();
     for line in lines {

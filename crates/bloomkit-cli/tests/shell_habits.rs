@@ -58,9 +58,18 @@ fn quiet_is_grep_q_exit_status_only() {
     let d = tempfile::tempdir().unwrap();
     let f = filter(&d, "f.bloom");
     // -q prints nothing at all, not even the summary.
-    assert_eq!(run(&["add", "-q", &f, "alice"], ""), (0, "".into(), "".into()));
-    assert_eq!(run(&["check", "-q", &f, "alice"], ""), (0, "".into(), "".into()));
-    assert_eq!(run(&["check", "-q", &f, "nobody"], ""), (1, "".into(), "".into()));
+    assert_eq!(
+        run(&["add", "-q", &f, "alice"], ""),
+        (0, "".into(), "".into())
+    );
+    assert_eq!(
+        run(&["check", "-q", &f, "alice"], ""),
+        (0, "".into(), "".into())
+    );
+    assert_eq!(
+        run(&["check", "-q", &f, "nobody"], ""),
+        (1, "".into(), "".into())
+    );
     // Stops at the first match, as grep -q does: an endless input after a match ends it.
     let mut child = std::process::Command::new(bin())
         .args(["check", "-q", &f])
@@ -106,10 +115,16 @@ fn items_come_from_files_stdin_dash_and_nul_separated_input() {
     assert_eq!(out, "from-a-1\nfrom-b\nfrom-stdin\narg-2\n");
     // The empty line of b.txt was an element; --skip-empty skips it.
     assert_eq!(run(&["check", "-c", &f, "-f", &b], "").1, "2\n");
-    assert_eq!(run(&["check", "-c", &f, "--skip-empty", "-f", &b], "").1, "1\n");
+    assert_eq!(
+        run(&["check", "-c", &f, "--skip-empty", "-f", &b], "").1,
+        "1\n"
+    );
     // -0: NUL-separated items (a newline is part of an item), printed NUL-terminated.
     ok(&["add", &f, "-0"], b"with\nnewline\0plain\0".to_vec());
-    let (out, _) = ok(&["check", &f, "-0"], b"plain\0with\nnewline\0absent\0".to_vec());
+    let (out, _) = ok(
+        &["check", &f, "-0"],
+        b"plain\0with\nnewline\0absent\0".to_vec(),
+    );
     assert_eq!(out, "plain\0with\nnewline\0");
     // find -print0 | bloomkit add -0.
     let pics = d.path().join("pics");
@@ -136,7 +151,11 @@ fn items_come_from_files_stdin_dash_and_nul_separated_input() {
     let (code, _, err) = run(&["add", &f, "new-item", "-f", &p(&d, "missing.txt")], "");
     assert_eq!(code, 2);
     assert!(err.contains("missing.txt: no such file"), "{err}");
-    assert_eq!(run(&["check", &f, "new-item"], "").0, 1, "nothing was added");
+    assert_eq!(
+        run(&["check", &f, "new-item"], "").0,
+        1,
+        "nothing was added"
+    );
     // An argument that names a file is an item, with a note pointing at -f.
     let (_, err) = ok(&["add", &f, &a], "");
     assert!(err.contains(&format!("use -f {a}")), "{err}");
@@ -148,22 +167,46 @@ fn json_summaries_for_every_command() {
     let f = p(&d, "f.bloom");
     let (out, _) = ok(&["create", &f, "-n", "1000", "-p", "0.01", "--json"], "");
     let v = json(&out);
-    assert_eq!((v["command"].as_str(), v["filter"]["capacity"].as_u64()), (Some("create"), Some(1000)));
+    assert_eq!(
+        (v["command"].as_str(), v["filter"]["capacity"].as_u64()),
+        (Some("create"), Some(1000))
+    );
     let (out, err) = ok(&["add", &f, "--json", "a", "b", "a"], "");
     assert_eq!(err, "", "the sentence is replaced by the JSON");
     let v = json(&out);
-    assert_eq!((v["items"].as_u64(), v["new"].as_u64(), v["present"].as_u64()), (Some(3), Some(2), Some(1)));
+    assert_eq!(
+        (
+            v["items"].as_u64(),
+            v["new"].as_u64(),
+            v["present"].as_u64()
+        ),
+        (Some(3), Some(2), Some(1))
+    );
     assert_eq!(v["filter"]["estimated_items"], 2);
     assert_eq!(v["filter"]["over_capacity"], false);
     assert_eq!(v["filter"]["saturated"], false);
     let (out, _) = ok(&["check", &f, "--json", "a", "zz"], "");
     let v = json(&out);
-    assert_eq!((v["items"].as_u64(), v["present"].as_u64(), v["absent"].as_u64()), (Some(2), Some(1), Some(1)));
+    assert_eq!(
+        (
+            v["items"].as_u64(),
+            v["present"].as_u64(),
+            v["absent"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
     // dedup: the lines on standard output, the JSON on standard error.
     let (out, err) = ok(&["dedup", &f, "--json"], "a\nc\nc\n");
     assert_eq!(out, "c\n");
     let v = json(&err);
-    assert_eq!((v["items"].as_u64(), v["new"].as_u64(), v["dropped"].as_u64()), (Some(3), Some(1), Some(2)));
+    assert_eq!(
+        (
+            v["items"].as_u64(),
+            v["new"].as_u64(),
+            v["dropped"].as_u64()
+        ),
+        (Some(3), Some(1), Some(2))
+    );
     let g = filter(&d, "g.bloom");
     let m = p(&d, "m.bloom");
     let (out, _) = ok(&["merge", &m, &f, &g, "--json"], "");
@@ -172,11 +215,19 @@ fn json_summaries_for_every_command() {
     assert_eq!(v["inputs"].as_array().unwrap().len(), 2);
     assert_eq!(v["filter"]["estimated_items"], 3);
     let c = p(&d, "c.bloom");
-    ok(&["create", &c, "-n", "100", "-p", "0.01", "--kind", "counting", "-q"], "");
+    ok(
+        &[
+            "create", &c, "-n", "100", "-p", "0.01", "--kind", "counting", "-q",
+        ],
+        "",
+    );
     ok(&["add", &c, "x", "y", "-q"], "");
     let (out, _) = ok(&["remove", &c, "x", "--json"], "");
     let v = json(&out);
-    assert_eq!((v["removed"].as_u64(), v["filter"]["kind"].as_str()), (Some(1), Some("counting")));
+    assert_eq!(
+        (v["removed"].as_u64(), v["filter"]["kind"].as_str()),
+        (Some(1), Some("counting"))
+    );
     let (out, _) = ok(&["calc", "-n", "1e6", "-p", "0.01", "--json"], "");
     let v = json(&out);
     assert!(v["rows"].as_array().unwrap().len() >= 5, "{v}");
@@ -202,7 +253,10 @@ fn over_capacity_and_saturation_are_warned_and_null_in_json() {
     assert!(err.contains("more than twice its target 0.01"), "{err}");
     let (out, _) = ok(&["info", &f, "--json"], "");
     let v = json(&out);
-    assert_eq!((v["over_capacity"].as_bool(), v["saturated"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(
+        (v["over_capacity"].as_bool(), v["saturated"].as_bool()),
+        (Some(true), Some(false))
+    );
     // 5000 elements in a filter for 100: every bit set, the count cannot be estimated.
     let many: String = (0..5000).map(|i| format!("m{i}\n")).collect();
     let (out, err) = ok(&["add", &f, "--json"], many);
@@ -216,8 +270,16 @@ fn over_capacity_and_saturation_are_warned_and_null_in_json() {
     assert_eq!(run(&["add", "-q", &f, "z"], "").2, "");
     // A scalable filter grows past its initial capacity: no warning.
     let s = p(&d, "s.bloom");
-    ok(&["create", &s, "-n", "100", "-p", "0.01", "--kind", "scalable", "-q"], "");
-    let (_, err) = ok(&["add", &s], (0..1000).map(|i| format!("{i}\n")).collect::<String>());
+    ok(
+        &[
+            "create", &s, "-n", "100", "-p", "0.01", "--kind", "scalable", "-q",
+        ],
+        "",
+    );
+    let (_, err) = ok(
+        &["add", &s],
+        (0..1000).map(|i| format!("{i}\n")).collect::<String>(),
+    );
     assert!(!err.contains("warning"), "{err}");
 }
 
@@ -236,25 +298,43 @@ fn usage_errors_keep_clap_s_whole_message() {
     );
     let (code, _, err) = run(&["calc", "--hashes"], "");
     assert_eq!(code, 2);
-    assert!(err.contains("--hashes <K>") && err.contains("--help"), "{err}");
+    assert!(
+        err.contains("--hashes <K>") && err.contains("--help"),
+        "{err}"
+    );
 }
 
 #[test]
 fn export_writes_to_stdout_without_o_and_replaces_only_with_force() {
     let d = tempfile::tempdir().unwrap();
     let f = p(&d, "g.bloom");
-    ok(&["create", &f, "-n", "100", "-p", "0.01", "--scheme", "guava", "-q"], "");
+    ok(
+        &[
+            "create", &f, "-n", "100", "-p", "0.01", "--scheme", "guava", "-q",
+        ],
+        "",
+    );
     ok(&["add", &f, "a", "-q"], "");
-    let out = bk().args(["export", &f, "--format", "guava"]).output().unwrap();
+    let out = bk()
+        .args(["export", &f, "--format", "guava"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
-    assert_eq!(out.stdout.len(), 6 + 8 * 15, "Guava's stream on standard output");
+    assert_eq!(
+        out.stdout.len(),
+        6 + 8 * 15,
+        "Guava's stream on standard output"
+    );
     let o = p(&d, "out.guava");
     std::fs::write(&o, "precious").unwrap();
     let (code, _, err) = run(&["export", &f, "--format", "guava", "-o", &o], "");
     assert_eq!(code, 2);
     assert!(err.contains("--force"), "{err}");
     assert_eq!(std::fs::read(&o).unwrap(), b"precious");
-    ok(&["export", &f, "--format", "guava", "-o", &o, "--force"], "");
+    ok(
+        &["export", &f, "--format", "guava", "-o", &o, "--force"],
+        "",
+    );
     assert_eq!(std::fs::read(&o).unwrap(), out.stdout);
 }
 
@@ -304,7 +384,11 @@ fn a_closed_stdout_ends_every_command_quietly() {
             &format!("bloomkit dedup {f} -n 1e6 -p 0.01 --kind {kind} < big.txt | head -1"),
             d.path(),
         );
-        assert_eq!((code, out.as_str(), err.as_str()), (0, "line-0\n", ""), "{kind}");
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (0, "line-0\n", ""),
+            "{kind}"
+        );
         let (code, out, _) = pipeline(&format!("bloomkit check {f} line-0"), d.path());
         assert_eq!((code, out.as_str()), (0, "line-0\n"), "{kind}");
     }
@@ -334,9 +418,17 @@ fn numbers_are_explained_in_the_user_s_terms() {
         err.contains("TiB of memory") && err.contains("--kind scalable") && err.contains("Redis"),
         "{err}"
     );
-    let (code, _, err) = run(&["create", &f, "-n", "1e11", "-p", "0.001", "--kind", "blocked"], "");
+    let (code, _, err) = run(
+        &[
+            "create", &f, "-n", "1e11", "-p", "0.001", "--kind", "blocked",
+        ],
+        "",
+    );
     assert_eq!(code, 2, "a 190 GiB filter: {err}");
-    assert!(err.contains("GiB of memory") && err.contains("a blocked filter"), "{err}");
+    assert!(
+        err.contains("GiB of memory") && err.contains("a blocked filter"),
+        "{err}"
+    );
     assert!(!Path::new(&f).exists());
 }
 
@@ -355,21 +447,36 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
     let (code, _, err) = run(&["create", &missing, "-n", "10", "-p", "0.1"], "");
     assert_eq!(code, 2);
     assert!(
-        err.contains("the directory") && err.contains("no/such/dir does not exist") && !err.contains(".f.bloom"),
+        err.contains("the directory")
+            && err.contains("no/such/dir does not exist")
+            && !err.contains(".f.bloom"),
         "{err}"
     );
     let six = p(&d, "six");
     std::fs::write(&six, "abcdef").unwrap();
     let (code, _, err) = run(&["check", &six, "x"], "");
     assert_eq!(code, 2);
-    assert!(err.contains("six: not a bloomkit filter file (6 bytes"), "{err}");
+    assert!(
+        err.contains("six: not a bloomkit filter file (6 bytes"),
+        "{err}"
+    );
 
     // Guava, Go and Go JSON files, recognised by their shape.
     let g = p(&d, "g.bloom");
-    ok(&["create", &g, "-n", "100", "-p", "0.01", "--scheme", "guava", "-q"], "");
+    ok(
+        &[
+            "create", &g, "-n", "100", "-p", "0.01", "--scheme", "guava", "-q",
+        ],
+        "",
+    );
     ok(&["add", &g, "alice", "-q"], "");
     let go = p(&d, "go.bloom");
-    ok(&["create", &go, "-n", "100", "-p", "0.01", "--scheme", "go", "-q"], "");
+    ok(
+        &[
+            "create", &go, "-n", "100", "-p", "0.01", "--scheme", "go", "-q",
+        ],
+        "",
+    );
     ok(&["add", &go, "bob", "-q"], "");
     let exports = [
         (&g, "guava", "alice"),
@@ -386,13 +493,19 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
         // Opened as a filter, it says what it looks like.
         let (code, _, err) = run(&["info", &file], "");
         assert_eq!(code, 2);
-        assert!(err.contains("it looks like") && err.contains("bloomkit import"), "{err}");
+        assert!(
+            err.contains("it looks like") && err.contains("bloomkit import"),
+            "{err}"
+        );
     }
     // The wrong --format says what the file looks like.
     let j = p(&d, "x.go-json");
     let (code, _, err) = run(&["import", &j, "--format", "guava", &p(&d, "y.bloom")], "");
     assert_eq!(code, 2);
-    assert!(err.contains("not a guava filter") && err.contains("--format go-json"), "{err}");
+    assert!(
+        err.contains("not a guava filter") && err.contains("--format go-json"),
+        "{err}"
+    );
     let (code, _, err) = run(&["import", &six, &p(&d, "y.bloom")], "");
     assert_eq!(code, 2);
     assert!(err.contains("look like no format"), "{err}");
@@ -406,7 +519,16 @@ fn the_default_kind_is_blocked_and_classic_for_other_libraries_schemes() {
     let d = tempfile::tempdir().unwrap();
     let kind = |extra: &[&str]| {
         let f = p(&d, "k.bloom");
-        let mut args = vec!["create", f.as_str(), "-n", "1000", "-p", "0.01", "--force", "--json"];
+        let mut args = vec![
+            "create",
+            f.as_str(),
+            "-n",
+            "1000",
+            "-p",
+            "0.01",
+            "--force",
+            "--json",
+        ];
         args.extend_from_slice(extra);
         json(&ok(&args, "").0)["filter"]["kind"].clone()
     };
@@ -445,13 +567,20 @@ fn one_man_page_per_command() {
             if !cmd.is_empty() {
                 referred += 1;
                 let page = Path::new(&dir).join(format!("bloomkit-{cmd}.1"));
-                assert!(page.exists(), "{} is referred to but missing", page.display());
+                assert!(
+                    page.exists(),
+                    "{} is referred to but missing",
+                    page.display()
+                );
             }
         }
     }
     assert!(referred >= 10, "{main}");
     let check = std::fs::read_to_string(Path::new(&dir).join("bloomkit-check.1")).unwrap();
-    assert!(check.contains("count") && check.contains("EXAMPLES"), "{check}");
+    assert!(
+        check.contains("count") && check.contains("EXAMPLES"),
+        "{check}"
+    );
     let (out, _) = ok(&["man", "check"], "");
     assert_eq!(out, check);
     let (code, _, err) = run(&["man", "nope"], "");

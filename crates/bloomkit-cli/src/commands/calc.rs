@@ -2,14 +2,14 @@
 
 use crate::cli::{SchemeName, Sizing};
 use crate::commands::{human_bytes, open, plural, prob};
-use crate::summary::{filter_json, Output, Summary};
-use serde_json::json;
-use std::io::Write;
 use crate::plot::{self, Curve, Point};
+use crate::summary::{filter_json, Output, Summary};
 use crate::target::Context;
 use anyhow::{bail, Result};
 use bloomkit::math;
 use clap::ValueEnum;
+use serde_json::json;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -206,7 +206,9 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
         Some((_, d)) if d.layers.is_none() => (
             d.bits,
             d.hashes,
-            d.capacity.unwrap_or(d.estimated_items.round() as u64).max(1),
+            d.capacity
+                .unwrap_or(d.estimated_items.round() as u64)
+                .max(1),
         ),
         _ => (m, k, n),
     };
@@ -299,7 +301,10 @@ fn table(r: &mut Report, n: u64, p: f64) -> Result<(u64, u32, u64)> {
 
 fn params(r: &mut Report, m: u64, k: u32, n: u64, target: Option<f64>) {
     let fpp = math::expected_fpp(m, k, n);
-    r.line(format!("bits (m):       {m} ({})", human_bytes(m.div_ceil(64) * 8)));
+    r.line(format!(
+        "bits (m):       {m} ({})",
+        human_bytes(m.div_ceil(64) * 8)
+    ));
     r.line(format!("hashes (k):     {k}"));
     r.line(format!("capacity (n):   {n}"));
     r.line(format!("expected FPR:   {}", prob(fpp)));

@@ -47,7 +47,11 @@ pub(crate) fn run(
     output: &Output,
 ) -> Result<ExitCode> {
     let out_location = Location::parse(out)?;
-    let name = if op == Op::Union { "merge" } else { "intersect" };
+    let name = if op == Op::Union {
+        "merge"
+    } else {
+        "intersect"
+    };
     if inputs.len() < 2 {
         bail!(
             "{name} needs the output filter and at least two input filters: bloomkit {name} OUT A B... (given: OUT {out} and only {})",

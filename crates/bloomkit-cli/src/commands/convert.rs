@@ -2,9 +2,9 @@
 
 use crate::cli::Format;
 use crate::commands::open;
+use crate::summary::{check_health, Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Context as _, Result};
-use crate::summary::{check_health, Output, Summary};
 use bloomkit::codec::{detect, go, guava, Detected};
 use bloomkit::{AnyFilter, Filter, Scheme};
 use std::io::{Read, Write};

@@ -12,8 +12,8 @@ mod man;
 mod remove;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
-use crate::summary::Output;
 use crate::stream::{End, Outcome, Policy};
+use crate::summary::Output;
 use crate::target::{Context, Location, Target};
 use anyhow::Result;
 use clap::CommandFactory;
@@ -63,7 +63,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         } => dedup::run(&filter, &item_args, &save, &ctx, out),
         Command::Remove(args) => remove::run(&args, &ctx, out),
         Command::Info { target } => info::run(&target, &ctx, out),
-        Command::Merge(c) => combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, out),
+        Command::Merge(c) => {
+            combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, out)
+        }
         Command::Intersect(c) => combine::run(
             combine::Op::Intersect,
             &c.out,

@@ -189,7 +189,10 @@ pub fn detect(bytes: &[u8]) -> Option<Detected> {
         if m > 0
             && (1..=u64::from(u32::MAX)).contains(&k)
             && set == m
-            && Some(len) == m.div_ceil(64).checked_mul(8).and_then(|w| w.checked_add(24))
+            && Some(len)
+                == m.div_ceil(64)
+                    .checked_mul(8)
+                    .and_then(|w| w.checked_add(24))
         {
             return Some(Detected::Go);
         }
@@ -215,13 +218,21 @@ mod detect_tests {
         let native_bytes = native::to_bytes(&AnyFilter::from(go.clone()), None).unwrap();
         assert_eq!(detect(&native_bytes), Some(Detected::Native));
         assert_eq!(detect(&guava::to_bytes(&g).unwrap()), Some(Detected::Guava));
-        assert_eq!(detect(&guava::to_bytes(&g32).unwrap()), Some(Detected::Guava32));
+        assert_eq!(
+            detect(&guava::to_bytes(&g32).unwrap()),
+            Some(Detected::Guava32)
+        );
         assert_eq!(detect(&go::to_bytes(&go).unwrap()), Some(Detected::Go));
         assert_eq!(
             detect(go::to_json(&go).unwrap().as_bytes()),
             Some(Detected::GoJson)
         );
-        for garbage in [&b""[..], b"abcdef", b"\x01\x07\x00\x00\x00\x09short", &[0u8; 40]] {
+        for garbage in [
+            &b""[..],
+            b"abcdef",
+            b"\x01\x07\x00\x00\x00\x09short",
+            &[0u8; 40],
+        ] {
             assert_eq!(detect(garbage), None, "{garbage:?}");
         }
     }
