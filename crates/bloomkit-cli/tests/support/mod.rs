@@ -128,7 +128,7 @@ pub fn assert_no_temp_files(dir: &Path) {
 pub fn live_dedup(dir: &Path) -> (String, Child, ChildStdin, BufReader<ChildStdout>) {
     let f = dir.join("seen.bloom").to_string_lossy().into_owned();
     ok(&["create", &f, "-n", "1000", "-p", "0.001"], b"");
-    let mut child = bk(&["dedup", "-q", &f])
+    let mut child = bk(&["dedup", "--no-progress", &f])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
