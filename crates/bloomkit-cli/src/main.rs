@@ -13,6 +13,7 @@ mod sources;
 mod stream;
 mod summary;
 mod target;
+mod window;
 
 use clap::Parser;
 use std::process::ExitCode;

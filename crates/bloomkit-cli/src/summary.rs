@@ -97,6 +97,9 @@ pub fn filter_json(d: &Description) -> Value {
     if let Some(layout) = &d.layout {
         v["layout"] = json!(layout);
     }
+    if let Some(window) = &d.window {
+        v["window"] = crate::commands::window_info::to_json(window);
+    }
     if let Some(layers) = &d.layers {
         v["layers"] = layers
             .iter()

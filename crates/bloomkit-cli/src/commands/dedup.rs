@@ -1,37 +1,32 @@
 //! `bloomkit dedup`: a first-seen filter for a stream of lines.
 
-use crate::cli::{Creation, ItemArgs, Kind, SaveArgs, SchemeName, Sizing};
+use crate::cli::{Creation, ItemArgs, SaveArgs, SchemeName};
+use crate::commands::window_info::check_same_window;
 use crate::commands::{finish, plural, write_policy};
 use crate::items::Sources;
 use crate::stream::{self, End};
 use crate::summary::{check_health, Output, Summary};
-use crate::target::{Context, Location, NewFilter, Target};
+use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Opens the filter, or creates it when it does not exist and the sizing is given. Another
 /// process may create it at the same moment: then this one opens theirs.
-fn open_or_create(
-    location: &Location,
-    sizing: &Sizing,
-    kind: Option<Kind>,
-    ctx: &Context,
-) -> Result<Target> {
+fn open_or_create(location: &Location, filter: &Creation, ctx: &Context) -> Result<Target> {
     if Target::exists(location)? {
-        return Target::open_for_update(location, ctx);
+        let t = Target::open_for_update(location, ctx)?;
+        if let Some(asked) = filter.window {
+            let d = t.describe()?;
+            check_same_window(&location.display(), d.window.as_ref(), asked)?;
+        }
+        return Ok(t);
     }
-    let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
+    let Some(new) = new_filter(filter, SchemeName::Default)? else {
         bail!(
-            "{}: no such filter; give --capacity N and --fpp P to create it",
+            "{}: no such filter; give --capacity N and --fpp P (or --window) to create it",
             location.display()
         );
-    };
-    let new = NewFilter {
-        capacity,
-        fpp,
-        kind,
-        scheme: SchemeName::Default,
     };
     match Target::create(location, new, false, ctx) {
         // A file is reopened to be used in place (classic, blocked).
@@ -55,7 +50,7 @@ pub(crate) fn run(
 ) -> Result<ExitCode> {
     let sources = Sources::new(&[], item_args, out)?;
     let location = Location::parse(&filter.target)?;
-    let mut t = open_or_create(&location, &filter.sizing, filter.kind, ctx)?;
+    let mut t = open_or_create(&location, filter, ctx)?;
     let end = sources.terminator();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();

@@ -22,24 +22,24 @@ pub(crate) fn run(target: &str, ctx: &Context, out: &Output) -> Result<ExitCode>
     let h = health(&d);
     let unknown = || "unknown".to_string();
     let mut text = String::new();
-    let mut line = |label: &str, value: String| {
+    fn line(text: &mut String, label: &str, value: String) {
         text.push_str(&format!("{:<18}{value}\n", format!("{label}:")));
-    };
-    line("target", t.location().display());
-    line("kind", d.kind.to_string());
-    line("scheme", format!("{} (hashing {})", d.scheme, d.hashing));
-    line("bits", d.bits.to_string());
-    line("hashes", d.hashes.to_string());
-    if let Some(layout) = &d.layout {
-        line("layout", layout.clone());
     }
-    line("bytes", format!("{} ({})", d.bytes, human_bytes(d.bytes)));
-    line(
+    line(&mut text, "target", t.location().display());
+    line(&mut text, "kind", d.kind.to_string());
+    line(&mut text, "scheme", format!("{} (hashing {})", d.scheme, d.hashing));
+    line(&mut text, "bits", d.bits.to_string());
+    line(&mut text, "hashes", d.hashes.to_string());
+    if let Some(layout) = &d.layout {
+        line(&mut text, "layout", layout.clone());
+    }
+    line(&mut text, "bytes", format!("{} ({})", d.bytes, human_bytes(d.bytes)));
+    line(&mut text, 
         "capacity",
         d.capacity.map_or_else(unknown, |c| c.to_string()),
     );
-    line("fpp", d.fpp.map_or_else(unknown, prob));
-    line(
+    line(&mut text, "fpp", d.fpp.map_or_else(unknown, prob));
+    line(&mut text, 
         "estimated items",
         if h.saturated {
             "unknown (saturated: nearly every bit is set)".to_string()
@@ -47,13 +47,17 @@ pub(crate) fn run(target: &str, ctx: &Context, out: &Output) -> Result<ExitCode>
             format!("{:.0}", d.estimated_items)
         },
     );
-    line("fill ratio", format!("{:.4}", d.fill_ratio));
-    line("estimated fpp", prob(d.estimated_fpp));
+    line(&mut text, "fill ratio", format!("{:.4}", d.fill_ratio));
+    line(&mut text, "estimated fpp", prob(d.estimated_fpp));
     if h.over_capacity {
-        line("over capacity", "yes".to_string());
+        line(&mut text, "over capacity", "yes".to_string());
+    }
+    for l in d.window.iter().flat_map(super::window_info::lines) {
+        text.push_str(&l);
+        text.push('\n');
     }
     if let Some(layers) = &d.layers {
-        line("layers", layers.len().to_string());
+        line(&mut text, "layers", layers.len().to_string());
         for (i, l) in layers.iter().enumerate() {
             text.push_str(&format!(
                 "  {i}: capacity {}, fpp {}, {} bits, {} hashes, {} inserted, fill {:.4}\n",

@@ -10,6 +10,7 @@ mod dedup;
 mod info;
 mod man;
 mod remove;
+pub(crate) mod window_info;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
 use crate::stream::{End, Outcome, Policy};
@@ -37,7 +38,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             filter: f,
             scheme,
             force,
-        } => create::run(&f.target, &f.sizing, f.kind, scheme, force, &ctx, out),
+            minimal_increase,
+        } => create::run(&f, minimal_increase, scheme, force, &ctx, out),
         Command::Add(args) => add::run(&args, &ctx, out),
         Command::Check {
             target,
