@@ -406,6 +406,9 @@ impl RedisTarget {
             (Kind::Counting, _) => bail!(
                 "{display}: counting filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
+            (Kind::Dleft, _) => bail!(
+                "{display}: d-left filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
+            ),
             (Kind::Classic, SchemeName::Default) => bail!(
                 "{display}: in Redis bloomkit keeps blocked filters (the default), scalable ones, or Redisson's classic layout (--scheme redisson); drop --kind classic"
             ),
@@ -500,10 +503,10 @@ impl RedisTarget {
     ) -> Result<()> {
         new.clear();
         *new = self.retry(async |remote| match remote {
-            Remote::Register(f) if bulk => f.add_bulk(elements).await,
-            Remote::Register(f) => f.add_many(elements).await,
-            Remote::Redisson(f) => f.add_many(elements).await,
-            Remote::Scalable(f) => f.add_many(elements).await,
+            Remote::Register(f) if bulk => f.insert_bulk(elements).await,
+            Remote::Register(f) => f.insert_batch(elements).await,
+            Remote::Redisson(f) => f.insert_batch(elements).await,
+            Remote::Scalable(f) => f.insert_batch(elements).await,
         })?;
         Ok(())
     }
@@ -516,9 +519,9 @@ impl RedisTarget {
     /// Tests a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         *present = self.retry(async |remote| match remote {
-            Remote::Register(f) => f.check_many(elements).await,
-            Remote::Redisson(f) => f.check_many(elements).await,
-            Remote::Scalable(f) => f.check_many(elements).await,
+            Remote::Register(f) => f.contains_batch(elements).await,
+            Remote::Redisson(f) => f.contains_batch(elements).await,
+            Remote::Scalable(f) => f.contains_batch(elements).await,
         })?;
         Ok(())
     }

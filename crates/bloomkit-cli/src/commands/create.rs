@@ -8,15 +8,17 @@ use std::process::ExitCode;
 
 pub(crate) fn run(
     filter: &Creation,
+    minimal_increase: bool,
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
     let location = Location::parse(&filter.target)?;
-    let Some(new) = new_filter(filter, scheme)? else {
+    let Some(mut new) = new_filter(filter, scheme)? else {
         bail!("create needs --capacity N and --fpp P (see: bloomkit calc)");
     };
+    new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
     if !quiet {
         let d = t.describe()?;

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use std::process::ExitCode;
 
 /// The JSON object: exactly kind, scheme, bits, hashes, bytes, capacity, fpp,
-/// estimated_items, fill_ratio, estimated_fpp, plus layout for blocked filters, layers for
-/// scalable ones and window for expiring ones.
+/// estimated_items, fill_ratio, estimated_fpp, plus layout for blocked and d-left filters (and
+/// minimal-increase counting ones), layers for scalable ones and window for expiring ones.
 pub(crate) fn to_json(d: &Description) -> Value {
     let mut v = json!({
         "kind": d.kind,

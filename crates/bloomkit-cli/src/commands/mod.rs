@@ -31,7 +31,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             filter: f,
             scheme,
             force,
-        } => create::run(&f, scheme, force, &ctx, quiet),
+            minimal_increase,
+        } => create::run(&f, minimal_increase, scheme, force, &ctx, quiet),
         Command::Add(args) => add::run(&args, &ctx, quiet),
         Command::Check {
             target,

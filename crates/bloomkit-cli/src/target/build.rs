@@ -7,8 +7,8 @@ use anyhow::{bail, Result};
 use bloomkit::storage::CounterWidth;
 use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter,
-    ScalableConfig, Spec,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter,
+    ScalableBloomFilter, ScalableConfig, Spec,
 };
 
 /// What to create.
@@ -27,6 +27,8 @@ pub struct NewFilter {
     pub window: Option<Window>,
     /// A time window's number of generations (`None`: the default).
     pub generations: Option<u32>,
+    /// Counting filters: insert by minimal increase.
+    pub minimal_increase: bool,
 }
 
 /// Builds an empty in-memory filter.
@@ -64,9 +66,30 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         }
         None => {}
     }
-    Ok(match new.kind.unwrap_or(Kind::Classic) {
+    let kind = new.kind.unwrap_or(Kind::Classic);
+    if new.minimal_increase && kind != Kind::Counting {
+        bail!("--minimal-increase is an insertion mode of counting filters; add --kind counting");
+    }
+    Ok(match kind {
         Kind::Classic => BloomFilter::from_spec(spec)?.into(),
-        Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
+        Kind::Counting => {
+            let f = CountingBloomFilter::from_spec(spec, CounterWidth::Four)?;
+            if new.minimal_increase {
+                f.with_minimal_increase().into()
+            } else {
+                f.into()
+            }
+        }
+        Kind::Dleft => {
+            if new.scheme != SchemeName::Default {
+                bail!(
+                    "d-left filters use bloomkit's own scheme only; drop --scheme {}",
+                    new.scheme.name()
+                );
+            }
+            let params = bloomkit::math::DLeftParams::for_capacity(new.capacity, new.fpp)?;
+            DLeftCountingFilter::from_params(params, spec.hashing().clone())?.into()
+        }
         Kind::Scalable => {
             if new.scheme != SchemeName::Default {
                 bail!(
@@ -134,6 +157,7 @@ pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFil
         scheme,
         window,
         generations: filter.generations,
+        minimal_increase: false,
     }))
 }
 
