@@ -8,24 +8,20 @@
 //! cargo run --profile bench -p bloomkit --example window_speed
 //! ```
 
-use bloomkit::window::CountWindowFilter;
-use bloomkit::{BlockLayout, BlockedBloomFilter, Hashing};
 use std::hint::black_box;
 use std::time::Instant;
 
-const N: u64 = 1_000_000;
+#[path = "../benches/shared/window_filters.rs"]
+mod window_setup;
+
+use window_setup::N;
+
 const OPS: u64 = 200_000;
 const ROUNDS: usize = 15;
 
 fn main() {
-    let mut window = CountWindowFilter::new(N, 0.01).unwrap();
+    let (mut window, mut blocked) = window_setup::filled();
     let bits = window.shape().bits();
-    let mut blocked =
-        BlockedBloomFilter::with_layout(bits / 512, BlockLayout::SplitBlock256, Hashing::Xxh3)
-            .unwrap();
-    let members: Vec<u64> = (0..3 * N).collect();
-    window.insert_batch(&members);
-    blocked.insert_batch(&members[2 * N as usize..]);
     let present: Vec<u64> = (2 * N..2 * N + OPS).collect();
     let absent: Vec<u64> = (1u64 << 63..(1u64 << 63) + OPS).collect();
     let names = [
@@ -43,106 +39,44 @@ fn main() {
         f();
         t.elapsed().as_nanos() as f64 / OPS as f64
     };
+    // Times `$body` with `$f` bound to each filter in turn: row `$i`, columns 0 and 1.
+    macro_rules! both {
+        ($i:expr, $f:ident => $body:expr) => {{
+            let ns = time(&mut || {
+                let $f = &mut window;
+                black_box($body);
+            });
+            best[$i][0] = best[$i][0].min(ns);
+            let ns = time(&mut || {
+                let $f = &mut blocked;
+                black_box($body);
+            });
+            best[$i][1] = best[$i][1].min(ns);
+        }};
+    }
     for _ in 0..ROUNDS {
-        let mut row = |i: usize, which: usize, ns: f64| {
-            best[i][which] = best[i][which].min(ns);
-        };
-        row(
-            0,
-            0,
-            time(&mut || {
-                black_box(present.iter().filter(|k| window.contains(*k)).count());
-            }),
-        );
-        row(
-            0,
-            1,
-            time(&mut || {
-                black_box(present.iter().filter(|k| blocked.contains(*k)).count());
-            }),
-        );
-        row(
-            1,
-            0,
-            time(&mut || {
-                black_box(absent.iter().filter(|k| window.contains(*k)).count());
-            }),
-        );
-        row(
-            1,
-            1,
-            time(&mut || {
-                black_box(absent.iter().filter(|k| blocked.contains(*k)).count());
-            }),
-        );
-        row(
-            2,
-            0,
-            time(&mut || {
-                black_box(window.contains_batch(&present));
-            }),
-        );
-        row(
-            2,
-            1,
-            time(&mut || {
-                black_box(blocked.contains_batch(&present));
-            }),
-        );
-        row(
-            3,
-            0,
-            time(&mut || {
-                black_box(window.contains_batch(&absent));
-            }),
-        );
-        row(
-            3,
-            1,
-            time(&mut || {
-                black_box(blocked.contains_batch(&absent));
-            }),
-        );
+        both!(0, f => present.iter().filter(|k| f.contains(*k)).count());
+        both!(1, f => absent.iter().filter(|k| f.contains(*k)).count());
+        both!(2, f => f.contains_batch(&present));
+        both!(3, f => f.contains_batch(&absent));
+        // Setting bits only: the count window's insert_batch, the blocked filter's insert.
         let fresh: Vec<u64> = (next_key..next_key + OPS).collect();
         next_key += OPS;
-        row(
-            4,
-            0,
-            time(&mut || {
-                for k in &fresh {
-                    window.insert_batch(std::slice::from_ref(k));
-                }
-            }),
-        );
-        row(
-            4,
-            1,
-            time(&mut || {
-                for k in &fresh {
-                    black_box(blocked.insert(k));
-                }
-            }),
-        );
+        let ns = time(&mut || {
+            for k in &fresh {
+                window.insert_batch(std::slice::from_ref(k));
+            }
+        });
+        best[4][0] = best[4][0].min(ns);
+        let ns = time(&mut || {
+            for k in &fresh {
+                black_box(blocked.insert(k));
+            }
+        });
+        best[4][1] = best[4][1].min(ns);
         let fresh: Vec<u64> = (next_key..next_key + OPS).collect();
         next_key += OPS;
-        row(
-            5,
-            0,
-            time(&mut || {
-                for k in &fresh {
-                    black_box(window.insert(k));
-                }
-            }),
-        );
-        row(
-            5,
-            1,
-            time(&mut || {
-                for k in &fresh {
-                    black_box(blocked.insert(k));
-                }
-            }),
-        );
+        both!(5, f => fresh.iter().filter(|k| f.insert(*k)).count());
     }
     println!(
         "count window N = {N}, p = 0.01 ({} bits) vs blocked filter of the same bits; ns per key, fastest of {ROUNDS} rounds",
