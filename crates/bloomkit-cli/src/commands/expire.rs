@@ -1,12 +1,14 @@
 //! `bloomkit expire`: one time to live for a whole Redis filter.
 
 use crate::redis_target::RedisTarget;
+use crate::summary::{Output, Summary};
 use crate::target::Location;
+use crate::window::format_duration;
 use anyhow::{bail, Result};
 use std::process::ExitCode;
 use std::time::Duration;
 
-pub(crate) fn run(target: &str, ttl: Duration, quiet: bool) -> Result<ExitCode> {
+pub(crate) fn run(target: &str, ttl: Duration, out: &Output) -> Result<ExitCode> {
     let location = Location::parse(target)?;
     let Location::Redis(url) = &location else {
         bail!(
@@ -15,11 +17,15 @@ pub(crate) fn run(target: &str, ttl: Duration, quiet: bool) -> Result<ExitCode> 
         );
     };
     RedisTarget::expire(url, ttl)?;
-    if !quiet {
+    Summary::new("expire", &location.display())
+        .set("ttl", format_duration(ttl))
+        .set("ttl_ms", u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+        .print(out, false)?;
+    if out.text() {
         eprintln!(
             "{}: Redis deletes the filter (its metadata and every key) in {}",
             location.display(),
-            crate::window::format_duration(ttl)
+            format_duration(ttl)
         );
     }
     Ok(ExitCode::SUCCESS)
