@@ -281,5 +281,8 @@ fn serde_round_trips() {
     let back: DLeftCountingFilter = serde_json::from_str(&json).unwrap();
     assert!(back == f);
     let wrong: Result<CountingBloomFilter, _> = serde_json::from_str(&json);
-    assert!(wrong.unwrap_err().to_string().contains("found a dleft filter"));
+    assert!(wrong
+        .unwrap_err()
+        .to_string()
+        .contains("found a dleft filter"));
 }
