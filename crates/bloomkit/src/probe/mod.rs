@@ -130,13 +130,7 @@ impl Scheme {
     ///
     /// `m` must be at least 1.
     #[inline(always)]
-    pub fn for_each_position(
-        self,
-        d: &Digest,
-        k: u32,
-        m: u64,
-        f: impl FnMut(u64) -> bool,
-    ) -> bool {
+    pub fn for_each_position(self, d: &Digest, k: u32, m: u64, f: impl FnMut(u64) -> bool) -> bool {
         debug_assert!(m > 0);
         if self == Scheme::EnhancedDouble {
             return enhanced_double(d, k, m).all(f);
