@@ -406,6 +406,9 @@ impl RedisTarget {
             (Kind::Counting, _) => bail!(
                 "{display}: counting filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
+            (Kind::Dleft, _) => bail!(
+                "{display}: d-left filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
+            ),
             (Kind::Classic, SchemeName::Default) => bail!(
                 "{display}: in Redis bloomkit keeps blocked filters (the default), scalable ones, or Redisson's classic layout (--scheme redisson); drop --kind classic"
             ),

@@ -84,7 +84,8 @@ impl Target {
         ctx: &Context,
     ) -> Result<Target> {
         match location {
-            Location::File(_) => {
+            Location::File(path) => {
+                crate::commands::check_parent(path)?;
                 let design = Some(Design {
                     capacity: new.capacity,
                     fpp: new.fpp,
@@ -117,14 +118,11 @@ impl Target {
     ) -> Result<Target> {
         match location {
             Location::File(path) => Ok(Target {
+                backend: Backend::File({
+                    crate::commands::check_parent(path)?;
+                    FileTarget::create(path, filter, design, force, ctx.keys())?
+                }),
                 location: location.clone(),
-                backend: Backend::File(FileTarget::create(
-                    path,
-                    filter,
-                    design,
-                    force,
-                    ctx.keys(),
-                )?),
             }),
             Location::Redis(_) => bail!(
                 "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
@@ -204,10 +202,10 @@ impl Target {
             Backend::File(f) => {
                 let mut failed = None;
                 let result = f.update(|filter| {
-                    if !matches!(filter, AnyFilter::Counting(_)) {
+                    if !matches!(filter, AnyFilter::Counting(_) | AnyFilter::DLeft(_)) {
                         failed = Some(0);
                         bail!(
-                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting, or --kind dleft)",
                             filter.kind()
                         );
                     }

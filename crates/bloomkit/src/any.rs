@@ -7,6 +7,7 @@
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
+use crate::dleft::DLeftCountingFilter;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::kind::Kind;
@@ -37,6 +38,8 @@ pub enum AnyFilter {
     CountWindow(CountWindowFilter),
     /// A time-window filter (the last span of time).
     TimeWindow(TimeWindowFilter),
+    /// A d-left counting filter.
+    DLeft(DLeftCountingFilter),
 }
 
 /// `From` each filter type for its variant.
@@ -51,6 +54,7 @@ macro_rules! from_filter {
 }
 
 from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable, CountWindowFilter => CountWindow, TimeWindowFilter => TimeWindow);
+from_filter!(DLeftCountingFilter => DLeft);
 
 impl AnyFilter {
     /// The filter as a trait object.
@@ -62,6 +66,7 @@ impl AnyFilter {
             AnyFilter::Scalable(f) => f,
             AnyFilter::CountWindow(f) => f,
             AnyFilter::TimeWindow(f) => f,
+            AnyFilter::DLeft(f) => f,
         }
     }
 
@@ -74,6 +79,7 @@ impl AnyFilter {
             AnyFilter::Scalable(f) => f,
             AnyFilter::CountWindow(f) => f,
             AnyFilter::TimeWindow(f) => f,
+            AnyFilter::DLeft(f) => f,
         }
     }
 }

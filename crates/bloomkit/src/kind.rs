@@ -38,21 +38,25 @@ pub enum Kind {
     /// The last span of time, in generations rotated by a clock
     /// ([`TimeWindowFilter`](crate::window::TimeWindowFilter)).
     TimeWindow,
+    /// Fingerprints with small counters in d-left hash tables: removal and counting in about
+    /// half a counting filter's memory ([`DLeftCountingFilter`](crate::DLeftCountingFilter)).
+    DLeft,
 }
 
 impl Kind {
     /// Every kind, in order of their codes.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Classic,
         Kind::Counting,
         Kind::Scalable,
         Kind::Blocked,
         Kind::CountWindow,
         Kind::TimeWindow,
+        Kind::DLeft,
     ];
 
     /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `count-window`,
-    /// `time-window`.
+    /// `time-window`, `dleft`.
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Classic => "classic",
@@ -61,6 +65,7 @@ impl Kind {
             Kind::Blocked => "blocked",
             Kind::CountWindow => "count-window",
             Kind::TimeWindow => "time-window",
+            Kind::DLeft => "dleft",
         }
     }
 
@@ -73,6 +78,7 @@ impl Kind {
             Kind::Blocked => 4,
             Kind::CountWindow => 5,
             Kind::TimeWindow => 6,
+            Kind::DLeft => 9,
         }
     }
 
@@ -118,6 +124,7 @@ mod tests {
             (Kind::Blocked, "blocked", 4),
             (Kind::CountWindow, "count-window", 5),
             (Kind::TimeWindow, "time-window", 6),
+            (Kind::DLeft, "dleft", 9),
         ];
         for (kind, name, code) in pinned {
             assert_eq!(kind.name(), name);

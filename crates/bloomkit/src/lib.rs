@@ -47,6 +47,7 @@
 //! | `blocked.rs` | [`BlockedBloomFilter`] |
 //! | `concurrent.rs` | [`AtomicBloomFilter`], [`AtomicBlockedBloomFilter`]: the same filters through `&self` |
 //! | `counting.rs` | [`CountingBloomFilter`] |
+//! | `dleft.rs` | [`DLeftCountingFilter`]: the d-left counting filter |
 //! | `scalable.rs` | [`ScalableBloomFilter`], [`ScalableConfig`] |
 //! | `filter.rs`, `any.rs`, `kind.rs` | the [`Filter`] trait, [`AnyFilter`], [`Kind`]: any kind chosen at run time |
 //! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
@@ -63,9 +64,10 @@
 //! a kind can remove (counting filters), `insert_batch` and `contains_batch` for a slice of
 //! elements, and `check_and_insert` for "seen before?" in one step. `insert` returns whether the
 //! element was new. The Redis filters' methods are `async` and return a `Result`, because each
-//! is a round trip to a server. Collections' conventions hold too: every kind implements
+//! is a round trip to a server. Collections' conventions hold too: the kinds implement
 //! [`Extend`] and [`FromIterator`], and `|=`/`&=` combine filters where union and intersection
-//! exist ([`std_traits`] says how, and what the operators do with incompatible filters).
+//! exist ([`std_traits`] says how, which kinds cannot and why, and what the operators do with
+//! incompatible filters).
 //!
 //! ## Cargo features
 //!
@@ -82,7 +84,7 @@
 //! ## Stability
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
-//! documentation: [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
+//! documentation: [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`dleft`], [`file`](mod@file),
 //! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`], [`std_traits`] and [`window`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
@@ -99,6 +101,7 @@ pub mod clock;
 pub mod codec;
 pub mod concurrent;
 pub mod counting;
+pub mod dleft;
 pub mod file;
 pub mod hash;
 pub mod key;
@@ -128,6 +131,7 @@ pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
 pub use concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 pub use counting::CountingBloomFilter;
+pub use dleft::DLeftCountingFilter;
 pub use error::{Error, Incompatibility, Result};
 pub use filter::Filter;
 pub use hash::Hashing;

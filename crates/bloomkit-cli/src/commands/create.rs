@@ -2,24 +2,30 @@
 
 use crate::cli::{Creation, SchemeName};
 use crate::commands::human_bytes;
+use crate::summary::{Output, Summary};
 use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::process::ExitCode;
 
 pub(crate) fn run(
     filter: &Creation,
+    minimal_increase: bool,
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
     let location = Location::parse(&filter.target)?;
-    let Some(new) = new_filter(filter, scheme)? else {
+    let Some(mut new) = new_filter(filter, scheme)? else {
         bail!("create needs --capacity N and --fpp P (see: bloomkit calc)");
     };
+    new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
-    if !quiet {
-        let d = t.describe()?;
+    let d = t.describe()?;
+    Summary::new("create", &location.display())
+        .filter(&d)
+        .print(out, false)?;
+    if out.text() {
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

@@ -7,9 +7,20 @@ use anyhow::{bail, Result};
 use bloomkit::storage::CounterWidth;
 use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, ScalableBloomFilter,
-    ScalableConfig, Spec,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter,
+    ScalableBloomFilter, ScalableConfig, Spec,
 };
+
+/// The kind of a new file filter when `--kind` is not given: blocked (one 64-byte block, so
+/// one page of a mapped file, per element: 2-3 times faster than classic in the measurements
+/// of docs/CLI.md, "The default kind"), or classic for a `--scheme` of another library, which
+/// is a classic filter's scheme.
+pub fn default_file_kind(scheme: SchemeName) -> Kind {
+    match scheme {
+        SchemeName::Default => Kind::Blocked,
+        _ => Kind::Classic,
+    }
+}
 
 /// What to create.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +38,8 @@ pub struct NewFilter {
     pub window: Option<Window>,
     /// A time window's number of generations (`None`: the default).
     pub generations: Option<u32>,
+    /// Counting filters: insert by minimal increase.
+    pub minimal_increase: bool,
 }
 
 /// Builds an empty in-memory filter.
@@ -64,9 +77,48 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         }
         None => {}
     }
-    Ok(match new.kind.unwrap_or(Kind::Classic) {
+    let kind = new.kind.unwrap_or(default_file_kind(new.scheme));
+    if new.minimal_increase && kind != Kind::Counting {
+        bail!("--minimal-increase is an insertion mode of counting filters; add --kind counting");
+    }
+    // Refuse what the machine cannot hold before allocating it.
+    let bits = match kind {
+        Kind::Blocked => bloomkit::BlockSpec::for_capacity(new.capacity, new.fpp)?.bits(),
+        _ => spec.bits(),
+    };
+    let bytes = match kind {
+        Kind::Counting => bits.saturating_mul(4).div_ceil(64).saturating_mul(8),
+        _ => bits.div_ceil(64).saturating_mul(8),
+    };
+    crate::memory::ensure_fits(
+        bytes,
+        &format!(
+            "a {} filter for {} elements at a false-positive rate of {}",
+            kind.name(),
+            new.capacity,
+            crate::commands::prob(new.fpp)
+        ),
+    )?;
+    Ok(match kind {
         Kind::Classic => BloomFilter::from_spec(spec)?.into(),
-        Kind::Counting => CountingBloomFilter::from_spec(spec, CounterWidth::Four)?.into(),
+        Kind::Counting => {
+            let f = CountingBloomFilter::from_spec(spec, CounterWidth::Four)?;
+            if new.minimal_increase {
+                f.with_minimal_increase().into()
+            } else {
+                f.into()
+            }
+        }
+        Kind::Dleft => {
+            if new.scheme != SchemeName::Default {
+                bail!(
+                    "d-left filters use bloomkit's own scheme only; drop --scheme {}",
+                    new.scheme.name()
+                );
+            }
+            let params = bloomkit::math::DLeftParams::for_capacity(new.capacity, new.fpp)?;
+            DLeftCountingFilter::from_params(params, spec.hashing().clone())?.into()
+        }
         Kind::Scalable => {
             if new.scheme != SchemeName::Default {
                 bail!(
@@ -134,6 +186,7 @@ pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFil
         scheme,
         window,
         generations: filter.generations,
+        minimal_increase: false,
     }))
 }
 

@@ -52,8 +52,9 @@ pub struct Description {
     /// Design FPR, if known.
     pub fpp: Option<f64>,
     /// How a blocked filter places an element's bits in its block (`split-block-256`,
-    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); `None` for
-    /// the other kinds.
+    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); a d-left
+    /// filter's tables and cells; `minimal-increase` for a counting filter that inserts so;
+    /// `None` for the other kinds.
     pub layout: Option<String>,
     /// Estimated distinct elements.
     pub estimated_items: f64,
@@ -135,6 +136,7 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         (None, AnyFilter::Blocked(f)) => ("default".to_string(), f.hashing().id()),
         (None, AnyFilter::CountWindow(f)) => ("default".to_string(), f.hashing().id()),
         (None, AnyFilter::TimeWindow(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::DLeft(f)) => ("default".to_string(), f.hashing().id()),
         (None, other) => (other.kind().to_string(), String::new()),
     };
     let (bits, fill, capacity, fpp, layers) = match filter {
@@ -192,6 +194,13 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
                 None,
             )
         }
+        AnyFilter::DLeft(f) => (
+            f.params().bits(),
+            f.load(),
+            design.map(|d| d.capacity),
+            design.map(|d| d.fpp),
+            None,
+        ),
         // A kind added to the library later: what the Filter trait tells.
         other => (other.params().bits, f64::NAN, None, None, None),
     };
@@ -209,6 +218,18 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         estimated_fpp: filter.estimated_fpp(),
         layout: match filter {
             AnyFilter::Blocked(f) => Some(f.spec().name()),
+            AnyFilter::Counting(f) if f.is_minimal_increase() => Some("minimal-increase".into()),
+            AnyFilter::DLeft(f) => {
+                let p = f.params();
+                let saturated = match f.saturated() {
+                    0 => String::new(),
+                    n => format!(", {n} saturated (never removed)"),
+                };
+                Some(format!(
+                    "{} tables x {} buckets x {} cells of {}+{} bits{saturated}",
+                    p.tables, p.buckets, p.cells_per_bucket, p.remainder_bits, p.counter_bits
+                ))
+            }
             _ => None,
         },
         layers,

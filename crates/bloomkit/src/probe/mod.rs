@@ -24,6 +24,7 @@
 
 pub mod blocked;
 
+pub mod dleft;
 pub mod register;
 
 use std::fmt;

@@ -12,6 +12,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod dleft;
 mod fixed;
 mod table;
 mod window;
@@ -64,6 +65,11 @@ const SCHEME_BLOCKED_SPLIT256: u8 = 8;
 
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
+
+/// Set in a counting filter's counter-width byte when it inserts by minimal increase
+/// ([`CountingBloomFilter::with_minimal_increase`]): `0x84` or `0x88`. Readers that predate it
+/// refuse the width, rather than allow the removals it forbids.
+const MINIMAL_INCREASE: u8 = 0x80;
 
 /// What a filter was designed for, when known (kept in the header for `info`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -214,7 +220,12 @@ impl<'a> Parts<'a> {
                 let spec = f.spec();
                 let words = Words::Flat(f.counters().as_words());
                 let l = layer(spec.bits(), spec.hashes(), words);
-                let bits = f.width().bits() as u8;
+                let flag = if f.is_minimal_increase() {
+                    MINIMAL_INCREASE
+                } else {
+                    0
+                };
+                let bits = f.width().bits() as u8 | flag;
                 Parts::single(
                     Kind::Counting,
                     scheme_code(spec.scheme()),
@@ -226,6 +237,8 @@ impl<'a> Parts<'a> {
             AnyFilter::Scalable(f) => Parts::scalable(f),
             AnyFilter::CountWindow(f) => window::count_parts(f),
             AnyFilter::TimeWindow(f) => window::time_parts(f),
+            // `encoded_len` and `write_to` hand d-left filters to `dleft.rs` first.
+            AnyFilter::DLeft(_) => unreachable!("d-left filters have their own body"),
         }
     }
 
@@ -306,6 +319,9 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 
 /// The length in bytes of `filter`'s native file.
 pub fn encoded_len(filter: &AnyFilter, design: Option<Design>) -> u64 {
+    if let AnyFilter::DLeft(f) = filter {
+        return dleft::encoded_len(f) as u64;
+    }
     Layout::of(&Parts::of(filter, design)).total as u64
 }
 
@@ -339,6 +355,9 @@ pub fn write_to(
     design: Option<Design>,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    if let AnyFilter::DLeft(f) = filter {
+        return dleft::write_to(f, design, out);
+    }
     let parts = Parts::of(filter, design);
     let layout = Layout::of(&parts);
     let mut head = Vec::with_capacity(layout.payload_offset);
@@ -406,6 +425,9 @@ pub(crate) struct Header {
 pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
+    if fixed.kind == Kind::DLeft {
+        return Err(r.corrupt("only classic and blocked filters can be memory-mapped"));
+    }
     let scheme = scheme_of(&fixed, &r)?;
     let width = check_fixed(&fixed, file_len, &r)?;
     let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys, &r)?;
@@ -474,6 +496,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     }
     let width = match (kind, counter_bits) {
         (Kind::Counting, 4 | 8) => u64::from(counter_bits),
+        (Kind::Counting, 0x84 | 0x88) => u64::from(counter_bits & !MINIMAL_INCREASE),
         (
             Kind::Classic | Kind::Scalable | Kind::Blocked | Kind::CountWindow | Kind::TimeWindow,
             0,
@@ -569,6 +592,9 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         });
     }
     verify_checksum(bytes)?;
+    if bytes[10..12] == Kind::DLeft.code().to_le_bytes() {
+        return dleft::decode(bytes, keys);
+    }
     let header = parse_header(bytes, bytes.len() as u64, keys)?;
     if header.kind == Kind::Scalable {
         let filter = AnyFilter::Scalable(decode_scalable(&header, bytes)?);
@@ -623,13 +649,18 @@ fn decode_single(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
         }
         // Counting: the only other kind of one layer (`parse_header` checked the count).
         _ => {
-            let width = if header.counter_bits == 4 {
+            let width = if header.counter_bits & !MINIMAL_INCREASE == 4 {
                 CounterWidth::Four
             } else {
                 CounterWidth::Eight
             };
             let counters = Counters::from_words(words, e.params.bits, width).map_err(corrupt)?;
-            AnyFilter::Counting(CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?)
+            let f = CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?;
+            AnyFilter::Counting(if header.counter_bits & MINIMAL_INCREASE != 0 {
+                f.with_minimal_increase()
+            } else {
+                f
+            })
         }
     })
 }
