@@ -84,7 +84,8 @@ impl Target {
         ctx: &Context,
     ) -> Result<Target> {
         match location {
-            Location::File(_) => {
+            Location::File(path) => {
+                crate::commands::check_parent(path)?;
                 let design = Some(Design {
                     capacity: new.capacity,
                     fpp: new.fpp,
@@ -117,14 +118,11 @@ impl Target {
     ) -> Result<Target> {
         match location {
             Location::File(path) => Ok(Target {
+                backend: Backend::File({
+                    crate::commands::check_parent(path)?;
+                    FileTarget::create(path, filter, design, force, ctx.keys())?
+                }),
                 location: location.clone(),
-                backend: Backend::File(FileTarget::create(
-                    path,
-                    filter,
-                    design,
-                    force,
-                    ctx.keys(),
-                )?),
             }),
             Location::Redis(_) => bail!(
                 "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",

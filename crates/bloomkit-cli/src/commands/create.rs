@@ -2,6 +2,7 @@
 
 use crate::cli::{Creation, SchemeName};
 use crate::commands::human_bytes;
+use crate::summary::{Output, Summary};
 use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::process::ExitCode;
@@ -12,7 +13,7 @@ pub(crate) fn run(
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
     let location = Location::parse(&filter.target)?;
     let Some(mut new) = new_filter(filter, scheme)? else {
@@ -20,8 +21,11 @@ pub(crate) fn run(
     };
     new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
-    if !quiet {
-        let d = t.describe()?;
+    let d = t.describe()?;
+    Summary::new("create", &location.display())
+        .filter(&d)
+        .print(out, false)?;
+    if out.text() {
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

@@ -2,8 +2,10 @@
 
 use crate::cli::{Creation, ItemArgs, SaveArgs, SchemeName};
 use crate::commands::window_info::check_same_window;
-use crate::commands::{finish, write_policy};
+use crate::commands::{finish, plural, write_policy};
+use crate::items::Sources;
 use crate::stream::{self, End};
+use crate::summary::{check_health, Output, Summary};
 use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -44,39 +46,61 @@ pub(crate) fn run(
     item_args: &ItemArgs,
     save: &SaveArgs,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
+    let sources = Sources::new(&[], item_args, out)?;
     let location = Location::parse(&filter.target)?;
     let mut t = open_or_create(&location, filter, ctx)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let end = sources.terminator();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();
     let mut kept = 0u64;
     let policy = write_policy(&t, item_args, save, true);
-    let mut outcome = stream::run(&[], item_args.items, quiet, policy, |chunk| {
+    let mut outcome = stream::run(sources, out.progress, policy, |chunk| {
         // Recorded (saved, for a file) first, printed after.
         t.insert_chunk(chunk, &mut new, false)?;
         for ((line, _), &n) in chunk.iter().zip(&new) {
             if n {
                 kept += 1;
-                out.write_all(line)?;
-                out.write_all(b"\n")?;
+                if !out.quiet {
+                    stdout.write_all(line)?;
+                    stdout.write_all(end)?;
+                }
             }
         }
-        out.flush()?;
+        stdout.flush()?;
         Ok(())
     });
+    drop(stdout);
     let code = finish(&t, &mut outcome)?;
-    if !quiet && !matches!(outcome.end, End::ClosedOutput) {
-        let total = outcome.applied;
+    let total = outcome.applied;
+    let signal = match outcome.end {
+        End::Signal(s) => Some(s),
+        _ => None,
+    };
+    let closed = matches!(outcome.end, End::ClosedOutput);
+    if out.text() && !closed {
         eprintln!(
-            "dedup {}: {total} lines read, {kept} new lines written, {} dropped as seen before{}",
+            "dedup {}: {} read, {kept} new {} written, {} dropped as seen before{}",
             location.display(),
+            plural(total, "line", "lines"),
+            if kept == 1 { "line" } else { "lines" },
             total - kept,
-            match outcome.end {
-                End::Signal(s) => format!(" (stopped by signal {s}; every printed line is saved)"),
-                _ => String::new(),
+            match signal {
+                Some(s) => format!(" (stopped by signal {s}; every printed line is saved)"),
+                None => String::new(),
             }
         );
+    }
+    if !out.quiet && !closed {
+        let d = check_health(&t, out)?;
+        Summary::new("dedup", &location.display())
+            .set("items", total)
+            .set("new", kept)
+            .set("dropped", total - kept)
+            .set("signal", signal)
+            .filter(&d)
+            .print(out, true)?;
     }
     Ok(code.unwrap_or(ExitCode::SUCCESS))
 }
