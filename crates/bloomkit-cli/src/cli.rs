@@ -366,6 +366,22 @@ EXAMPLES:
     #[command(mut_arg("items", |a| a.help("Items to remove; when none are given, one per line from standard input")))]
     Remove(Update),
 
+    /// Give a Redis filter a time to live: Redis deletes all of its keys after DURATION.
+    #[command(after_help = "\
+The metadata and every key of the filter get the time to live at once (one script on a
+standalone server), whatever the filter's kind; keys the filter creates later inherit it.
+Running it again sets a new time to live.
+
+EXAMPLES:
+  bloomkit expire redis://127.0.0.1:6379/crawl 90d")]
+    Expire {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// How long until Redis deletes the filter: 90s, 15m, 12h, 30d, 2w.
+        #[arg(value_parser = crate::window::parse_duration, value_name = "DURATION")]
+        ttl: std::time::Duration,
+    },
+
     /// Describe a filter: kind, size, design and current estimates.
     #[command(after_help = "\
 With --json: a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity, fpp,

@@ -19,7 +19,7 @@ mod keys;
 mod location;
 mod mapped;
 
-pub use build::{build, new_filter, NewFilter};
+pub use build::{build, default_generations, new_filter, NewFilter};
 pub use describe::{describe, scheme_name, Description, WindowInfo};
 pub use file::FileTarget;
 pub use keys::Context;
@@ -219,13 +219,29 @@ impl Target {
                 });
                 result.map_err(|e| (failed.unwrap_or(0), e))
             }
-            Backend::Redis(r) => Err((
-                0,
-                anyhow!(
-                    "{display}: a {} filter cannot remove items; only counting filters can, and they live in files",
-                    r.kind()
-                ),
-            )),
+            Backend::Redis(r) => {
+                let mut removed = Vec::new();
+                let mut first = 0;
+                for elements in chunk.element_batches() {
+                    let applied = r
+                        .remove_batch(elements, &mut removed)
+                        .map_err(|e| (first, e))?;
+                    if let Some(i) = removed.iter().position(|&x| !x) {
+                        let done = removed.iter().filter(|&&x| x).count();
+                        let rest = if !applied || done == 0 {
+                            "nothing of its batch was removed".to_string()
+                        } else {
+                            format!("{done} other items of its batch were removed")
+                        };
+                        return Err((
+                            first + i,
+                            anyhow!("{display}: one of its counters is 0: it was never added, or already removed ({rest})"),
+                        ));
+                    }
+                    first += elements.len();
+                }
+                Ok(())
+            }
         }
     }
 

@@ -7,6 +7,7 @@ mod combine;
 mod convert;
 mod create;
 mod dedup;
+mod expire;
 mod info;
 mod man;
 mod remove;
@@ -64,6 +65,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             save,
         } => dedup::run(&filter, &item_args, &save, &ctx, out),
         Command::Remove(args) => remove::run(&args, &ctx, out),
+        Command::Expire { target, ttl } => expire::run(&target, ttl, out),
         Command::Info { target } => info::run(&target, &ctx, out),
         Command::Merge(c) => {
             combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, out)
@@ -156,6 +158,9 @@ pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
     match (target.location(), applied) {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
+        (Location::Redis(_), n) if target.kind() == bloomkit::Kind::Counting => format!(
+            "the {n} items before it were applied, the batch after them may be in part; a counting filter counts every change, so check before running it again"
+        ),
         (Location::Redis(_), n) => format!(
             "the {n} items before it were applied, the batch after them may be in part; running it again is safe: adding an element twice changes nothing"
         ),

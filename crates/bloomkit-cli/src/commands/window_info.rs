@@ -34,6 +34,7 @@ pub(crate) fn to_json(w: &WindowInfo) -> Value {
             generations,
             generation_length,
             live,
+            ..
         } => json!({
             "type": "time",
             "window": format_duration(*window),
@@ -83,12 +84,13 @@ pub(crate) fn lines(w: &WindowInfo) -> Vec<String> {
             generations,
             generation_length,
             live,
+            forgotten_by,
         } => vec![
             format!(
                 "window:           {} (forgotten between {} and {} after the last insertion)",
                 format_duration(*window),
                 format_duration(*window),
-                format_duration(*window + *generation_length)
+                format_duration(*forgotten_by)
             ),
             format!(
                 "generations:      {generations} of {}, {} live",

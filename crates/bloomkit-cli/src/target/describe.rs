@@ -100,6 +100,9 @@ pub enum WindowInfo {
         generation_length: std::time::Duration,
         /// The live generations, newest first.
         live: Vec<bloomkit::window::Generation>,
+        /// An element is certainly forgotten this long after its last insertion (one
+        /// generation more in Redis, where the window tolerates clock skew).
+        forgotten_by: std::time::Duration,
     },
 }
 
@@ -124,6 +127,7 @@ fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
             generations: f.generations(),
             generation_length: f.generation_length(),
             live: f.generations_live(),
+            forgotten_by: f.window() + f.generation_length(),
         },
         _ => return None,
     })
