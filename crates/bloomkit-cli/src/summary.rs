@@ -226,6 +226,7 @@ mod tests {
             fill_ratio: fill,
             estimated_fpp: fpp_now,
             layers: None,
+            window: None,
         }
     }
 
