@@ -157,3 +157,33 @@ fn minimal_increase_counting_files_refuse_removal() {
     assert_eq!(v["kind"], "counting");
     assert_eq!(v["layout"], "minimal-increase");
 }
+
+/// Every `bloomkit` line of docs/COUNTING.md's shell blocks runs (comments dropped, `.bloom`
+/// files in a temporary directory).
+#[test]
+fn the_command_line_examples_in_docs_counting_run() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/COUNTING.md"),
+    )
+    .unwrap();
+    let d = temp();
+    let mut ran = 0;
+    for block in doc.split("```sh\n").skip(1) {
+        let block = block.split("```").next().unwrap();
+        for line in block.lines().filter(|l| l.starts_with("bloomkit ")) {
+            let command = line.split(" #").next().unwrap();
+            let args: Vec<String> = command
+                .split_whitespace()
+                .skip(1)
+                .map(|a| match a.ends_with(".bloom") {
+                    true => path(&d, a),
+                    false => a.to_string(),
+                })
+                .collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            ok(&args, b"");
+            ran += 1;
+        }
+    }
+    assert_eq!(ran, 5, "the examples of docs/COUNTING.md");
+}

@@ -99,7 +99,11 @@ fn kill_9_of_dedup_loses_no_printed_line() {
         let (d, f) = trial_filter(trial, "20000", "1e-6");
         let feed = lines(&format!("t{trial}"), 0..20_000);
         let every = ["1", "100", "5000"][trial as usize % 3];
-        let run = Dedup::start(&["dedup", "--no-progress", &f, "--save-every", every], feed, true);
+        let run = Dedup::start(
+            &["dedup", "--no-progress", &f, "--save-every", every],
+            feed,
+            true,
+        );
         // Wait for a random number of printed lines, then kill.
         let wanted = 1 + rng.below(3000);
         let mut printed = Vec::new();

@@ -9,27 +9,21 @@
 //! `insert` reports whether the element was new, so it queries first; `insert_batch` only sets
 //! bits, like the blocked filter's insert.
 
-use bloomkit::window::CountWindowFilter;
-use bloomkit::{BlockLayout, BlockedBloomFilter, Hashing};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 
+#[path = "shared/window_filters.rs"]
+mod window_setup;
+
+use window_setup::N;
+
 const OPS: u64 = 1024;
-const N: u64 = 1_000_000;
 
 fn bench(c: &mut Criterion) {
-    let mut window = CountWindowFilter::new(N, 0.01).unwrap();
-    let bits = window.shape().bits();
-    let mut blocked =
-        BlockedBloomFilter::with_layout(bits / 512, BlockLayout::SplitBlock256, Hashing::Xxh3)
-            .unwrap();
-    // Filled as in steady use: the count window has seen 3 windows, the blocked filter holds
-    // as many elements as the count window remembers.
-    let members: Vec<u64> = (0..3 * N).collect();
-    window.insert_batch(&members);
-    blocked.insert_batch(&members[2 * N as usize..]);
-    let recent = &members[2 * N as usize..];
+    let (mut window, mut blocked) = window_setup::filled();
+    let members: Vec<u64> = (2 * N..3 * N).collect();
+    let recent = &members[..];
     let mut g = c.benchmark_group(format!("window_n{N}_p0.01"));
     g.throughput(Throughput::Elements(OPS));
     g.measurement_time(Duration::from_secs(3));

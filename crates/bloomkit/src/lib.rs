@@ -64,9 +64,10 @@
 //! a kind can remove (counting filters), `insert_batch` and `contains_batch` for a slice of
 //! elements, and `check_and_insert` for "seen before?" in one step. `insert` returns whether the
 //! element was new. The Redis filters' methods are `async` and return a `Result`, because each
-//! is a round trip to a server. Collections' conventions hold too: every kind implements
+//! is a round trip to a server. Collections' conventions hold too: the kinds implement
 //! [`Extend`] and [`FromIterator`], and `|=`/`&=` combine filters where union and intersection
-//! exist ([`std_traits`] says how, and what the operators do with incompatible filters).
+//! exist ([`std_traits`] says how, which kinds cannot and why, and what the operators do with
+//! incompatible filters).
 //!
 //! ## Cargo features
 //!

@@ -27,19 +27,29 @@ pub(crate) fn run(target: &str, ctx: &Context, out: &Output) -> Result<ExitCode>
     }
     line(&mut text, "target", t.location().display());
     line(&mut text, "kind", d.kind.to_string());
-    line(&mut text, "scheme", format!("{} (hashing {})", d.scheme, d.hashing));
+    line(
+        &mut text,
+        "scheme",
+        format!("{} (hashing {})", d.scheme, d.hashing),
+    );
     line(&mut text, "bits", d.bits.to_string());
     line(&mut text, "hashes", d.hashes.to_string());
     if let Some(layout) = &d.layout {
         line(&mut text, "layout", layout.clone());
     }
-    line(&mut text, "bytes", format!("{} ({})", d.bytes, human_bytes(d.bytes)));
-    line(&mut text, 
+    line(
+        &mut text,
+        "bytes",
+        format!("{} ({})", d.bytes, human_bytes(d.bytes)),
+    );
+    line(
+        &mut text,
         "capacity",
         d.capacity.map_or_else(unknown, |c| c.to_string()),
     );
     line(&mut text, "fpp", d.fpp.map_or_else(unknown, prob));
-    line(&mut text, 
+    line(
+        &mut text,
         "estimated items",
         if h.saturated {
             "unknown (saturated: nearly every bit is set)".to_string()

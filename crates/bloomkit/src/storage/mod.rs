@@ -41,7 +41,6 @@ pub(crate) use blocks::{BlockCell, BlocksMut};
 use cells::check_packed;
 pub use cells::PackedCells;
 pub use counters::{CounterWidth, Counters};
-#[cfg(feature = "mmap")]
 pub(crate) use sync::{AtomicU64, Ordering};
 
 use crate::error::Result;

@@ -14,8 +14,8 @@
 //!   since.
 //!
 //! Each generation is sized for `⌈N / G⌉` elements (`N` = the expected insertions per window)
-//! at the FPR `1 - (1 - p)^(1/(G + 1))`, so that a query of all `G + 1` generations stays
-//! within `p` ([`sizing::generation_fpp`]).
+//! at the FPR `0.9 · (1 - (1 - p)^(1/(G + 1)))`, so that a query of all `G + 1` generations
+//! stays within `p` ([`sizing::generation_fpp`], with a 10% margin).
 //!
 //! Time comes from an injected [`Clock`] ([`SystemClock`] by default). A clock that goes
 //! backwards is taken as no time passing: the filter never moves to an older generation, so a
