@@ -5,6 +5,7 @@
 mod elements;
 mod errors;
 mod filters;
+mod guarded;
 mod mapped;
 mod redis;
 

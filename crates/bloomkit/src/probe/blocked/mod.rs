@@ -257,21 +257,22 @@ pub(crate) fn contains_at<B: BlockCell, P: Kernel>(blocks: &[B], p: P, h1: u64, 
     unsafe { cell(blocks, i) }.probe(|w| p.test(w, h2), || p.mask(h2))
 }
 
-/// The batch insert loop: hashes a group of keys and prefetches their blocks, then sets the
-/// bits, so that the memory loads of a group overlap. Calls `on_new(i, new)` for key `i`.
+/// The batch insert loop: hashes a group of items (keys, or hash words already computed, by
+/// `hash`) and prefetches their blocks, then sets the bits, so that the memory loads of a
+/// group overlap. Calls `on_new(i, new)` for item `i`.
 #[inline(always)]
-pub(crate) fn insert_loop<S: BlocksMut, K: Key, P: Kernel>(
-    spec: &BlockSpec,
+pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
     mut blocks: S,
     p: P,
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     mut on_new: impl FnMut(usize, bool),
 ) {
     let n = blocks.cells().len() as u64;
     let mut located = [(0usize, 0u64); BATCH];
-    for (c, chunk) in keys.chunks(BATCH).enumerate() {
-        for (slot, key) in located.iter_mut().zip(chunk) {
-            let [h1, h2] = spec.hash(key);
+    for (c, chunk) in items.chunks(BATCH).enumerate() {
+        for (slot, item) in located.iter_mut().zip(chunk) {
+            let [h1, h2] = hash(item);
             *slot = (reduce(h1, n) as usize, h2);
             // SAFETY: `reduce(h, n) < n` (see `insert_at`).
             prefetch(unsafe { cell(blocks.cells(), slot.0) });
@@ -286,18 +287,18 @@ pub(crate) fn insert_loop<S: BlocksMut, K: Key, P: Kernel>(
 
 /// The batch query loop (hash, prefetch, then probe, a group at a time).
 #[inline(always)]
-pub(crate) fn contains_loop<B: BlockCell, K: Key, P: Kernel>(
-    spec: &BlockSpec,
+pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
     blocks: &[B],
     p: P,
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     out: &mut [bool],
 ) {
     let n = blocks.len() as u64;
     let mut located = [(0usize, 0u64); BATCH];
-    for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-        for (slot, key) in located.iter_mut().zip(chunk) {
-            let [h1, h2] = spec.hash(key);
+    for (chunk, out) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+        for (slot, item) in located.iter_mut().zip(chunk) {
+            let [h1, h2] = hash(item);
             *slot = (reduce(h1, n) as usize, h2);
             // SAFETY: `reduce(h, n) < n` (see `insert_at`).
             prefetch(unsafe { cell(blocks, slot.0) });
@@ -476,13 +477,7 @@ impl Path {
         keys: &[K],
         on_new: impl FnMut(usize, bool),
     ) {
-        if self != Path::Portable {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, and
-            // only for the split-block layouts.
-            return unsafe { avx2::insert_batch(spec, blocks, keys, on_new) };
-        }
-        insert_loop(spec, blocks, spec.layout(), keys, on_new);
+        self.insert_items(spec.layout(), blocks, keys, |k| spec.hash(k), on_new);
     }
 
     /// Tests every element of `keys` into `out` (see [`contains_loop`]).
@@ -493,12 +488,44 @@ impl Path {
         keys: &[K],
         out: &mut [bool],
     ) {
+        self.contains_items(spec.layout(), blocks, keys, |k| spec.hash(k), out);
+    }
+
+    /// Adds every item, hashed by `hash` (keys, or hash words computed before).
+    #[inline(always)]
+    pub(crate) fn insert_items<S: BlocksMut, T>(
+        self,
+        layout: BlockLayout,
+        blocks: S,
+        items: &[T],
+        hash: impl Fn(&T) -> [u64; 2],
+        on_new: impl FnMut(usize, bool),
+    ) {
         if self != Path::Portable {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `insert_batch`.
-            return unsafe { avx2::contains_batch(spec, blocks, keys, out) };
+            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, and
+            // only for the split-block layouts.
+            return unsafe { avx2::insert_batch(layout, blocks, items, hash, on_new) };
         }
-        contains_loop(spec, blocks, spec.layout(), keys, out);
+        insert_loop(blocks, layout, items, hash, on_new);
+    }
+
+    /// Tests every item, hashed by `hash`, into `out`.
+    #[inline(always)]
+    pub(crate) fn contains_items<B: BlockCell, T>(
+        self,
+        layout: BlockLayout,
+        blocks: &[B],
+        items: &[T],
+        hash: impl Fn(&T) -> [u64; 2],
+        out: &mut [bool],
+    ) {
+        if self != Path::Portable {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `insert_items`.
+            return unsafe { avx2::contains_batch(layout, blocks, items, hash, out) };
+        }
+        contains_loop(blocks, layout, items, hash, out);
     }
 }
 
