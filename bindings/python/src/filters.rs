@@ -9,8 +9,9 @@ use crate::mapped::MappedFilter;
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
 use bloomkit::{
-    file, AnyFilter, AtomicBlockedBloomFilter, AtomicBloomFilter, BlockSpec, BlockedBloomFilter,
-    BloomFilter, CountingBloomFilter, Digest, Filter as _, Key, Preset, ScalableBloomFilter, Spec,
+    file, sharing, AnyFilter, AtomicBlockedBloomFilter, AtomicBloomFilter, BlockSpec,
+    BlockedBloomFilter, BloomFilter, CountingBloomFilter, Digest, Filter as _, Key, Preset,
+    ScalableBloomFilter, Spec,
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -737,6 +738,17 @@ impl Filter {
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         self.store
             .with_plain_without_gil(py, |f| file::save(&path, f, self.design))
+            .map_err(errors::core)
+    }
+
+    /// Saves the filter to a new file at `path`, only if nothing is there yet
+    /// (`FileExistsError` otherwise): the file appears whole or not at all, and of many
+    /// processes creating one path at once exactly one succeeds.
+    fn save_new(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        self.store
+            .with_plain_without_gil(py, |f| {
+                sharing::create_new(&path, file::Content::Filter(f, self.design))
+            })
             .map_err(errors::core)
     }
 
