@@ -63,6 +63,9 @@ class Filter:
     def from_bytes(cls: Type[_F], data: bytes) -> _F: ...
     def save(self, path: StrPath) -> None:
         """Saves atomically in bloomkit's native format (the CLI reads it)."""
+    def save_new(self, path: StrPath) -> None:
+        """Saves to a new file only if nothing is at ``path`` (``FileExistsError``); of many
+        processes creating one path at once exactly one succeeds."""
     @classmethod
     def load(cls: Type[_F], path: StrPath) -> _F:
         """Loads a native file; ``OSError`` if unreadable, ``ValueError`` if damaged or of
