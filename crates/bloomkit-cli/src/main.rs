@@ -10,6 +10,7 @@ mod progress;
 mod redis_target;
 mod stream;
 mod target;
+mod window;
 
 use clap::Parser;
 use std::process::ExitCode;

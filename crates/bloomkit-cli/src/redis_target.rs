@@ -395,10 +395,19 @@ impl RedisTarget {
         let (name, display) = (url.name.as_str(), url.display());
         let fail = |e: RedisError| anyhow!("{display}: {e}");
         let keyed = ctx.key.is_some();
+        if new.window.is_some() {
+            bail!(
+                "{}: expiring filters (--window) are not available in Redis yet",
+                url.display()
+            );
+        }
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
             (Kind::Counting, _) => bail!(
                 "{display}: counting filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
+            ),
+            (Kind::Dleft, _) => bail!(
+                "{display}: d-left filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
             (Kind::Classic, SchemeName::Default) => bail!(
                 "{display}: in Redis bloomkit keeps blocked filters (the default), scalable ones, or Redisson's classic layout (--scheme redisson); drop --kind classic"
@@ -494,10 +503,10 @@ impl RedisTarget {
     ) -> Result<()> {
         new.clear();
         *new = self.retry(async |remote| match remote {
-            Remote::Register(f) if bulk => f.add_bulk(elements).await,
-            Remote::Register(f) => f.add_many(elements).await,
-            Remote::Redisson(f) => f.add_many(elements).await,
-            Remote::Scalable(f) => f.add_many(elements).await,
+            Remote::Register(f) if bulk => f.insert_bulk(elements).await,
+            Remote::Register(f) => f.insert_batch(elements).await,
+            Remote::Redisson(f) => f.insert_batch(elements).await,
+            Remote::Scalable(f) => f.insert_batch(elements).await,
         })?;
         Ok(())
     }
@@ -510,9 +519,9 @@ impl RedisTarget {
     /// Tests a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         *present = self.retry(async |remote| match remote {
-            Remote::Register(f) => f.check_many(elements).await,
-            Remote::Redisson(f) => f.check_many(elements).await,
-            Remote::Scalable(f) => f.check_many(elements).await,
+            Remote::Register(f) => f.contains_batch(elements).await,
+            Remote::Redisson(f) => f.contains_batch(elements).await,
+            Remote::Scalable(f) => f.contains_batch(elements).await,
         })?;
         Ok(())
     }
@@ -536,6 +545,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
                     layers: None,
+                    window: None,
                 })
             }
             Remote::Redisson(f) => {
@@ -560,6 +570,7 @@ impl RedisTarget {
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
                     layers: None,
+                    window: None,
                 })
             }
             Remote::Scalable(f) => {
@@ -579,6 +590,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: None,
                     layers: Some(layers),
+                    window: None,
                 })
             }
         }

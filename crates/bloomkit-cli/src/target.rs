@@ -19,8 +19,8 @@ mod keys;
 mod location;
 mod mapped;
 
-pub use build::{build, NewFilter};
-pub use describe::{describe, scheme_name, Description};
+pub use build::{build, new_filter, NewFilter};
+pub use describe::{describe, scheme_name, Description, WindowInfo};
 pub use file::FileTarget;
 pub use keys::Context;
 pub use location::Location;
@@ -204,10 +204,10 @@ impl Target {
             Backend::File(f) => {
                 let mut failed = None;
                 let result = f.update(|filter| {
-                    if !matches!(filter, AnyFilter::Counting(_)) {
+                    if !matches!(filter, AnyFilter::Counting(_) | AnyFilter::DLeft(_)) {
                         failed = Some(0);
                         bail!(
-                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting, or --kind dleft)",
                             filter.kind()
                         );
                     }

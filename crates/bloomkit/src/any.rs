@@ -7,11 +7,13 @@
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
+use crate::dleft::DLeftCountingFilter;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::kind::Kind;
 use crate::math::Params;
 use crate::scalable::ScalableBloomFilter;
+use crate::window::{CountWindowFilter, TimeWindowFilter};
 
 /// Any in-memory filter kind, as read from a file whose kind is known only at run time.
 ///
@@ -32,6 +34,12 @@ pub enum AnyFilter {
     Counting(CountingBloomFilter),
     /// A scalable filter.
     Scalable(ScalableBloomFilter),
+    /// A count-window filter (the last `N` insertions).
+    CountWindow(CountWindowFilter),
+    /// A time-window filter (the last span of time).
+    TimeWindow(TimeWindowFilter),
+    /// A d-left counting filter.
+    DLeft(DLeftCountingFilter),
 }
 
 /// `From` each filter type for its variant.
@@ -45,7 +53,8 @@ macro_rules! from_filter {
     )*};
 }
 
-from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable);
+from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable, CountWindowFilter => CountWindow, TimeWindowFilter => TimeWindow);
+from_filter!(DLeftCountingFilter => DLeft);
 
 impl AnyFilter {
     /// The filter as a trait object.
@@ -55,6 +64,9 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::CountWindow(f) => f,
+            AnyFilter::TimeWindow(f) => f,
+            AnyFilter::DLeft(f) => f,
         }
     }
 
@@ -65,6 +77,9 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::CountWindow(f) => f,
+            AnyFilter::TimeWindow(f) => f,
+            AnyFilter::DLeft(f) => f,
         }
     }
 }

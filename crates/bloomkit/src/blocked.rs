@@ -392,6 +392,42 @@ mod tests {
         }};
     }
 
+    /// The batch pipeline (keys hashed a fixed distance ahead of their probe) handles batches
+    /// shorter than, equal to and just past its distance, and an answer slice shorter than the
+    /// keys, on every path: the same bits and answers as one key at a time.
+    #[test]
+    fn batches_of_every_length_match_single_keys() {
+        for layout in [BlockLayout::SplitBlock256, BlockLayout::Bits(7)] {
+            let spec = BlockSpec::new(64, layout, Hashing::Xxh3).unwrap();
+            for len in [0usize, 1, 31, 32, 33, 63, 64, 65, 200] {
+                let keys: Vec<String> = (0..len).map(|i| format!("key-{i}")).collect();
+                let probes: Vec<String> = (0..2 * len).map(|i| format!("key-{i}")).collect();
+                for portable in [false, true] {
+                    let mut single = BlockedBloomFilter::from_spec(spec.clone()).unwrap();
+                    let mut batch = single.clone();
+                    let atomic = AtomicBlockedBloomFilter::from_spec(spec.clone()).unwrap();
+                    if portable {
+                        batch.force_portable();
+                    }
+                    keys.iter().for_each(|k| {
+                        single.insert(k);
+                    });
+                    batch.insert_batch(&keys);
+                    atomic.insert_batch(&keys);
+                    assert!(batch.words().eq(single.words()), "{layout} {len}");
+                    assert!(atomic.words().eq(single.words()), "{layout} {len}");
+                    let want: Vec<bool> = probes.iter().map(|k| single.contains(k)).collect();
+                    assert_eq!(batch.contains_batch(&probes), want, "{layout} {len}");
+                    assert_eq!(atomic.contains_batch(&probes), want, "{layout} {len}");
+                    // Answers for the first `len` probes only, the rest left alone.
+                    let mut out = vec![false; len];
+                    batch.contains_batch_into(&probes, &mut out);
+                    assert_eq!(out, want[..len], "{layout} {len}");
+                }
+            }
+        }
+    }
+
     /// The AVX2 paths (single key with the inlined XXH3 key hash or another hashing, by hash,
     /// batch) and the portable path set the same bits and answer the same, for the plain and
     /// the atomic filter. On CPUs without AVX2 every side is the portable path (the test

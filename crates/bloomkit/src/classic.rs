@@ -34,7 +34,8 @@ pub const DEFAULT_FPP: f64 = 0.01;
 #[inline(always)]
 pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
     let mut new = false;
-    spec.for_each_position(d, |i| {
+    // Through the scheme directly, whose default loop is always inlined (see there).
+    spec.scheme().for_each_position(d, spec.hashes(), spec.bits(), |i| {
         new |= set(i);
         true
     });
@@ -45,7 +46,8 @@ pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64)
 /// query loop of every classic storage.
 #[inline(always)]
 pub(crate) fn contains_positions(spec: &Spec, d: &Digest, get: impl Fn(u64) -> bool) -> bool {
-    spec.for_each_position(d, get)
+    spec.scheme()
+        .for_each_position(d, spec.hashes(), spec.bits(), get)
 }
 
 /// A classic Bloom filter over plain memory.
@@ -231,29 +233,6 @@ macro_rules! classic_filter {
                     .field("spec", &self.spec)
                     .field("set_bits", &self.count_ones())
                     .finish()
-            }
-        }
-
-        impl<K: Key> Extend<K> for $name {
-            fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-                for key in iter {
-                    self.insert(&key);
-                }
-            }
-        }
-
-        impl<K: Key> FromIterator<K> for $name {
-            /// Collects the elements, then builds a filter sized for exactly that many at
-            /// [`DEFAULT_FPP`](crate::classic::DEFAULT_FPP) (1%).
-            fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
-                let keys: Vec<K> = iter.into_iter().collect();
-                let spec = Spec::for_capacity(keys.len() as u64, crate::classic::DEFAULT_FPP)
-                    .or_else(|_| Spec::with_bits(64, 1))
-                    .expect("a 64-bit filter is always valid");
-                // Allocation failure here would be an out-of-memory abort in `collect` anyway.
-                let mut filter = Self::from_spec(spec).expect("filter sized from a collected Vec");
-                filter.extend(keys);
-                filter
             }
         }
 

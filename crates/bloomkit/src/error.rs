@@ -58,8 +58,9 @@ pub enum Error {
     },
 
     /// A counting filter refused to remove an element that cannot be in it (one of its
-    /// counters is zero). Nothing was changed.
-    #[error("cannot remove an element that is not in the filter (one of its counters is zero)")]
+    /// counters is zero; in a d-left filter, its fingerprint is in none of its buckets).
+    /// Nothing was changed.
+    #[error("cannot remove an element that is not in the filter")]
     NotPresent,
 
     /// A filter with limits (a scalable filter's maximum layers or capacity) is full.
@@ -134,6 +135,15 @@ pub enum Error {
     /// A filter uses a keyed or custom hash and the matching key or hasher was not supplied.
     #[error("the filter was built with hashing {0}; supply the matching key or hasher to open it")]
     MissingKey(String),
+
+    /// The input needs a part of bloomkit that this build left out (a cargo feature).
+    #[error("this build of bloomkit lacks the feature `{feature}`, needed for {needed_for}")]
+    FeatureDisabled {
+        /// The cargo feature of the `bloomkit` crate to enable.
+        feature: &'static str,
+        /// What needs it.
+        needed_for: &'static str,
+    },
 
     /// A filter cannot be written in the requested foreign format.
     #[error("cannot write a {format} filter: {reason}")]

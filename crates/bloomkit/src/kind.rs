@@ -32,19 +32,40 @@ pub enum Kind {
     /// Every probe of an element in one block
     /// ([`BlockedBloomFilter`](crate::BlockedBloomFilter)).
     Blocked,
+    /// The last `N` insertions, age-partitioned
+    /// ([`CountWindowFilter`](crate::window::CountWindowFilter)).
+    CountWindow,
+    /// The last span of time, in generations rotated by a clock
+    /// ([`TimeWindowFilter`](crate::window::TimeWindowFilter)).
+    TimeWindow,
+    /// Fingerprints with small counters in d-left hash tables: removal and counting in about
+    /// half a counting filter's memory ([`DLeftCountingFilter`](crate::DLeftCountingFilter)).
+    DLeft,
 }
 
 impl Kind {
     /// Every kind, in order of their codes.
-    pub const ALL: [Kind; 4] = [Kind::Classic, Kind::Counting, Kind::Scalable, Kind::Blocked];
+    pub const ALL: [Kind; 7] = [
+        Kind::Classic,
+        Kind::Counting,
+        Kind::Scalable,
+        Kind::Blocked,
+        Kind::CountWindow,
+        Kind::TimeWindow,
+        Kind::DLeft,
+    ];
 
-    /// The stable name: `classic`, `counting`, `scalable`, `blocked`.
+    /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `count-window`,
+    /// `time-window`, `dleft`.
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Classic => "classic",
             Kind::Counting => "counting",
             Kind::Scalable => "scalable",
             Kind::Blocked => "blocked",
+            Kind::CountWindow => "count-window",
+            Kind::TimeWindow => "time-window",
+            Kind::DLeft => "dleft",
         }
     }
 
@@ -55,6 +76,9 @@ impl Kind {
             Kind::Counting => 2,
             Kind::Scalable => 3,
             Kind::Blocked => 4,
+            Kind::CountWindow => 5,
+            Kind::TimeWindow => 6,
+            Kind::DLeft => 9,
         }
     }
 
@@ -80,7 +104,8 @@ impl FromStr for Kind {
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 Error::InvalidParameters(format!(
-                    "unknown filter kind '{s}' (known: classic, counting, scalable, blocked)"
+                    "unknown filter kind '{s}' (known: {})",
+                    Kind::ALL.map(Kind::name).join(", ")
                 ))
             })
     }
@@ -97,6 +122,9 @@ mod tests {
             (Kind::Counting, "counting", 2),
             (Kind::Scalable, "scalable", 3),
             (Kind::Blocked, "blocked", 4),
+            (Kind::CountWindow, "count-window", 5),
+            (Kind::TimeWindow, "time-window", 6),
+            (Kind::DLeft, "dleft", 9),
         ];
         for (kind, name, code) in pinned {
             assert_eq!(kind.name(), name);
@@ -106,7 +134,7 @@ mod tests {
             assert_eq!(Kind::from_code(code), Some(kind));
         }
         assert_eq!(Kind::from_code(0), None);
-        assert_eq!(Kind::from_code(5), None);
+        assert_eq!(Kind::from_code(1000), None);
         let err = "Classic".parse::<Kind>().unwrap_err().to_string();
         assert!(err.contains("unknown filter kind 'Classic'"), "{err}");
     }

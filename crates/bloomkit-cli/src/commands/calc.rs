@@ -59,6 +59,16 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         fpp: d.expected_fpp(n),
         note: "4-bit counters",
     });
+    let dl = math::DLeftParams::for_capacity(n, p)?;
+    rows.push(Row {
+        kind: "dleft",
+        scheme: "default",
+        bits: dl.bits(),
+        bytes: dl.bits().div_ceil(64) * 8,
+        hashes: dl.tables,
+        fpp: dl.expected_fpp(n),
+        note: "removal in ~half the counting memory",
+    });
     // A scalable filter's first layer gets a tighter FPR so that the compound bound stays p
     // as layers are added.
     let (first_n, first_p) = bloomkit::ScalableConfig::new(n, p)
@@ -118,7 +128,8 @@ pub(crate) fn run(
             (m, k, n)
         }
         (None, _, _) | (Some(_), None, None) => match &filter_desc {
-            Some((_, d)) if d.layers.is_none() => {
+            // A d-left filter's cells follow no (m, k) formula: its FPR is in `info`.
+            Some((_, d)) if d.layers.is_none() && d.kind != "dleft" => {
                 let n = d.capacity.unwrap_or(d.estimated_items.round() as u64).max(1);
                 print_params(d.bits, d.hashes, n, d.fpp);
                 (d.bits, d.hashes, n)

@@ -1,30 +1,24 @@
 //! `bloomkit create`.
 
-use crate::cli::{Kind, SchemeName, Sizing};
+use crate::cli::{Creation, SchemeName};
 use crate::commands::human_bytes;
-use crate::target::{Context, Location, NewFilter, Target};
+use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::process::ExitCode;
 
 pub(crate) fn run(
-    target: &str,
-    sizing: &Sizing,
-    kind: Option<Kind>,
+    filter: &Creation,
+    minimal_increase: bool,
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let location = Location::parse(target)?;
-    let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
+    let location = Location::parse(&filter.target)?;
+    let Some(mut new) = new_filter(filter, scheme)? else {
         bail!("create needs --capacity N and --fpp P (see: bloomkit calc)");
     };
-    let new = NewFilter {
-        capacity,
-        fpp,
-        kind,
-        scheme,
-    };
+    new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
     if !quiet {
         let d = t.describe()?;

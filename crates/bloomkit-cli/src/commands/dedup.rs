@@ -1,35 +1,30 @@
 //! `bloomkit dedup`: a first-seen filter for a stream of lines.
 
-use crate::cli::{ItemArgs, Kind, SaveArgs, SchemeName, Sizing};
+use crate::cli::{Creation, ItemArgs, SaveArgs, SchemeName};
+use crate::commands::window_info::check_same_window;
 use crate::commands::{finish, write_policy};
 use crate::stream::{self, End};
-use crate::target::{Context, Location, NewFilter, Target};
+use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Opens the filter, or creates it when it does not exist and the sizing is given. Another
 /// process may create it at the same moment: then this one opens theirs.
-fn open_or_create(
-    location: &Location,
-    sizing: &Sizing,
-    kind: Option<Kind>,
-    ctx: &Context,
-) -> Result<Target> {
+fn open_or_create(location: &Location, filter: &Creation, ctx: &Context) -> Result<Target> {
     if Target::exists(location)? {
-        return Target::open_for_update(location, ctx);
+        let t = Target::open_for_update(location, ctx)?;
+        if let Some(asked) = filter.window {
+            let d = t.describe()?;
+            check_same_window(&location.display(), d.window.as_ref(), asked)?;
+        }
+        return Ok(t);
     }
-    let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
+    let Some(new) = new_filter(filter, SchemeName::Default)? else {
         bail!(
-            "{}: no such filter; give --capacity N and --fpp P to create it",
+            "{}: no such filter; give --capacity N and --fpp P (or --window) to create it",
             location.display()
         );
-    };
-    let new = NewFilter {
-        capacity,
-        fpp,
-        kind,
-        scheme: SchemeName::Default,
     };
     match Target::create(location, new, false, ctx) {
         // A file is reopened to be used in place (classic, blocked).
@@ -45,16 +40,14 @@ fn open_or_create(
 }
 
 pub(crate) fn run(
-    target: &str,
-    sizing: &Sizing,
-    kind: Option<Kind>,
+    filter: &Creation,
     item_args: &ItemArgs,
     save: &SaveArgs,
     ctx: &Context,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let location = Location::parse(target)?;
-    let mut t = open_or_create(&location, sizing, kind, ctx)?;
+    let location = Location::parse(&filter.target)?;
+    let mut t = open_or_create(&location, filter, ctx)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();
     let mut kept = 0u64;

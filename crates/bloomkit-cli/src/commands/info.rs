@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use std::process::ExitCode;
 
 /// The JSON object: exactly kind, scheme, bits, hashes, bytes, capacity, fpp,
-/// estimated_items, fill_ratio, estimated_fpp, plus layout for blocked filters and layers for
-/// scalable ones.
+/// estimated_items, fill_ratio, estimated_fpp, plus layout for blocked and d-left filters (and
+/// minimal-increase counting ones), layers for scalable ones and window for expiring ones.
 pub(crate) fn to_json(d: &Description) -> Value {
     let mut v = json!({
         "kind": d.kind,
@@ -24,6 +24,9 @@ pub(crate) fn to_json(d: &Description) -> Value {
     });
     if let Some(layout) = &d.layout {
         v["layout"] = json!(layout);
+    }
+    if let Some(window) = &d.window {
+        v["window"] = super::window_info::to_json(window);
     }
     if let Some(layers) = &d.layers {
         v["layers"] = layers
@@ -68,6 +71,9 @@ pub(crate) fn run(target: &str, json: bool, ctx: &Context) -> Result<ExitCode> {
     println!("estimated items:  {:.0}", d.estimated_items);
     println!("fill ratio:       {:.4}", d.fill_ratio);
     println!("estimated fpp:    {}", prob(d.estimated_fpp));
+    for line in d.window.iter().flat_map(super::window_info::lines) {
+        println!("{line}");
+    }
     if let Some(layers) = &d.layers {
         println!("layers:           {}", layers.len());
         for (i, l) in layers.iter().enumerate() {

@@ -9,6 +9,7 @@ mod create;
 mod dedup;
 mod info;
 mod remove;
+mod window_info;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
 use crate::stream::{End, Outcome, Policy};
@@ -30,7 +31,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             filter: f,
             scheme,
             force,
-        } => create::run(&f.target, &f.sizing, f.kind, scheme, force, &ctx, quiet),
+            minimal_increase,
+        } => create::run(&f, minimal_increase, scheme, force, &ctx, quiet),
         Command::Add(args) => add::run(&args, &ctx, quiet),
         Command::Check {
             target,
@@ -43,7 +45,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             filter: f,
             item_args,
             save,
-        } => dedup::run(&f.target, &f.sizing, f.kind, &item_args, &save, &ctx, quiet),
+        } => dedup::run(&f, &item_args, &save, &ctx, quiet),
         Command::Remove(args) => remove::run(&args, &ctx, quiet),
         Command::Info { target, json } => info::run(&target, json, &ctx),
         Command::Merge(c) => {

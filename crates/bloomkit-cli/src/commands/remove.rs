@@ -9,9 +9,9 @@ use std::process::ExitCode;
 
 pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode> {
     let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
-    if t.kind() != bloomkit::Kind::Counting {
+    if !matches!(t.kind(), bloomkit::Kind::Counting | bloomkit::Kind::DLeft) {
         bail!(
-            "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+            "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting, or --kind dleft)",
             t.location().display(),
             t.kind()
         );

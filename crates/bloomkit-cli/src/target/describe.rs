@@ -52,8 +52,9 @@ pub struct Description {
     /// Design FPR, if known.
     pub fpp: Option<f64>,
     /// How a blocked filter places an element's bits in its block (`split-block-256`,
-    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); `None` for
-    /// the other kinds.
+    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); a d-left
+    /// filter's tables and cells; `minimal-increase` for a counting filter that inserts so;
+    /// `None` for the other kinds.
     pub layout: Option<String>,
     /// Estimated distinct elements.
     pub estimated_items: f64,
@@ -63,6 +64,69 @@ pub struct Description {
     pub estimated_fpp: f64,
     /// Layers (scalable only).
     pub layers: Option<Vec<LayerInfo>>,
+    /// The window of an expiring filter (count-window, time-window).
+    pub window: Option<WindowInfo>,
+}
+
+/// What an expiring filter remembers, and how full its generations are.
+#[derive(Debug, Clone)]
+pub enum WindowInfo {
+    /// The last `insertions` insertions.
+    Count {
+        /// The window asked for.
+        insertions: u64,
+        /// Each of this many last insertions is always found (`l·g`).
+        guaranteed: u64,
+        /// An element has no bit left this many insertions after it was last inserted.
+        forgotten_after: u64,
+        /// Slices an element is inserted into (`k`) and extra slices (`l`).
+        k: u32,
+        /// Extra slices: generations an element outlives its own.
+        l: u32,
+        /// Insertions per generation (`g`).
+        generation_size: u64,
+        /// Insertions ever.
+        inserted: u64,
+        /// Fill ratio of each slice, newest first.
+        slice_fills: Vec<f64>,
+    },
+    /// The last `window` of time.
+    Time {
+        /// The window.
+        window: std::time::Duration,
+        /// Generations per window.
+        generations: u32,
+        /// Length of a generation.
+        generation_length: std::time::Duration,
+        /// The live generations, newest first.
+        live: Vec<bloomkit::window::Generation>,
+    },
+}
+
+/// The window of an expiring filter.
+fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
+    Some(match filter {
+        AnyFilter::CountWindow(f) => {
+            let s = f.shape();
+            WindowInfo::Count {
+                insertions: f.window(),
+                guaranteed: f.guaranteed_window(),
+                forgotten_after: f.forgotten_after(),
+                k: s.k,
+                l: s.l,
+                generation_size: s.generation,
+                inserted: f.inserted(),
+                slice_fills: f.slice_fills(),
+            }
+        }
+        AnyFilter::TimeWindow(f) => WindowInfo::Time {
+            window: f.window(),
+            generations: f.generations(),
+            generation_length: f.generation_length(),
+            live: f.generations_live(),
+        },
+        _ => return None,
+    })
 }
 
 /// Describes an in-memory filter.
@@ -70,6 +134,9 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
     let (scheme, hashing) = match (spec_of(filter), filter) {
         (Some(spec), _) => (scheme_name(spec), spec.hashing().id()),
         (None, AnyFilter::Blocked(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::CountWindow(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::TimeWindow(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::DLeft(f)) => ("default".to_string(), f.hashing().id()),
         (None, other) => (other.kind().to_string(), String::new()),
     };
     let (bits, fill, capacity, fpp, layers) = match filter {
@@ -106,6 +173,34 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
                 Some(info),
             )
         }
+        AnyFilter::CountWindow(f) => {
+            let fills = f.slice_fills();
+            (
+                f.shape().bits(),
+                fills.iter().sum::<f64>() / fills.len() as f64,
+                Some(f.window()),
+                Some(f.fpp()),
+                None,
+            )
+        }
+        AnyFilter::TimeWindow(f) => {
+            let live = f.generations_live();
+            let slots = f64::from(f.generations() + 1);
+            (
+                filter.params().bits,
+                live.iter().map(|g| g.fill).sum::<f64>() / slots,
+                Some(f.capacity()),
+                Some(f.fpp()),
+                None,
+            )
+        }
+        AnyFilter::DLeft(f) => (
+            f.params().bits(),
+            f.load(),
+            design.map(|d| d.capacity),
+            design.map(|d| d.fpp),
+            None,
+        ),
         // A kind added to the library later: what the Filter trait tells.
         other => (other.params().bits, f64::NAN, None, None, None),
     };
@@ -123,9 +218,22 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         estimated_fpp: filter.estimated_fpp(),
         layout: match filter {
             AnyFilter::Blocked(f) => Some(f.spec().name()),
+            AnyFilter::Counting(f) if f.is_minimal_increase() => Some("minimal-increase".into()),
+            AnyFilter::DLeft(f) => {
+                let p = f.params();
+                let saturated = match f.saturated() {
+                    0 => String::new(),
+                    n => format!(", {n} saturated (never removed)"),
+                };
+                Some(format!(
+                    "{} tables x {} buckets x {} cells of {}+{} bits{saturated}",
+                    p.tables, p.buckets, p.cells_per_bucket, p.remainder_bits, p.counter_bits
+                ))
+            }
             _ => None,
         },
         layers,
+        window: window_info(filter),
     }
 }
 

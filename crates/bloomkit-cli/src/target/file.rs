@@ -249,7 +249,9 @@ impl FileTarget {
                                     .map_err(|err| anyhow!("{display}: {err}"))?,
                             );
                         }
-                        let changed = new.contains(&true);
+                        // Counters change even when nothing is new.
+                        let counts = matches!(filter, AnyFilter::Counting(_) | AnyFilter::DLeft(_));
+                        let changed = counts || new.contains(&true);
                         Ok((new, changed))
                     })?;
                     return Ok(());

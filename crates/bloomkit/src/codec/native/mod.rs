@@ -12,8 +12,10 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod dleft;
 mod fixed;
 mod table;
+mod window;
 
 pub(crate) use table::LayerEntry;
 
@@ -64,6 +66,11 @@ const SCHEME_BLOCKED_SPLIT256: u8 = 8;
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
 
+/// Set in a counting filter's counter-width byte when it inserts by minimal increase
+/// ([`CountingBloomFilter::with_minimal_increase`]): `0x84` or `0x88`. Readers that predate it
+/// refuse the width, rather than allow the removals it forbids.
+const MINIMAL_INCREASE: u8 = 0x80;
+
 /// What a filter was designed for, when known (kept in the header for `info`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Design {
@@ -104,6 +111,7 @@ pub(crate) fn hashing_code(h: &Hashing) -> (u8, u64) {
         Hashing::Xxh3 => (1, 0),
         Hashing::Murmur3 => (2, 0),
         Hashing::SipHash13(k) => (3, k.fingerprint()),
+        #[cfg(feature = "redisson")]
         Hashing::Highway => (4, 0),
         Hashing::Custom(c) => (5, xxhash_rust::xxh3::xxh3_64(c.id().as_bytes())),
     }
@@ -113,7 +121,13 @@ fn hashing_from_code(code: u8, fingerprint: u64, keys: &[Hashing], r: &Reader) -
     match code {
         1 => Ok(Hashing::Xxh3),
         2 => Ok(Hashing::Murmur3),
+        #[cfg(feature = "redisson")]
         4 => Ok(Hashing::Highway),
+        #[cfg(not(feature = "redisson"))]
+        4 => Err(Error::FeatureDisabled {
+            feature: "redisson",
+            needed_for: "a filter hashed with HighwayHash (Redisson's layout)",
+        }),
         3 | 5 => keys
             .iter()
             .find(|k| hashing_code(k) == (code, fingerprint))
@@ -138,6 +152,17 @@ struct Parts<'a> {
     counter_bits: u8,
     layers: Vec<LayerOut<'a>>,
     config: Option<&'a ScalableConfig>,
+    /// The design and kind-specific header fields of an expiring filter.
+    extra: Option<Extra>,
+}
+
+/// Header fields an expiring filter fills itself (see `window.rs`).
+struct Extra {
+    capacity: u64,
+    fpp: f64,
+    growth: u32,
+    max_layers: u32,
+    max_capacity: u64,
 }
 
 impl<'a> Parts<'a> {
@@ -156,6 +181,7 @@ impl<'a> Parts<'a> {
             counter_bits,
             layers: vec![layer],
             config: None,
+            extra: None,
         }
     }
 
@@ -194,7 +220,12 @@ impl<'a> Parts<'a> {
                 let spec = f.spec();
                 let words = Words::Flat(f.counters().as_words());
                 let l = layer(spec.bits(), spec.hashes(), words);
-                let bits = f.width().bits() as u8;
+                let flag = if f.is_minimal_increase() {
+                    MINIMAL_INCREASE
+                } else {
+                    0
+                };
+                let bits = f.width().bits() as u8 | flag;
                 Parts::single(
                     Kind::Counting,
                     scheme_code(spec.scheme()),
@@ -204,6 +235,10 @@ impl<'a> Parts<'a> {
                 )
             }
             AnyFilter::Scalable(f) => Parts::scalable(f),
+            AnyFilter::CountWindow(f) => window::count_parts(f),
+            AnyFilter::TimeWindow(f) => window::time_parts(f),
+            // `encoded_len` and `write_to` hand d-left filters to `dleft.rs` first.
+            AnyFilter::DLeft(_) => unreachable!("d-left filters have their own body"),
         }
     }
 
@@ -227,6 +262,7 @@ impl<'a> Parts<'a> {
             counter_bits: 0,
             layers,
             config: Some(f.config()),
+            extra: None,
         }
     }
 
@@ -235,11 +271,13 @@ impl<'a> Parts<'a> {
     fn fixed(&self, design: Option<Design>, payload_offset: usize, file_len: usize) -> Fixed {
         let (hashing, fingerprint) = hashing_code(self.hashing);
         let config = self.config;
-        let (fpp, capacity) = match (config, design) {
-            (Some(c), _) => (c.fpp, c.initial_capacity),
-            (None, Some(d)) => (d.fpp, d.capacity),
-            (None, None) => (0.0, 0),
+        let (fpp, capacity) = match (config, design, &self.extra) {
+            (_, _, Some(e)) => (e.fpp, e.capacity),
+            (Some(c), _, _) => (c.fpp, c.initial_capacity),
+            (None, Some(d), _) => (d.fpp, d.capacity),
+            (None, None, _) => (0.0, 0),
         };
+        let extra = self.extra.as_ref();
         Fixed {
             kind: self.kind,
             scheme: self.scheme,
@@ -250,10 +288,14 @@ impl<'a> Parts<'a> {
             layer_count: self.layers.len() as u32,
             fpp,
             capacity,
-            growth: config.map_or(0, |c| c.growth),
-            max_layers: config.and_then(|c| c.max_layers).unwrap_or(0),
+            growth: extra.map_or(config.map_or(0, |c| c.growth), |e| e.growth),
+            max_layers: extra.map_or(config.and_then(|c| c.max_layers).unwrap_or(0), |e| {
+                e.max_layers
+            }),
             tightening: config.map_or(0.0, |c| c.tightening),
-            max_capacity: config.and_then(|c| c.max_capacity).unwrap_or(0),
+            max_capacity: extra.map_or(config.and_then(|c| c.max_capacity).unwrap_or(0), |e| {
+                e.max_capacity
+            }),
             payload_offset: payload_offset as u64,
             file_len: file_len as u64,
         }
@@ -277,6 +319,9 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 
 /// The length in bytes of `filter`'s native file.
 pub fn encoded_len(filter: &AnyFilter, design: Option<Design>) -> u64 {
+    if let AnyFilter::DLeft(f) = filter {
+        return dleft::encoded_len(f) as u64;
+    }
     Layout::of(&Parts::of(filter, design)).total as u64
 }
 
@@ -310,6 +355,9 @@ pub fn write_to(
     design: Option<Design>,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    if let AnyFilter::DLeft(f) = filter {
+        return dleft::write_to(f, design, out);
+    }
     let parts = Parts::of(filter, design);
     let layout = Layout::of(&parts);
     let mut head = Vec::with_capacity(layout.payload_offset);
@@ -377,6 +425,9 @@ pub(crate) struct Header {
 pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
+    if fixed.kind == Kind::DLeft {
+        return Err(r.corrupt("only classic and blocked filters can be memory-mapped"));
+    }
     let scheme = scheme_of(&fixed, &r)?;
     let width = check_fixed(&fixed, file_len, &r)?;
     let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys, &r)?;
@@ -390,7 +441,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     let layers = table::read_table(&mut r, count, width, payload_offset, file_len)?;
     let first = layers[0].params;
     let block_spec = match fixed.kind {
-        Kind::Blocked => {
+        Kind::Blocked | Kind::TimeWindow => {
             let layout = block_layout(fixed.scheme, first, &r)?;
             Some(BlockSpec::new(
                 first.bits / BLOCK_BITS,
@@ -424,7 +475,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
 /// names a block layout (checked to be a known one here).
 fn scheme_of(fixed: &Fixed, r: &Reader) -> Result<Option<Scheme>> {
     let code = fixed.scheme;
-    if fixed.kind != Kind::Blocked {
+    if !matches!(fixed.kind, Kind::Blocked | Kind::TimeWindow) {
         return match scheme_from_code(code) {
             Some(s) => Ok(Some(s)),
             None => Err(r.corrupt(format!("unknown probing scheme code {code}"))),
@@ -445,7 +496,11 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     }
     let width = match (kind, counter_bits) {
         (Kind::Counting, 4 | 8) => u64::from(counter_bits),
-        (Kind::Classic | Kind::Scalable | Kind::Blocked, 0) => 1,
+        (Kind::Counting, 0x84 | 0x88) => u64::from(counter_bits & !MINIMAL_INCREASE),
+        (
+            Kind::Classic | Kind::Scalable | Kind::Blocked | Kind::CountWindow | Kind::TimeWindow,
+            0,
+        ) => 1,
         _ => {
             return Err(r.corrupt(format!(
                 "counter width {counter_bits} does not fit filter kind {kind}"
@@ -468,6 +523,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     let layer_count = fixed.layer_count;
     let layers_ok = match kind {
         Kind::Scalable => (1..=MAX_LAYERS).contains(&layer_count),
+        Kind::CountWindow | Kind::TimeWindow => window::layers_ok(kind, layer_count),
         _ => layer_count == 1,
     };
     if !layers_ok {
@@ -536,6 +592,9 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         });
     }
     verify_checksum(bytes)?;
+    if bytes[10..12] == Kind::DLeft.code().to_le_bytes() {
+        return dleft::decode(bytes, keys);
+    }
     let header = parse_header(bytes, bytes.len() as u64, keys)?;
     if header.kind == Kind::Scalable {
         let filter = AnyFilter::Scalable(decode_scalable(&header, bytes)?);
@@ -548,7 +607,10 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         capacity: header.capacity,
         fpp: header.fpp,
     });
-    let filter = decode_single(&header, bytes)?;
+    let filter = match header.kind {
+        Kind::CountWindow | Kind::TimeWindow => window::decode(&header, bytes)?,
+        _ => decode_single(&header, bytes)?,
+    };
     Ok(Decoded { filter, design })
 }
 
@@ -587,13 +649,18 @@ fn decode_single(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
         }
         // Counting: the only other kind of one layer (`parse_header` checked the count).
         _ => {
-            let width = if header.counter_bits == 4 {
+            let width = if header.counter_bits & !MINIMAL_INCREASE == 4 {
                 CounterWidth::Four
             } else {
                 CounterWidth::Eight
             };
             let counters = Counters::from_words(words, e.params.bits, width).map_err(corrupt)?;
-            AnyFilter::Counting(CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?)
+            let f = CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?;
+            AnyFilter::Counting(if header.counter_bits & MINIMAL_INCREASE != 0 {
+                f.with_minimal_increase()
+            } else {
+                f
+            })
         }
     })
 }
