@@ -2,10 +2,12 @@
 //! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
+use crate::dleft::PyDLeftCountingFilter;
 use crate::elements::{for_each_hashed, for_each_key_chunk, with_key, Element};
 use crate::errors;
 use crate::guarded::Guarded;
 use crate::mapped::MappedFilter;
+use crate::windows::{PyCountWindowFilter, PyTimeWindowFilter};
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
 use bloomkit::{
@@ -29,6 +31,9 @@ pub enum Class {
     Scalable,
     AtomicClassic,
     AtomicBlocked,
+    CountWindow,
+    TimeWindow,
+    DLeft,
 }
 
 impl Class {
@@ -40,6 +45,9 @@ impl Class {
             Class::Scalable => "ScalableBloomFilter",
             Class::AtomicClassic => "AtomicBloomFilter",
             Class::AtomicBlocked => "AtomicBlockedBloomFilter",
+            Class::CountWindow => "CountWindowFilter",
+            Class::TimeWindow => "TimeWindowFilter",
+            Class::DLeft => "DLeftCountingFilter",
         }
     }
 
@@ -51,6 +59,9 @@ impl Class {
             "ScalableBloomFilter" => Class::Scalable,
             "AtomicBloomFilter" => Class::AtomicClassic,
             "AtomicBlockedBloomFilter" => Class::AtomicBlocked,
+            "CountWindowFilter" => Class::CountWindow,
+            "TimeWindowFilter" => Class::TimeWindow,
+            "DLeftCountingFilter" => Class::DLeft,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown filter class {other:?}"
@@ -66,6 +77,9 @@ impl Class {
             AnyFilter::Blocked(_) => Class::Blocked,
             AnyFilter::Counting(_) => Class::Counting,
             AnyFilter::Scalable(_) => Class::Scalable,
+            AnyFilter::CountWindow(_) => Class::CountWindow,
+            AnyFilter::TimeWindow(_) => Class::TimeWindow,
+            AnyFilter::DLeft(_) => Class::DLeft,
             #[allow(unreachable_patterns)]
             other => {
                 return Err(PyValueError::new_err(format!(
@@ -371,6 +385,9 @@ impl Filter {
             Class::AtomicBlocked => {
                 Py::new(py, init.add_subclass(PyAtomicBlockedBloomFilter))?.into_any()
             }
+            Class::CountWindow => Py::new(py, init.add_subclass(PyCountWindowFilter))?.into_any(),
+            Class::TimeWindow => Py::new(py, init.add_subclass(PyTimeWindowFilter))?.into_any(),
+            Class::DLeft => Py::new(py, init.add_subclass(PyDLeftCountingFilter))?.into_any(),
         })
     }
 
@@ -387,7 +404,12 @@ impl Filter {
         Filter::wrap(py, Filter::from_any(class, decoded.filter, decoded.design)?)
     }
 
-    fn local<R>(&self, py: Python<'_>, f: impl FnOnce(&mut AnyFilter) -> R) -> Option<R> {
+    /// Runs `f` on the filter of a kind that is not a concurrent one (`None` for those).
+    pub(crate) fn local<R>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut AnyFilter) -> R,
+    ) -> Option<R> {
         match &self.store {
             Store::Local(g) => Some(g.with(py, f)),
             Store::Atomic(_) => None,
@@ -663,6 +685,9 @@ impl Filter {
             Class::Blocked | Class::AtomicBlocked => "blocked",
             Class::Counting => "counting",
             Class::Scalable => "scalable",
+            Class::CountWindow => "count-window",
+            Class::TimeWindow => "time-window",
+            Class::DLeft => "dleft",
         }
     }
 
@@ -798,7 +823,7 @@ fn preset(name: &str) -> PyResult<Preset> {
     })
 }
 
-fn new_filter(
+pub(crate) fn new_filter(
     class: Class,
     filter: AnyFilter,
     design: Option<Design>,
@@ -809,7 +834,7 @@ fn new_filter(
 }
 
 /// A filter of `class` built for `capacity` elements at `fpp` by `build`, recording that design.
-fn sized<T: Into<AnyFilter>>(
+pub(crate) fn sized<T: Into<AnyFilter>>(
     class: Class,
     capacity: i128,
     fpp: f64,

@@ -166,9 +166,12 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
         bench_over(&mut g, id("bloomkit-concurrent-blocked"), pool, |ks| {
             ks.iter().filter(|k| atomic.contains(*k)).count()
         });
-        bench_over(&mut g, id("bloomkit-concurrent-blocked-batch"), pool, |ks| {
-            atomic.contains_batch(ks).into_iter().filter(|&b| b).count()
-        });
+        bench_over(
+            &mut g,
+            id("bloomkit-concurrent-blocked-batch"),
+            pool,
+            |ks| atomic.contains_batch(ks).into_iter().filter(|&b| b).count(),
+        );
         bench_over(&mut g, id("fastbloom"), pool, |ks| {
             ks.iter().filter(|k| fast.contains(*k)).count()
         });
@@ -217,10 +220,15 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
     bench_over(&mut g, id("bloomkit-concurrent-blocked"), &members, |ks| {
         ks.iter().filter(|k| atomic.insert(*k)).count()
     });
-    bench_over(&mut g, id("bloomkit-concurrent-blocked-batch"), &members, |ks| {
-        atomic.insert_batch(ks);
-        0
-    });
+    bench_over(
+        &mut g,
+        id("bloomkit-concurrent-blocked-batch"),
+        &members,
+        |ks| {
+            atomic.insert_batch(ks);
+            0
+        },
+    );
     bench_over(&mut g, id("fastbloom"), &members, |ks| {
         ks.iter().filter(|k| fast.insert(*k)).count()
     });

@@ -178,8 +178,12 @@ fn filters(n: u64, p: f64) -> Filters {
     // sbbf-rs-safe takes bits per key: give it what bloomkit's sizing needs for p.
     let bits = (blocked.bits() as f64 / n as f64).ceil() as usize;
     Filters {
-        lines: BlockedBloomFilter::with_layout(blocked.blocks(), blocked.layout(), Default::default())
-            .unwrap(),
+        lines: BlockedBloomFilter::with_layout(
+            blocked.blocks(),
+            blocked.layout(),
+            Default::default(),
+        )
+        .unwrap(),
         atomic: AtomicBlockedBloomFilter::new(n, p).unwrap(),
         blocked,
         classic: BloomFilter::new(n, p).unwrap(),
@@ -217,7 +221,11 @@ fn run<K: BenchKey>(n: u64, rounds: usize) {
         "\n## {} keys, n = {n}, p = {p}, {rounds} rounds of {sub} keys per contender",
         K::NAME
     );
-    let first: Vec<Vec<u8>> = members.iter().take(1000).map(|k| k.to_key_bytes()).collect();
+    let first: Vec<Vec<u8>> = members
+        .iter()
+        .take(1000)
+        .map(|k| k.to_key_bytes())
+        .collect();
     println!(
         "blocked filter: {} bits; checksum of the first {} keys: {:016x}",
         qf.blocked.bits(),

@@ -35,10 +35,11 @@ pub const DEFAULT_FPP: f64 = 0.01;
 pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
     let mut new = false;
     // Through the scheme directly, whose default loop is always inlined (see there).
-    spec.scheme().for_each_position(d, spec.hashes(), spec.bits(), |i| {
-        new |= set(i);
-        true
-    });
+    spec.scheme()
+        .for_each_position(d, spec.hashes(), spec.bits(), |i| {
+            new |= set(i);
+            true
+        });
     new
 }
 
