@@ -5,7 +5,9 @@
 For n URL strings (about 45 bytes each) at the given FPR it measures, per contender, the
 nanoseconds per element of single `add` and `in` calls in a Python loop, of the batch calls
 where the library has them, the bits of memory per element and the false-positive rate
-measured on n absent URLs. Contenders that are not installed are left out (install them with
+measured on n absent URLs. Times are the process's CPU time (`time.process_time`, best of
+`--repeat` runs): on a machine shared with other work they count only this process's running
+time, not the time it waited for a CPU. Contenders that are not installed are left out (install them with
 `pip install rbloom fastbloom-rs pybloom-live pybloomfiltermmap3`). Prints a Markdown table.
 
 Note: rbloom hashes with Python's `hash()`, which is randomized per process (PYTHONHASHSEED),

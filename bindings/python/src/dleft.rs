@@ -7,8 +7,8 @@ use bloomkit::{AnyFilter, DLeftCountingFilter};
 use pyo3::prelude::*;
 use pyo3::PyClassInitializer;
 
-/// A d-left counting filter: elements can be removed (`remove`), and `len()` is the exact
-/// number of elements held (adds minus removes).
+/// A d-left counting filter: elements can be removed (`remove`), and `len()` is the number
+/// of fingerprints held (elements with equal fingerprints in one bucket share a cell).
 #[pyclass(name = "DLeftCountingFilter", module = "bloomkit", extends = Filter, frozen)]
 pub struct PyDLeftCountingFilter;
 
