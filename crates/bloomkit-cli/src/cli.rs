@@ -255,7 +255,7 @@ pub enum Command {
 EXAMPLES:
   bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
   bloomkit create users.bloom -n 1e6 -p 1% --kind counting
-  bloomkit create users.bloom -n 1e6 -p 1% --kind dleft          # removal in half the memory
+  bloomkit create sessions.bloom -n 1e6 -p 1% --kind dleft          # removal in half the memory
   bloomkit create words.bloom -n 1e5 -p 1% --kind counting --minimal-increase
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
   bloomkit create month.bloom --window 30d --capacity 1e6       # forgets after 30 days

@@ -16,13 +16,34 @@ fn parse_meminfo(text: &str) -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// Fails, in the user's terms, when `bytes` (what `what` needs in memory) is more than this
-/// machine has available.
+/// Fails, in the user's terms, when `bytes` (what a new filter, `what`, needs in memory) is
+/// more than this machine has available.
 pub fn ensure_fits(bytes: u64, what: &str) -> Result<()> {
+    ensure(
+        bytes,
+        what,
+        "lower --capacity, raise --fpp, use --kind scalable (it grows as it fills) or a Redis target",
+    )
+}
+
+/// Fails when the filter file at `path`, which is loaded whole (the kinds that are not used in
+/// place), is larger than the memory this machine has available.
+pub fn ensure_loadable(path: &std::path::Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) => ensure(
+            m.len(),
+            &format!("{}: loading this filter", path.display()),
+            "use it on a machine with more memory",
+        ),
+        Err(_) => Ok(()),
+    }
+}
+
+fn ensure(bytes: u64, what: &str, hint: &str) -> Result<()> {
     if let Some(avail) = available() {
         if bytes > avail {
             bail!(
-                "{what} needs {} of memory, more than this machine has available ({}); lower --capacity, raise --fpp, use --kind scalable (it grows as it fills) or a Redis target",
+                "{what} needs {} of memory, more than this machine has available ({}); {hint}",
                 crate::commands::human_bytes(bytes),
                 crate::commands::human_bytes(avail)
             );

@@ -403,7 +403,7 @@ impl fmt::Debug for Content<'_> {
     }
 }
 
-#[cfg(feature = "mmap")]
+#[cfg(all(feature = "mmap", not(loom)))]
 impl fmt::Debug for crate::mmap::MappedFilter {
     /// What is mapped and how, not the bits.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -275,3 +275,17 @@ fn files_round_trip_and_name_what_is_wrong() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_round_trips() {
+    let f = sample();
+    let json = serde_json::to_string(&f).unwrap();
+    let back: DLeftCountingFilter = serde_json::from_str(&json).unwrap();
+    assert!(back == f);
+    let wrong: Result<CountingBloomFilter, _> = serde_json::from_str(&json);
+    assert!(wrong
+        .unwrap_err()
+        .to_string()
+        .contains("found a dleft filter"));
+}

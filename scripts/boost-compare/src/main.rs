@@ -27,7 +27,10 @@ const NAMES: [&str; 7] = [
 const BATCH: usize = 4096;
 
 fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -71,7 +74,11 @@ fn main() {
         let keys = if code == 0 { &strangers } else { &members };
         let mut ns = vec![Vec::new(); NAMES.len()];
         for r in 0..rounds {
-            let start = if code == 2 { 0 } else { (r * sub) % (keys.len() - sub + 1) };
+            let start = if code == 2 {
+                0
+            } else {
+                (r * sub) % (keys.len() - sub + 1)
+            };
             let ks = &keys[start..start + sub];
             for j in 0..NAMES.len() {
                 let which = (j + r) % NAMES.len();
@@ -82,7 +89,8 @@ fn main() {
                 if (2..6).contains(&which) {
                     // SAFETY: plain C ABI call; driver.cpp checks nothing, the arguments are
                     // in range of its key vectors (made for the same n).
-                    ns[which].push(unsafe { bb_run(which as i32 - 2, code, start as u64, sub as u64) });
+                    ns[which]
+                        .push(unsafe { bb_run(which as i32 - 2, code, start as u64, sub as u64) });
                     continue;
                 }
                 if code == 2 {
@@ -105,21 +113,30 @@ fn main() {
                         .sum(),
                     (1, _) => ks.iter().filter(|k| filter.contains(*k)).count(),
                     _ => (0..sub as u64)
-                        .map(|i| lines[reduce(keys::splitmix(i ^ (r as u64) << 32), lines.len() as u64) as usize].0[0])
+                        .map(|i| {
+                            lines[reduce(keys::splitmix(i ^ (r as u64) << 32), lines.len() as u64)
+                                as usize]
+                                .0[0]
+                        })
                         .fold(0u64, u64::wrapping_add) as usize,
                 };
                 black_box(c);
                 ns[which].push(t.elapsed().as_nanos() as f64 / sub as f64);
             }
         }
-        let ratio = |a: usize, b: usize| median(ns[a].iter().zip(&ns[b]).map(|(x, y)| x / y).collect());
+        let ratio =
+            |a: usize, b: usize| median(ns[a].iter().zip(&ns[b]).map(|(x, y)| x / y).collect());
         println!("\n{what}: | contender | ns/key | ÷ Boost bulk (XXH3) | ÷ Boost bulk (boost::hash) | ÷ Boost single (XXH3) | ÷ line load |");
         println!("|---|---:|---:|---:|---:|---:|");
         for (i, name) in NAMES.iter().enumerate() {
             if code == 2 && i == 6 {
                 continue;
             }
-            let line = if code == 2 { "–".into() } else { format!("{:.2}", ratio(i, 6)) };
+            let line = if code == 2 {
+                "–".into()
+            } else {
+                format!("{:.2}", ratio(i, 6))
+            };
             println!(
                 "| {name} | {:.1} | {:.2} | {:.2} | {:.2} | {line} |",
                 median(ns[i].clone()),

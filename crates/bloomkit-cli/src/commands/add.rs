@@ -43,7 +43,9 @@ pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode
             total - added
         );
     }
-    if !out.quiet {
+    // The check reads the whole filter: not when nothing changed (the add that passed the
+    // capacity warned already) and no JSON is wanted.
+    if !out.quiet && (added > 0 || out.json) {
         let d = check_health(&t, out)?;
         Summary::new("add", &place)
             .set("items", total)

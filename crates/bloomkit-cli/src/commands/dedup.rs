@@ -92,7 +92,8 @@ pub(crate) fn run(
             }
         );
     }
-    if !out.quiet && !closed {
+    // The check reads the whole filter: not when nothing changed and no JSON is wanted.
+    if !out.quiet && !closed && (kept > 0 || out.json) {
         let d = check_health(&t, out)?;
         Summary::new("dedup", &location.display())
             .set("items", total)

@@ -143,6 +143,7 @@ impl FileTarget {
         let state = match Mapped::open(&real, path, &keys)? {
             Some(m) => State::Mapped(m),
             None => {
+                crate::memory::ensure_loadable(path)?;
                 let decoded = bloomkit::file::load(&real, &keys).map_err(open_error(path))?;
                 State::Whole(Whole {
                     filter: decoded.filter,
@@ -174,6 +175,7 @@ impl FileTarget {
         if let Some(m) = Mapped::open_shared(&locked, path, keys)? {
             return Ok(State::Mapped(m));
         }
+        crate::memory::ensure_loadable(path)?;
         let decoded = locked.load(keys).map_err(|e| file_error(path, e))?;
         let held = hold(locked.unlock().map_err(|e| file_error(path, e))?, path)?;
         Ok(State::Whole(Whole {

@@ -32,6 +32,8 @@ mod sync;
 pub(crate) use alloc::zeroed_vec;
 // Views of mapped files (`crate::mmap`) use these.
 #[cfg(feature = "mmap")]
+// Used by the memory-mapped filters, which the loom build leaves out.
+#[cfg_attr(loom, allow(unused_imports))]
 pub(crate) use bits::{atomic_get, atomic_set, count_ones};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;

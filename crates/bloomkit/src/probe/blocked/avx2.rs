@@ -13,8 +13,6 @@
 
 use super::portable::{half_of, SALT};
 use super::{contains_at, contains_loop, insert_at, insert_loop, BlockLayout, Kernel};
-use crate::key::Key;
-use crate::spec::BlockSpec;
 use crate::storage::{AtomicU64, BlockCell, BlocksMut, Ordering};
 use core::arch::x86_64::*;
 
@@ -247,16 +245,17 @@ pub(super) unsafe fn contains256<B: BlockCell>(blocks: &[B], h: u64) -> bool {
 /// # Safety
 /// The CPU must support AVX2, and the layout must be a split-block one.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn insert_batch<S: BlocksMut, K: Key>(
-    spec: &BlockSpec,
+pub(super) unsafe fn insert_batch<S: BlocksMut, T>(
+    layout: BlockLayout,
     blocks: S,
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     on_new: impl FnMut(usize, bool),
 ) {
-    if spec.layout() == BlockLayout::SplitBlock256 {
-        insert_loop(spec, blocks, Split256(()), keys, on_new);
+    if layout == BlockLayout::SplitBlock256 {
+        insert_loop(blocks, Split256(()), items, hash, on_new);
     } else {
-        insert_loop(spec, blocks, Split(()), keys, on_new);
+        insert_loop(blocks, Split(()), items, hash, on_new);
     }
 }
 
@@ -265,16 +264,17 @@ pub(super) unsafe fn insert_batch<S: BlocksMut, K: Key>(
 /// # Safety
 /// The CPU must support AVX2, and the layout must be a split-block one.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn contains_batch<B: BlockCell, K: Key>(
-    spec: &BlockSpec,
+pub(super) unsafe fn contains_batch<B: BlockCell, T>(
+    layout: BlockLayout,
     blocks: &[B],
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     out: &mut [bool],
 ) {
-    if spec.layout() == BlockLayout::SplitBlock256 {
-        contains_loop(spec, blocks, Split256(()), keys, out);
+    if layout == BlockLayout::SplitBlock256 {
+        contains_loop(blocks, Split256(()), items, hash, out);
     } else {
-        contains_loop(spec, blocks, Split(()), keys, out);
+        contains_loop(blocks, Split(()), items, hash, out);
     }
 }
 

@@ -264,24 +264,25 @@ pub(crate) fn contains_at<B: BlockCell, P: Kernel>(blocks: &[B], p: P, h1: u64, 
     unsafe { cell(blocks, i) }.probe(|w| p.test(w, h2), |w| p.test_atomic(w, h2))
 }
 
-/// The batch insert loop, a software pipeline: key `i` is hashed and its block prefetched
-/// [`AHEAD`] keys before its bits are set, so that every key's block has the time of `AHEAD`
-/// other keys' work to arrive (hashing a URL-like key takes about as long as a memory load).
-/// Calls `on_new(i, new)` for key `i`.
+/// The batch insert loop, a software pipeline: item `i` (a key, or hash words computed
+/// before) is hashed by `hash` and its block prefetched [`AHEAD`] items before its bits are
+/// set, so that every item's block has the time of `AHEAD` other items' work to arrive
+/// (hashing a URL-like key takes about as long as a memory load). Calls `on_new(i, new)` for
+/// item `i`.
 #[inline(always)]
-pub(crate) fn insert_loop<S: BlocksMut, K: Key, P: Kernel>(
-    spec: &BlockSpec,
+pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
     mut blocks: S,
     p: P,
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     mut on_new: impl FnMut(usize, bool),
 ) {
     let n = blocks.cells().len() as u64;
     pipeline(
         &mut blocks,
-        keys,
-        |blocks, key| {
-            let [h1, h2] = spec.hash(key);
+        items,
+        |blocks, item| {
+            let [h1, h2] = hash(item);
             let i = reduce(h1, n) as usize;
             // SAFETY: `reduce(h, n) < n` (see `insert_at`).
             prefetch(unsafe { cell(blocks.cells(), i) });
@@ -298,27 +299,27 @@ pub(crate) fn insert_loop<S: BlocksMut, K: Key, P: Kernel>(
 /// The batch query loop (the pipeline of [`insert_loop`]); answers go to `out[i]` for key `i`
 /// (keys beyond `out.len()` are ignored).
 #[inline(always)]
-pub(crate) fn contains_loop<B: BlockCell, K: Key, P: Kernel>(
-    spec: &BlockSpec,
+pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
     blocks: &[B],
     p: P,
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     out: &mut [bool],
 ) {
     let n = blocks.len() as u64;
-    let keys = &keys[..keys.len().min(out.len())];
+    let items = &items[..items.len().min(out.len())];
     pipeline(
         out,
-        keys,
-        |_, key| {
-            let [h1, h2] = spec.hash(key);
+        items,
+        |_, item| {
+            let [h1, h2] = hash(item);
             let i = reduce(h1, n) as usize;
             // SAFETY: `reduce(h, n) < n` (see `insert_at`).
             prefetch(unsafe { cell(blocks, i) });
             (i, h2)
         },
         |out, j, (i, h2)| {
-            // SAFETY: `i` came from `reduce(_, n)` above; `j < keys.len() <= out.len()`.
+            // SAFETY: `i` came from `reduce(_, n)` above; `j < items.len() <= out.len()`.
             unsafe {
                 *out.get_unchecked_mut(j) =
                     cell(blocks, i).probe(|w| p.test(w, h2), |w| p.test_atomic(w, h2));
@@ -526,13 +527,7 @@ impl Path {
         keys: &[K],
         on_new: impl FnMut(usize, bool),
     ) {
-        if self != Path::Portable {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, and
-            // only for the split-block layouts.
-            return unsafe { avx2::insert_batch(spec, blocks, keys, on_new) };
-        }
-        insert_loop(spec, blocks, spec.layout(), keys, on_new);
+        self.insert_items(spec.layout(), blocks, keys, |k| spec.hash(k), on_new);
     }
 
     /// Tests every element of `keys` into `out` (see [`contains_loop`]).
@@ -543,12 +538,44 @@ impl Path {
         keys: &[K],
         out: &mut [bool],
     ) {
+        self.contains_items(spec.layout(), blocks, keys, |k| spec.hash(k), out);
+    }
+
+    /// Adds every item, hashed by `hash` (keys, or hash words computed before).
+    #[inline(always)]
+    pub(crate) fn insert_items<S: BlocksMut, T>(
+        self,
+        layout: BlockLayout,
+        blocks: S,
+        items: &[T],
+        hash: impl Fn(&T) -> [u64; 2],
+        on_new: impl FnMut(usize, bool),
+    ) {
         if self != Path::Portable {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `insert_batch`.
-            return unsafe { avx2::contains_batch(spec, blocks, keys, out) };
+            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, and
+            // only for the split-block layouts.
+            return unsafe { avx2::insert_batch(layout, blocks, items, hash, on_new) };
         }
-        contains_loop(spec, blocks, spec.layout(), keys, out);
+        insert_loop(blocks, layout, items, hash, on_new);
+    }
+
+    /// Tests every item, hashed by `hash`, into `out`.
+    #[inline(always)]
+    pub(crate) fn contains_items<B: BlockCell, T>(
+        self,
+        layout: BlockLayout,
+        blocks: &[B],
+        items: &[T],
+        hash: impl Fn(&T) -> [u64; 2],
+        out: &mut [bool],
+    ) {
+        if self != Path::Portable {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `insert_items`.
+            return unsafe { avx2::contains_batch(layout, blocks, items, hash, out) };
+        }
+        contains_loop(blocks, layout, items, hash, out);
     }
 }
 
