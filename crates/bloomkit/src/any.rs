@@ -4,6 +4,7 @@
 //! This is the one module that names every filter type; the filters themselves know only the
 //! [`Filter`] trait.
 
+use crate::bitmap::{Bitmap, TwoBitMap};
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
@@ -32,6 +33,10 @@ pub enum AnyFilter {
     Counting(CountingBloomFilter),
     /// A scalable filter.
     Scalable(ScalableBloomFilter),
+    /// An exact set of integers of a range.
+    Bitmap(Bitmap),
+    /// Two bits per integer of a range: absent, once, more than once.
+    TwoBitMap(TwoBitMap),
 }
 
 /// `From` each filter type for its variant.
@@ -46,6 +51,7 @@ macro_rules! from_filter {
 }
 
 from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable);
+from_filter!(Bitmap => Bitmap, TwoBitMap => TwoBitMap);
 
 impl AnyFilter {
     /// The filter as a trait object.
@@ -55,6 +61,8 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::Bitmap(f) => f,
+            AnyFilter::TwoBitMap(f) => f,
         }
     }
 
@@ -65,6 +73,8 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::Bitmap(f) => f,
+            AnyFilter::TwoBitMap(f) => f,
         }
     }
 }

@@ -32,19 +32,34 @@ pub enum Kind {
     /// Every probe of an element in one block
     /// ([`BlockedBloomFilter`](crate::BlockedBloomFilter)).
     Blocked,
+    /// One bit per possible integer of a declared range: an exact set of integer keys
+    /// ([`Bitmap`](crate::bitmap::Bitmap)).
+    Bitmap,
+    /// Two bits per possible integer (absent, seen once, seen more than once)
+    /// ([`TwoBitMap`](crate::bitmap::TwoBitMap)).
+    TwoBitMap,
 }
 
 impl Kind {
     /// Every kind, in order of their codes.
-    pub const ALL: [Kind; 4] = [Kind::Classic, Kind::Counting, Kind::Scalable, Kind::Blocked];
+    pub const ALL: [Kind; 6] = [
+        Kind::Classic,
+        Kind::Counting,
+        Kind::Scalable,
+        Kind::Blocked,
+        Kind::Bitmap,
+        Kind::TwoBitMap,
+    ];
 
-    /// The stable name: `classic`, `counting`, `scalable`, `blocked`.
+    /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `bitmap`, `two-bit-map`.
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Classic => "classic",
             Kind::Counting => "counting",
             Kind::Scalable => "scalable",
             Kind::Blocked => "blocked",
+            Kind::Bitmap => "bitmap",
+            Kind::TwoBitMap => "two-bit-map",
         }
     }
 
@@ -55,6 +70,8 @@ impl Kind {
             Kind::Counting => 2,
             Kind::Scalable => 3,
             Kind::Blocked => 4,
+            Kind::Bitmap => 7,
+            Kind::TwoBitMap => 8,
         }
     }
 
@@ -80,7 +97,8 @@ impl FromStr for Kind {
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 Error::InvalidParameters(format!(
-                    "unknown filter kind '{s}' (known: classic, counting, scalable, blocked)"
+                    "unknown filter kind '{s}' (known: {})",
+                    Kind::ALL.map(Kind::name).join(", ")
                 ))
             })
     }
@@ -97,6 +115,8 @@ mod tests {
             (Kind::Counting, "counting", 2),
             (Kind::Scalable, "scalable", 3),
             (Kind::Blocked, "blocked", 4),
+            (Kind::Bitmap, "bitmap", 7),
+            (Kind::TwoBitMap, "two-bit-map", 8),
         ];
         for (kind, name, code) in pinned {
             assert_eq!(kind.name(), name);
@@ -107,6 +127,7 @@ mod tests {
         }
         assert_eq!(Kind::from_code(0), None);
         assert_eq!(Kind::from_code(5), None);
+        assert_eq!(Kind::from_code(6), None);
         let err = "Classic".parse::<Kind>().unwrap_err().to_string();
         assert!(err.contains("unknown filter kind 'Classic'"), "{err}");
     }

@@ -12,8 +12,13 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod bitmap;
 mod fixed;
 mod table;
+
+pub(crate) use bitmap::{
+    is_bitmap_file, parse_header as parse_bitmap_header, BitmapHeader, HEAD_LEN as BITMAP_HEAD_LEN,
+};
 
 pub(crate) use table::LayerEntry;
 
@@ -204,6 +209,9 @@ impl<'a> Parts<'a> {
                 )
             }
             AnyFilter::Scalable(f) => Parts::scalable(f),
+            AnyFilter::Bitmap(_) | AnyFilter::TwoBitMap(_) => {
+                unreachable!("bitmap kinds are written by bitmap.rs")
+            }
         }
     }
 
@@ -277,6 +285,9 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 
 /// The length in bytes of `filter`'s native file.
 pub fn encoded_len(filter: &AnyFilter, design: Option<Design>) -> u64 {
+    if let Some(len) = bitmap::encoded_len(filter) {
+        return len;
+    }
     Layout::of(&Parts::of(filter, design)).total as u64
 }
 
@@ -310,6 +321,9 @@ pub fn write_to(
     design: Option<Design>,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    if let Some(written) = bitmap::write_to(filter, design, out) {
+        return written;
+    }
     let parts = Parts::of(filter, design);
     let layout = Layout::of(&parts);
     let mut head = Vec::with_capacity(layout.payload_offset);
@@ -377,6 +391,12 @@ pub(crate) struct Header {
 pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
+    if bitmap::is_bitmap_kind(fixed.kind) {
+        return Err(r.corrupt(format!(
+            "a {} file has no layer table (only classic and blocked filters can be memory-mapped as filters; a dense bitmap maps as bitmap::MappedBitmap)",
+            fixed.kind
+        )));
+    }
     let scheme = scheme_of(&fixed, &r)?;
     let width = check_fixed(&fixed, file_len, &r)?;
     let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys, &r)?;
@@ -536,6 +556,9 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         });
     }
     verify_checksum(bytes)?;
+    if is_bitmap_file(bytes) {
+        return bitmap::decode(bytes);
+    }
     let header = parse_header(bytes, bytes.len() as u64, keys)?;
     if header.kind == Kind::Scalable {
         let filter = AnyFilter::Scalable(decode_scalable(&header, bytes)?);
