@@ -68,6 +68,10 @@ pub enum Kind {
     Counting,
     /// Grows by adding layers as it fills, keeping the FPR bound.
     Scalable,
+    /// Exact: one bit per integer of --range (integer items only; no false positives).
+    Bitmap,
+    /// Two bits per integer of --range: absent, seen once, seen more than once.
+    TwoBitMap,
 }
 
 /// How elements map to bits: bloomkit's own, or exactly another library's.
@@ -127,13 +131,25 @@ pub enum Format {
 pub struct ItemArgs {
     /// How each item becomes an element: utf8 = the line's bytes; utf16le = Guava's
     /// unencodedChars funnel; i32/i64 = a decimal number as Guava's integer/long funnel;
-    /// hex = raw bytes written in hexadecimal.
-    #[arg(long = "items", id = "item_format", value_enum, default_value_t = ItemFormat::Utf8, value_name = "FORMAT")]
-    pub items: ItemFormat,
+    /// hex = raw bytes written in hexadecimal [default: utf8; i64 for bitmap and two-bit-map
+    /// filters].
+    #[arg(long = "items", id = "item_format", value_enum, value_name = "FORMAT")]
+    pub items: Option<ItemFormat>,
     /// The longest line (or argument) accepted, in bytes; a longer one is an error that
     /// names it.
     #[arg(long, value_parser = parse_line_length, default_value = "1048576", value_name = "BYTES")]
     pub max_line_length: usize,
+}
+
+impl ItemArgs {
+    /// The item format for a filter of `kind`: --items, or the kind's default (integers for
+    /// the bitmap kinds, text otherwise).
+    pub fn format_for(&self, kind: bloomkit::Kind) -> ItemFormat {
+        self.items.unwrap_or(match kind {
+            bloomkit::Kind::Bitmap | bloomkit::Kind::TwoBitMap => ItemFormat::I64,
+            _ => ItemFormat::Utf8,
+        })
+    }
 }
 
 /// The filter of the commands that can create it (`create`, `dedup`): where, how large,
@@ -177,6 +193,16 @@ pub struct Combine {
     pub force: bool,
 }
 
+/// The arguments of the commands that read integers (`sort-unique`, `singles`).
+#[derive(Debug, Clone, Args)]
+pub struct Integers {
+    /// Files to read ('-' for standard input); standard input when none are given.
+    pub files: Vec<PathBuf>,
+    /// Skip lines that are not integers (counted on standard error) instead of failing.
+    #[arg(long)]
+    pub skip_invalid: bool,
+}
+
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
@@ -197,6 +223,11 @@ pub struct Sizing {
     /// Target false-positive probability, in (0, 1), e.g. 0.01 or 1%.
     #[arg(short = 'p', long, value_parser = parse_fpp, value_name = "P")]
     pub fpp: Option<f64>,
+    /// The integers a bitmap holds: START..END (END excluded) or START..=END, e.g.
+    /// 0..1000000000 or 0..4e9. Creates a bitmap (the default kind with --range); for calc,
+    /// also sizes the bitmap of that range.
+    #[arg(long, value_parser = parse_range, value_name = "START..END", allow_hyphen_values = true)]
+    pub range: Option<bloomkit::bitmap::KeyRange>,
 }
 
 /// The commands.
@@ -208,6 +239,7 @@ EXAMPLES:
   bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
   bloomkit create users.bloom -n 1e6 -p 1% --kind counting
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
+  bloomkit create ids.bloom --kind bitmap --range 0..1000000000  # exact, integer items
   bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
     Create {
         #[command(flatten)]
@@ -335,6 +367,7 @@ EXAMPLES:
   bloomkit calc --capacity 1e6 --fpp 0.01
   bloomkit calc --bits 8388608 --capacity 1e6          # expected FPR
   bloomkit calc --bits 8388608 --fpp 0.001            # capacity
+  bloomkit calc -n 1e8 -p 0.001 --range 0..1e9         # a bitmap is smaller here
   bloomkit calc -n 1e6 -p 0.01 --plot fpr.svg --filter seen.bloom")]
     Calc {
         #[command(flatten)]
@@ -391,6 +424,33 @@ EXAMPLES:
         force: bool,
     },
 
+    /// Print each distinct integer once, ascending (sort -n | uniq), in memory.
+    #[command(after_help = "\
+Reads decimal integers, one per line, from the FILEs or standard input, and prints each
+distinct one once in ascending numeric order: what `sort -n | uniq` prints for integers,
+in one pass and in memory. The integers are kept in roaring bitmaps, so memory follows the
+number of distinct integers (at most about 2 bytes each while sparse, 1 bit per integer of
+their span when dense), not the input's length. Any integer from -9223372036854775808 to
+18446744073709551615 is accepted; negative ones print first. Surrounding spaces are ignored.
+A line that is not such an integer is an error naming its line number, unless
+--skip-invalid.
+
+EXAMPLES:
+  bloomkit sort-unique ids.txt > sorted-ids.txt
+  seq 10 -1 1 | bloomkit sort-unique")]
+    SortUnique(Integers),
+
+    /// Print the integers that occur exactly once, ascending (sort -n | uniq -u), in memory.
+    #[command(after_help = "\
+Reads decimal integers like sort-unique and prints those that occur exactly once, in
+ascending numeric order: what `sort -n | uniq -u` prints for integers. Each integer has a
+two-bit cell (absent, once, more than once) kept in roaring bitmaps, so memory follows the
+number of distinct integers.
+
+EXAMPLES:
+  bloomkit singles calls-today.txt > called-once.txt")]
+    Singles(Integers),
+
     /// Print a shell completion script.
     #[command(after_help = "\
 EXAMPLES:
@@ -426,6 +486,11 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
             "'{s}' is not a whole number of elements (e.g. 1000000 or 1e6)"
         )),
     }
+}
+
+/// Parses `--range`: `START..END` or `START..=END`.
+pub fn parse_range(s: &str) -> Result<bloomkit::bitmap::KeyRange, String> {
+    s.parse().map_err(|e: bloomkit::Error| e.to_string())
 }
 
 /// Parses `--max-line-length`: 1 byte to 1 GiB.

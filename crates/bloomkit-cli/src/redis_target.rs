@@ -397,6 +397,9 @@ impl RedisTarget {
         let keyed = ctx.key.is_some();
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
+            (Kind::Bitmap | Kind::TwoBitMap, _) => bail!(
+                "{display}: bitmaps live in files; use a file target"
+            ),
             (Kind::Counting, _) => bail!(
                 "{display}: counting filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
@@ -536,6 +539,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
                     layers: None,
+                    range: None,
                 })
             }
             Remote::Redisson(f) => {
@@ -560,6 +564,7 @@ impl RedisTarget {
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
                     layers: None,
+                    range: None,
                 })
             }
             Remote::Scalable(f) => {
@@ -579,6 +584,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: None,
                     layers: Some(layers),
+                    range: None,
                 })
             }
         }

@@ -204,7 +204,7 @@ impl Target {
             Backend::File(f) => {
                 let mut failed = None;
                 let result = f.update(|filter| {
-                    if !matches!(filter, AnyFilter::Counting(_)) {
+                    if !matches!(filter, AnyFilter::Counting(_) | AnyFilter::Bitmap(_)) {
                         failed = Some(0);
                         bail!(
                             "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",

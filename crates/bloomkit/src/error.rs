@@ -72,6 +72,10 @@ pub enum Error {
         range: String,
     },
 
+    /// A bitmap was asked to remove an integer it does not hold. Nothing was changed.
+    #[error("integer {0} is not in the bitmap")]
+    NotInBitmap(i128),
+
     /// A bitmap was given a key that is not an 8-byte integer (an `i64` or `u64` as
     /// [`Key`](crate::Key) encodes it).
     #[error("a bitmap holds integer keys only (8-byte i64 or u64), got a {bytes}-byte key")]

@@ -93,6 +93,15 @@ pub(crate) fn run(
         None => None,
     };
     let (n, p) = (sizing.capacity, sizing.fpp);
+    if let Some(range) = sizing.range {
+        let Some(n) = n else {
+            bail!("calc --range needs --capacity N, the number of integers");
+        };
+        if bits.is_none() && p.is_none() {
+            super::calc_bitmap::advise(range, n, None)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     // The (m, k, n) to report and plot.
     let (m, k, n) = match (bits, n, p) {
         (None, Some(n), Some(p)) => match hashes {
@@ -128,6 +137,9 @@ pub(crate) fn run(
             ),
         },
     };
+    if let (Some(range), Some(n)) = (sizing.range, sizing.capacity) {
+        super::calc_bitmap::advise(range, n, p)?;
+    }
     if let Some((name, d)) = &filter_desc {
         println!(
             "\n{name}: about {:.0} items now, estimated FPR {}",

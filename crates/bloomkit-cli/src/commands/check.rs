@@ -27,7 +27,7 @@ pub(crate) fn run(
         signals: false,
         max_line: item_args.max_line_length,
     };
-    let outcome = stream::run(items, item_args.items, quiet, policy, |chunk| {
+    let outcome = stream::run(items, item_args.format_for(t.kind()), quiet, policy, |chunk| {
         for batch in &chunk.batches {
             t.contains_batch(batch.elements(), &mut present)?;
             for ((line, _), &p) in batch.iter().zip(&present) {

@@ -16,18 +16,21 @@ pub(crate) fn run(
     quiet: bool,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
-    let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
-        bail!("create needs --capacity N and --fpp P (see: bloomkit calc)");
-    };
-    let new = NewFilter {
-        capacity,
-        fpp,
-        kind,
-        scheme,
+    let Some(new) = NewFilter::from_sizing(sizing, kind, scheme)? else {
+        bail!("create needs --capacity N and --fpp P (see: bloomkit calc), or --range START..END for a bitmap");
     };
     let t = Target::create(&location, new, force, ctx)?;
     if !quiet {
         let d = t.describe()?;
+        if let (Some(range), Some(form)) = (&d.range, &d.layout) {
+            eprintln!(
+                "created {} {} of range {range} ({form}, {})",
+                d.kind,
+                location.display(),
+                human_bytes(d.bytes)
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

@@ -19,17 +19,11 @@ fn open_or_create(
     if Target::exists(location)? {
         return Target::open_for_update(location, ctx);
     }
-    let (Some(capacity), Some(fpp)) = (sizing.capacity, sizing.fpp) else {
+    let Some(new) = NewFilter::from_sizing(sizing, kind, SchemeName::Default)? else {
         bail!(
-            "{}: no such filter; give --capacity N and --fpp P to create it",
+            "{}: no such filter; give --capacity N and --fpp P (or --range for a bitmap) to create it",
             location.display()
         );
-    };
-    let new = NewFilter {
-        capacity,
-        fpp,
-        kind,
-        scheme: SchemeName::Default,
     };
     match Target::create(location, new, false, ctx) {
         // A file is reopened to be used in place (classic, blocked).
@@ -59,7 +53,7 @@ pub(crate) fn run(
     let mut new = Vec::new();
     let mut kept = 0u64;
     let policy = write_policy(&t, item_args, save, true);
-    let mut outcome = stream::run(&[], item_args.items, quiet, policy, |chunk| {
+    let mut outcome = stream::run(&[], item_args.format_for(t.kind()), quiet, policy, |chunk| {
         // Recorded (saved, for a file) first, printed after.
         t.insert_chunk(chunk, &mut new, false)?;
         for ((line, _), &n) in chunk.iter().zip(&new) {

@@ -25,6 +25,9 @@ pub(crate) fn to_json(d: &Description) -> Value {
     if let Some(layout) = &d.layout {
         v["layout"] = json!(layout);
     }
+    if let Some(range) = &d.range {
+        v["range"] = json!(range);
+    }
     if let Some(layers) = &d.layers {
         v["layers"] = layers
             .iter()
@@ -58,6 +61,9 @@ pub(crate) fn run(target: &str, json: bool, ctx: &Context) -> Result<ExitCode> {
     println!("hashes:           {}", d.hashes);
     if let Some(layout) = &d.layout {
         println!("layout:           {layout}");
+    }
+    if let Some(range) = &d.range {
+        println!("range:            {range}");
     }
     println!("bytes:            {} ({})", d.bytes, human_bytes(d.bytes));
     println!(

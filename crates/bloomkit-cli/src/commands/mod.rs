@@ -2,6 +2,7 @@
 
 mod add;
 mod calc;
+mod calc_bitmap;
 mod check;
 mod combine;
 mod convert;
@@ -9,6 +10,8 @@ mod create;
 mod dedup;
 mod info;
 mod remove;
+mod singles;
+mod sort_unique;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
 use crate::stream::{End, Outcome, Policy};
@@ -82,6 +85,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             target,
             force,
         } => convert::import(&file, format, &target, force, &ctx, quiet),
+        Command::SortUnique(args) => sort_unique::run(&args, quiet),
+        Command::Singles(args) => singles::run(&args, quiet),
         Command::Completions { shell } => {
             let mut out = std::io::stdout().lock();
             clap_complete::generate(shell, &mut Cli::command(), "bloomkit", &mut out);

@@ -9,9 +9,9 @@ use std::process::ExitCode;
 
 pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode> {
     let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
-    if t.kind() != bloomkit::Kind::Counting {
+    if !matches!(t.kind(), bloomkit::Kind::Counting | bloomkit::Kind::Bitmap) {
         bail!(
-            "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+            "{}: a {} filter cannot remove items; only counting filters and bitmaps can (create one with --kind counting)",
             t.location().display(),
             t.kind()
         );
@@ -22,7 +22,7 @@ pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode>
         "argument"
     };
     let policy = write_policy(&t, &args.item_args, &args.save, false);
-    let mut outcome = stream::run(&args.items, args.item_args.items, quiet, policy, |chunk| {
+    let mut outcome = stream::run(&args.items, args.item_args.format_for(t.kind()), quiet, policy, |chunk| {
         t.remove_chunk(chunk).map_err(|(i, e)| {
             let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
             anyhow!(

@@ -312,13 +312,13 @@ impl Filter for Bitmap {
         self.insert(v)
     }
 
-    /// Removes an integer key: [`Error::NotPresent`] if it is absent.
+    /// Removes an integer key: [`Error::NotInBitmap`] if it is absent.
     fn remove_encoded(&mut self, bytes: &[u8]) -> Result<()> {
         let v = self.range.decode_key(bytes)?;
         if self.remove(v)? {
             Ok(())
         } else {
-            Err(Error::NotPresent)
+            Err(Error::NotInBitmap(v))
         }
     }
 
@@ -450,7 +450,7 @@ mod tests {
         ));
         assert!(matches!(
             b.remove_encoded(&4i64.to_key_bytes()),
-            Err(Error::NotPresent)
+            Err(Error::NotInBitmap(4))
         ));
         b.remove_encoded(&(-3i64).to_key_bytes()).unwrap();
         assert_eq!(b.estimated_len(), 0.0);

@@ -11,9 +11,10 @@ const U64_END: i128 = 1 << 64;
 /// `start..end`, start inclusive, end exclusive, at most 2⁶⁴ integers wide.
 ///
 /// Values are `i128` so that one type holds every `i64` and every `u64`. A range that starts
-/// below zero is *signed*: its 8-byte keys are read as `i64` (it must end at or below
-/// 2⁶³); a range that starts at zero or above is *unsigned*: its keys are read as `u64` (it
-/// may end at 2⁶⁴). The integer `v` is bit `v - start`.
+/// below zero must lie within the `i64`s; one that starts at zero or above, within the
+/// `u64`s. An 8-byte key (an `i64` or `u64` as [`Key`](crate::Key) encodes it, the same
+/// bytes for the same non-negative value) is read as an `i64` when the range ends at or
+/// below 2⁶³, as a `u64` when it reaches beyond. The integer `v` is bit `v - start`.
 ///
 /// ```
 /// use bloomkit::bitmap::KeyRange;
@@ -77,9 +78,10 @@ impl KeyRange {
         (self.end - self.start) as u128
     }
 
-    /// Whether the range starts below zero (its 8-byte keys are `i64`, else `u64`).
-    pub fn is_signed(&self) -> bool {
-        self.start < 0
+    /// Whether the range's 8-byte keys are read as `i64` (it ends at or below 2⁶³), rather
+    /// than as `u64`.
+    pub fn keys_are_i64(&self) -> bool {
+        self.end <= i128::from(i64::MAX) + 1
     }
 
     /// Whether `value` is in the range.
@@ -106,13 +108,13 @@ impl KeyRange {
         self.start + i128::from(index)
     }
 
-    /// The integer an 8-byte key stands for (an `i64` in a signed range, else a `u64`), or
+    /// The integer an 8-byte key stands for (see [`keys_are_i64`](Self::keys_are_i64)), or
     /// [`Error::NotAnInteger`] for a key of another length.
     pub fn decode_key(&self, bytes: &[u8]) -> Result<i128> {
         let b: [u8; 8] = bytes
             .try_into()
             .map_err(|_| Error::NotAnInteger { bytes: bytes.len() })?;
-        Ok(if self.is_signed() {
+        Ok(if self.keys_are_i64() {
             i128::from(i64::from_le_bytes(b))
         } else {
             i128::from(u64::from_le_bytes(b))
@@ -182,6 +184,9 @@ mod tests {
 
     #[test]
     fn keys_are_read_by_the_ranges_signedness() {
+        // -1 as an i64 key: below a range that fits the i64s.
+        let small = KeyRange::new(0, 10).unwrap();
+        assert_eq!(small.decode_key(&(-1i64).to_le_bytes()).unwrap(), -1);
         let signed = KeyRange::new(-10, 10).unwrap();
         assert_eq!(signed.decode_key(&(-3i64).to_le_bytes()).unwrap(), -3);
         assert_eq!(KeyRange::U64.decode_key(&u64::MAX.to_le_bytes()).unwrap(), u64::MAX as i128);
