@@ -149,6 +149,27 @@ impl Store {
         })
     }
 
+    /// A roaring store of `indices` (ascending, without repeats).
+    pub fn roaring_from_sorted(indices: impl Iterator<Item = u64>) -> Store {
+        Store::Roaring(
+            RoaringTreemap::from_sorted_iter(indices).expect("indices are strictly ascending"),
+        )
+    }
+
+    /// Adds `indices` (ascending, without repeats): a dense store sets them one by one; a
+    /// roaring store builds a store of them and merges it in, container by container, so a
+    /// container that receives several is rewritten once, not once per index.
+    pub fn insert_sorted(&mut self, indices: impl Iterator<Item = u64>) {
+        match self {
+            Store::Roaring(_) => self.union_with(&Store::roaring_from_sorted(indices)),
+            Store::Dense { .. } => {
+                for i in indices {
+                    self.insert(i);
+                }
+            }
+        }
+    }
+
     /// Whether no index is in both (same width and form).
     pub fn is_disjoint(&self, other: &Store) -> bool {
         match (self, other) {

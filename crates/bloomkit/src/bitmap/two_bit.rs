@@ -130,6 +130,51 @@ impl TwoBitMap {
         Ok(new)
     }
 
+    /// Records one occurrence of each of `values`, given in ascending order (an integer
+    /// repeated in them counts each time); returns how many integers were new. The fast way
+    /// to record many integers in the roaring form (see [`Bitmap::insert_sorted`]
+    /// (super::Bitmap::insert_sorted)). If any is outside the range, or they are not
+    /// ascending, none is recorded.
+    pub fn insert_sorted<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<u64> {
+        super::check_sorted(self.range, values)?;
+        let before = self.len();
+        if self.form() == BitmapForm::Dense {
+            for &v in values {
+                self.insert_index(self.range.value_index(v.into()));
+            }
+            return Ok(self.len() - before);
+        }
+        // The batch's own cells: integers once in it, integers more than once in it.
+        let (mut once, mut more) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < values.len() {
+            let v = values[i].into();
+            let mut j = i + 1;
+            while j < values.len() && values[j].into() == v {
+                j += 1;
+            }
+            let index = self.range.value_index(v);
+            if j - i == 1 {
+                once.push(index);
+            } else {
+                more.push(index);
+            }
+            i = j;
+        }
+        let batch_once = Store::roaring_from_sorted(once.into_iter());
+        let batch_more = Store::roaring_from_sorted(more.into_iter());
+        // Seen once before and again now: more than once.
+        let mut again = self.once.clone();
+        let mut batch = batch_once.clone();
+        batch.union_with(&batch_more);
+        again.intersect_with(&batch);
+        self.more.union_with(&batch_more);
+        self.more.union_with(&again);
+        self.once.union_with(&batch_once);
+        self.once.difference_with(&self.more);
+        Ok(self.len() - before)
+    }
+
     /// How often an integer has been seen (`Absent` outside the range).
     pub fn get(&self, value: impl Into<i128>) -> Seen {
         match self.range.index(value.into()) {
@@ -243,6 +288,18 @@ mod tests {
             assert_eq!(m.repeated().collect::<Vec<_>>(), [-50, 3]);
             assert_eq!((m.len(), m.singles_len()), (4, 2));
             assert!(m.insert_batch(&[5i64, 1 << 20]).is_err());
+            // Sorted batches give the same cells as single inserts.
+            let batch = [-50i64, 1, 2, 2, 7, 7, 7, 1000, 1001];
+            let mut single = m.clone();
+            let new = m.insert_sorted(&batch).unwrap();
+            let mut single_new = 0;
+            for v in batch {
+                single_new += u64::from(single.insert(v).unwrap() == Seen::Absent);
+            }
+            assert_eq!((new, m.len()), (single_new, single.len()));
+            assert!(m.singles().eq(single.singles()) && m.repeated().eq(single.repeated()));
+            assert_eq!(m.singles().collect::<Vec<_>>(), [1001]);
+            assert!(m.insert_sorted(&[2i64, 1]).is_err());
             assert_eq!(m.get(5), Seen::Absent, "nothing of a refused batch is applied");
             assert!(matches!(
                 m.remove_encoded(&1i64.to_le_bytes()),
