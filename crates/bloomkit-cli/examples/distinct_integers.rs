@@ -24,8 +24,9 @@ fn main() {
             a.parse::<f64>()
                 .ok()
                 .filter(|x| x.fract() == 0.0 && *x >= 1.0)
-                .unwrap_or_else(|| panic!("usage: distinct_integers N RANGE (whole numbers, N <= RANGE); got {a}"))
-                as u64
+                .unwrap_or_else(|| {
+                    panic!("usage: distinct_integers N RANGE (whole numbers, N <= RANGE); got {a}")
+                }) as u64
         })
         .collect();
     let [n, range] = args[..] else {

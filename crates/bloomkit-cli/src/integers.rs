@@ -351,7 +351,12 @@ pub fn run<T: Tally>(command: &str, args: &Integers, quiet: bool) -> Result<()> 
     };
     for path in files {
         let (l, s) = if path == Path::new("-") {
-            read_input(std::io::stdin().lock(), "standard input", &mut tally, args.skip_invalid)?
+            read_input(
+                std::io::stdin().lock(),
+                "standard input",
+                &mut tally,
+                args.skip_invalid,
+            )?
         } else {
             let name = path.display().to_string();
             let file = File::open(path).map_err(|e| anyhow!("opening {name}: {e}"))?;
@@ -406,23 +411,31 @@ mod tests {
             };
             // Byte by byte: values split across buffers parse the same.
             for b in input {
-                lines.feed(std::slice::from_ref(b), &mut value, &mut invalid).unwrap();
+                lines
+                    .feed(std::slice::from_ref(b), &mut value, &mut invalid)
+                    .unwrap();
             }
             lines.finish(&mut value, &mut invalid).unwrap();
         }
-        got.into_iter().map(Ok).chain(bad.into_iter().map(Err)).collect()
+        got.into_iter()
+            .map(Ok)
+            .chain(bad.into_iter().map(Err))
+            .collect()
     }
 
     #[test]
     fn lines_parse_as_integers_or_are_named() {
         let input = b"12\n -7 \r\n+3\n18446744073709551615\n-9223372036854775808\nx1\n\n1 2\n18446744073709551616\n-9223372036854775809\n-0\n5";
         let got = parse(input);
-        let ok: Vec<i128> = got.iter().filter_map(|r| r.as_ref().ok().copied()).collect();
-        assert_eq!(
-            ok,
-            [12, -7, 3, u64::MAX as i128, i64::MIN as i128, 0, 5]
-        );
-        let bad: Vec<u64> = got.iter().filter_map(|r| r.as_ref().err().map(|e| e.0)).collect();
+        let ok: Vec<i128> = got
+            .iter()
+            .filter_map(|r| r.as_ref().ok().copied())
+            .collect();
+        assert_eq!(ok, [12, -7, 3, u64::MAX as i128, i64::MIN as i128, 0, 5]);
+        let bad: Vec<u64> = got
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.0))
+            .collect();
         assert_eq!(bad, [6, 7, 8, 9, 10]);
     }
 

@@ -20,10 +20,10 @@ fn integers(n: usize) -> Vec<i128> {
             x ^= x >> 7;
             x ^= x << 17;
             match i % 5 {
-                0 => i128::from(x % 1000),                     // many repeats
-                1 => -i128::from(x % 5000),                    // negatives
-                2 => i128::from(x),                            // the whole u64 range
-                3 => i128::from(x as i64),                     // the whole i64 range
+                0 => i128::from(x % 1000),                      // many repeats
+                1 => -i128::from(x % 5000),                     // negatives
+                2 => i128::from(x),                             // the whole u64 range
+                3 => i128::from(x as i64),                      // the whole i64 range
                 _ => i128::from(x % 3_000_000_000) + (1 << 32), // past 2^32
             }
         })
@@ -31,7 +31,11 @@ fn integers(n: usize) -> Vec<i128> {
 }
 
 fn text(values: &[i128]) -> Vec<u8> {
-    values.iter().map(|v| format!("{v}\n")).collect::<String>().into_bytes()
+    values
+        .iter()
+        .map(|v| format!("{v}\n"))
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// What `sort -n | uniq ARGS` prints for `input` (the real tools).
@@ -73,7 +77,12 @@ fn sort_unique_and_singles_print_what_sort_and_uniq_print() {
         .collect();
     let r = ok(&["sort-unique"], &input);
     assert_eq!(r.out, want_unique);
-    assert!(r.err.contains(&format!("{} integers written", distinct.len())), "{}", r.err);
+    assert!(
+        r.err
+            .contains(&format!("{} integers written", distinct.len())),
+        "{}",
+        r.err
+    );
     assert_eq!(ok(&["singles"], &input).out, want_singles);
     // The real tools agree (GNU sort -n compares numbers of any length exactly).
     assert_eq!(sort_uniq(&input, &[]), want_unique);
@@ -87,14 +96,22 @@ fn integer_commands_read_files_and_name_bad_lines() {
     let (a, b) = (path(&d, "a.txt"), path(&d, "b.txt"));
     std::fs::write(&a, "3\n 1 \n3\n").unwrap();
     std::fs::write(&b, "-2\r\n+7\n1").unwrap();
-    assert_eq!(ok(&["sort-unique", &a, "-", &b], b"9\n").out, "-2\n1\n3\n7\n9\n");
+    assert_eq!(
+        ok(&["sort-unique", &a, "-", &b], b"9\n").out,
+        "-2\n1\n3\n7\n9\n"
+    );
     assert_eq!(ok(&["singles", &a, &b], b"").out, "-2\n7\n");
     std::fs::write(&b, "5\n6\n1.5\n7\n").unwrap();
     for cmd in ["sort-unique", "singles"] {
         let r = run(&[cmd, &a, &b], b"");
         assert_eq!(r.code, 2);
         assert!(r.out.is_empty(), "nothing printed: {}", r.out);
-        assert!(r.err.contains(&format!("{b}: line 3: '1.5' is not an integer")), "{}", r.err);
+        assert!(
+            r.err
+                .contains(&format!("{b}: line 3: '1.5' is not an integer")),
+            "{}",
+            r.err
+        );
         let r = ok(&[cmd, "--skip-invalid", &b], b"");
         assert_eq!(r.out, "5\n6\n7\n");
         assert!(r.err.contains("1 non-integer lines skipped"), "{}", r.err);
@@ -106,7 +123,11 @@ fn integer_commands_read_files_and_name_bad_lines() {
     ] {
         let r = run(&["sort-unique"], input.as_bytes());
         assert_eq!(r.code, 2);
-        assert!(r.err.contains(why) && r.err.contains("standard input: line"), "{}", r.err);
+        assert!(
+            r.err.contains(why) && r.err.contains("standard input: line"),
+            "{}",
+            r.err
+        );
     }
     let r = run(&["sort-unique", d.path().to_str().unwrap()], b"");
     assert_eq!(r.code, 2);
@@ -129,14 +150,21 @@ fn sort_unique_memory_follows_the_distinct_values() {
         .and_then(|s| s.split(' ').next())
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("a size in: {}", r.err));
-    assert!(r.err.contains("bitmaps of") && r.err.trim_end().ends_with(" B") && bytes < 1000.0, "{}", r.err);
+    assert!(
+        r.err.contains("bitmaps of") && r.err.trim_end().ends_with(" B") && bytes < 1000.0,
+        "{}",
+        r.err
+    );
 }
 
 #[test]
 fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
     let d = tempfile::tempdir().unwrap();
     let f = path(&d, "ids.bloom");
-    let r = ok(&["create", &f, "--kind", "bitmap", "--range", "0..1000000000"], b"");
+    let r = ok(
+        &["create", &f, "--kind", "bitmap", "--range", "0..1000000000"],
+        b"",
+    );
     assert!(r.err.contains("range 0..1000000000 (roaring"), "{}", r.err);
     ok(&["add", &f], b"5\n999999999\n0\n5\n");
     let r = run(&["check", &f, "5", "6", "999999999"], b"");
@@ -144,7 +172,11 @@ fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
     assert_eq!(run(&["check", &f, "7"], b"").code, 1);
     ok(&["remove", &f, "5"], b"");
     let r = run(&["remove", &f, "5"], b"");
-    assert!(r.code == 2 && r.err.contains("integer 5 is not in the bitmap"), "{}", r.err);
+    assert!(
+        r.code == 2 && r.err.contains("integer 5 is not in the bitmap"),
+        "{}",
+        r.err
+    );
     let info: serde_json::Value =
         serde_json::from_str(&ok(&["info", &f, "--json"], b"").out).unwrap();
     assert_eq!(info["kind"], "bitmap");
@@ -159,7 +191,10 @@ fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
     ok(&["add", &g, "-1000", "1000", "-3"], b"");
     let info: serde_json::Value =
         serde_json::from_str(&ok(&["info", &g, "--json"], b"").out).unwrap();
-    assert_eq!((info["kind"].as_str(), info["layout"].as_str()), (Some("bitmap"), Some("dense")));
+    assert_eq!(
+        (info["kind"].as_str(), info["layout"].as_str()),
+        (Some("bitmap"), Some("dense"))
+    );
     assert_eq!(info["capacity"], 500);
     let r = ok(&["check", "-c", &g], b"-1000\n-3\n0\n1000\n");
     assert_eq!(r.out, "3\n");
@@ -172,12 +207,21 @@ fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
 fn bad_input_for_a_bitmap_changes_nothing() {
     let d = tempfile::tempdir().unwrap();
     let f = path(&d, "ids.bloom");
-    ok(&["create", &f, "--kind", "bitmap", "--range", "100..200"], b"");
+    ok(
+        &["create", &f, "--kind", "bitmap", "--range", "100..200"],
+        b"",
+    );
     ok(&["add", &f, "150"], b"");
     let before = std::fs::read(&f).unwrap();
     for (input, wanted) in [
-        (&b"120\n130\n200\n"[..], "integer 200 is outside the bitmap's range 100..200"),
-        (b"120\n-1\n", "integer -1 is outside the bitmap's range 100..200"),
+        (
+            &b"120\n130\n200\n"[..],
+            "integer 200 is outside the bitmap's range 100..200",
+        ),
+        (
+            b"120\n-1\n",
+            "integer -1 is outside the bitmap's range 100..200",
+        ),
         (b"120\nabc\n", "line 2: 'abc' is not a 64-bit integer"),
     ] {
         let r = run(&["add", &f], input);
@@ -186,7 +230,12 @@ fn bad_input_for_a_bitmap_changes_nothing() {
         assert_eq!(std::fs::read(&f).unwrap(), before, "nothing applied");
     }
     let r = run(&["add", &f, "--items", "utf8", "abc"], b"");
-    assert!(r.err.contains("holds integer keys only (8-byte i64 or u64), got a 3-byte key"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("holds integer keys only (8-byte i64 or u64), got a 3-byte key"),
+        "{}",
+        r.err
+    );
     assert_eq!(std::fs::read(&f).unwrap(), before);
     // A damaged file is a clean error.
     let mut bad = before.clone();
@@ -194,15 +243,24 @@ fn bad_input_for_a_bitmap_changes_nothing() {
     bad[last] ^= 1;
     std::fs::write(&f, &bad).unwrap();
     let r = run(&["check", &f, "150"], b"");
-    assert!(r.code == 2 && r.err.contains("checksum mismatch"), "{}", r.err);
+    assert!(
+        r.code == 2 && r.err.contains("checksum mismatch"),
+        "{}",
+        r.err
+    );
     for args in [
         vec!["create", &f, "--force", "--range", "0..10", "-p", "0.01"],
-        vec!["create", &f, "--force", "--kind", "classic", "-n", "9", "-p", "0.1", "--range", "0..10"],
+        vec![
+            "create", &f, "--force", "--kind", "classic", "-n", "9", "-p", "0.1", "--range",
+            "0..10",
+        ],
         vec!["create", &f, "--force", "--kind", "bitmap"],
         vec!["create", &f, "--force", "--range", "10..10"],
         vec!["create", &f, "--force", "--range", "a..b"],
         vec!["create", &f, "--force", "--range", "0..1e30"],
-        vec!["create", &f, "--force", "--range", "0..10", "--scheme", "guava"],
+        vec![
+            "create", &f, "--force", "--range", "0..10", "--scheme", "guava",
+        ],
     ] {
         let r = run(&args, b"");
         assert_eq!(r.code, 2, "{args:?}: {}", r.err);
@@ -213,7 +271,10 @@ fn bad_input_for_a_bitmap_changes_nothing() {
 fn a_two_bit_map_file_counts_once_and_more() {
     let d = tempfile::tempdir().unwrap();
     let f = path(&d, "calls.bloom");
-    ok(&["create", &f, "--kind", "two-bit-map", "--range", "0..1000"], b"");
+    ok(
+        &["create", &f, "--kind", "two-bit-map", "--range", "0..1000"],
+        b"",
+    );
     let r = ok(&["add", &f], b"1\n2\n1\n3\n1\n");
     assert!(r.err.contains("3 new"), "{}", r.err);
     assert_eq!(ok(&["check", &f, "1", "4", "3"], b"").out, "1\n3\n");
@@ -221,26 +282,42 @@ fn a_two_bit_map_file_counts_once_and_more() {
     assert!(r.code == 2 && r.err.contains("cannot remove"), "{}", r.err);
     let info: serde_json::Value =
         serde_json::from_str(&ok(&["info", &f, "--json"], b"").out).unwrap();
-    assert_eq!((info["kind"].as_str(), info["estimated_items"].as_u64()), (Some("two-bit-map"), Some(3)));
+    assert_eq!(
+        (info["kind"].as_str(), info["estimated_items"].as_u64()),
+        (Some("two-bit-map"), Some(3))
+    );
 }
 
 #[test]
 fn dedup_with_a_bitmap_is_exact() {
     let d = tempfile::tempdir().unwrap();
     let f = path(&d, "seen.bloom");
-    let r = ok(&["dedup", &f, "--range", "0..1000000"], b"7\n8\n7\n999999\n8\n");
+    let r = ok(
+        &["dedup", &f, "--range", "0..1000000"],
+        b"7\n8\n7\n999999\n8\n",
+    );
     assert_eq!(r.out, "7\n8\n999999\n");
     assert_eq!(ok(&["dedup", &f], b"8\n9\n").out, "9\n");
 }
 
 #[test]
 fn calc_recommends_a_bitmap_when_the_range_is_small_enough() {
-    let r = ok(&["calc", "-n", "1e8", "-p", "0.001", "--range", "0..1e9"], b"");
+    let r = ok(
+        &["calc", "-n", "1e8", "-p", "0.001", "--range", "0..1e9"],
+        b"",
+    );
     assert!(r.out.contains("dense:          119.2 MiB"), "{}", r.out);
     assert!(r.out.contains("recommended:    a bitmap"), "{}", r.out);
     assert!(r.out.contains("instead of 171.4 MiB"), "{}", r.out);
-    let r = ok(&["calc", "-n", "1e6", "-p", "0.01", "--range", "0..1e12"], b"");
-    assert!(r.out.contains("recommended:    a Bloom filter"), "{}", r.out);
+    let r = ok(
+        &["calc", "-n", "1e6", "-p", "0.01", "--range", "0..1e12"],
+        b"",
+    );
+    assert!(
+        r.out.contains("recommended:    a Bloom filter"),
+        "{}",
+        r.out
+    );
     let r = ok(&["calc", "-n", "1000", "--range", "0..1e6"], b"");
     assert!(r.out.contains("chosen form:    roaring"), "{}", r.out);
     assert_eq!(run(&["calc", "--range", "0..10"], b"").code, 2);
@@ -254,7 +331,11 @@ fn the_examples_of_docs_bitmaps_md_run_as_shown() {
     let doc = include_str!("../../../docs/BITMAPS.md");
     let d = tempfile::tempdir().unwrap();
     let bin_dir = support::bin().parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut examples = Vec::new();
     let mut in_console = false;
     for line in doc.lines() {

@@ -64,7 +64,9 @@ pub enum Error {
 
     /// An integer outside the declared range of a bitmap. Nothing was changed (a batch with
     /// one such integer is refused whole).
-    #[error("integer {value} is outside the bitmap's range {range} (start inclusive, end exclusive)")]
+    #[error(
+        "integer {value} is outside the bitmap's range {range} (start inclusive, end exclusive)"
+    )]
     OutOfRange {
         /// The integer.
         value: i128,

@@ -14,13 +14,19 @@ pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode>
     // A large add (full batches) to a Redis target goes through its bulk path.
     let mut bulk_used = false;
     let policy = write_policy(&t, &args.item_args, &args.save, false);
-    let mut outcome = stream::run(&args.items, args.item_args.format_for(t.kind()), quiet, policy, |chunk| {
-        let bulk = t.has_bulk() && chunk.len() == BATCH;
-        bulk_used |= bulk;
-        t.insert_chunk(chunk, &mut new, bulk)?;
-        added += new.iter().filter(|&&n| n).count() as u64;
-        Ok(())
-    });
+    let mut outcome = stream::run(
+        &args.items,
+        args.item_args.format_for(t.kind()),
+        quiet,
+        policy,
+        |chunk| {
+            let bulk = t.has_bulk() && chunk.len() == BATCH;
+            bulk_used |= bulk;
+            t.insert_chunk(chunk, &mut new, bulk)?;
+            added += new.iter().filter(|&&n| n).count() as u64;
+            Ok(())
+        },
+    );
     let code = finish(&t, &mut outcome)?;
     let total = outcome.applied;
     if !quiet {

@@ -16,9 +16,15 @@ pub(crate) fn advise(range: KeyRange, n: u64, p: Option<f64>) -> Result<()> {
         (BitmapForm::Dense, Some(d)) => d,
         _ => roaring,
     };
-    println!("\nBitmap of the integers {range} ({} of them), exact:", range.width());
+    println!(
+        "\nBitmap of the integers {range} ({} of them), exact:",
+        range.width()
+    );
     match dense {
-        Some(d) => println!("  dense:          {} (1 bit per integer of the range)", human_bytes(d)),
+        Some(d) => println!(
+            "  dense:          {} (1 bit per integer of the range)",
+            human_bytes(d)
+        ),
         None => println!("  dense:          impossible (the range is wider than one bit array)"),
     }
     println!(

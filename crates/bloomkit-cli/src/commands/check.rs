@@ -27,22 +27,28 @@ pub(crate) fn run(
         signals: false,
         max_line: item_args.max_line_length,
     };
-    let outcome = stream::run(items, item_args.format_for(t.kind()), quiet, policy, |chunk| {
-        for batch in &chunk.batches {
-            t.contains_batch(batch.elements(), &mut present)?;
-            for ((line, _), &p) in batch.iter().zip(&present) {
-                if p != absent {
-                    matched += 1;
-                    if !count {
-                        out.write_all(line)?;
-                        out.write_all(b"\n")?;
+    let outcome = stream::run(
+        items,
+        item_args.format_for(t.kind()),
+        quiet,
+        policy,
+        |chunk| {
+            for batch in &chunk.batches {
+                t.contains_batch(batch.elements(), &mut present)?;
+                for ((line, _), &p) in batch.iter().zip(&present) {
+                    if p != absent {
+                        matched += 1;
+                        if !count {
+                            out.write_all(line)?;
+                            out.write_all(b"\n")?;
+                        }
                     }
                 }
             }
-        }
-        out.flush()?;
-        Ok(())
-    });
+            out.flush()?;
+            Ok(())
+        },
+    );
     match outcome.end {
         // `bloomkit check ... | head -1`: the reader has what it wanted.
         End::ClosedOutput => return Ok(ExitCode::SUCCESS),

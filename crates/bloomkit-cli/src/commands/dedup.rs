@@ -53,19 +53,25 @@ pub(crate) fn run(
     let mut new = Vec::new();
     let mut kept = 0u64;
     let policy = write_policy(&t, item_args, save, true);
-    let mut outcome = stream::run(&[], item_args.format_for(t.kind()), quiet, policy, |chunk| {
-        // Recorded (saved, for a file) first, printed after.
-        t.insert_chunk(chunk, &mut new, false)?;
-        for ((line, _), &n) in chunk.iter().zip(&new) {
-            if n {
-                kept += 1;
-                out.write_all(line)?;
-                out.write_all(b"\n")?;
+    let mut outcome = stream::run(
+        &[],
+        item_args.format_for(t.kind()),
+        quiet,
+        policy,
+        |chunk| {
+            // Recorded (saved, for a file) first, printed after.
+            t.insert_chunk(chunk, &mut new, false)?;
+            for ((line, _), &n) in chunk.iter().zip(&new) {
+                if n {
+                    kept += 1;
+                    out.write_all(line)?;
+                    out.write_all(b"\n")?;
+                }
             }
-        }
-        out.flush()?;
-        Ok(())
-    });
+            out.flush()?;
+            Ok(())
+        },
+    );
     let code = finish(&t, &mut outcome)?;
     if !quiet && !matches!(outcome.end, End::ClosedOutput) {
         let total = outcome.applied;

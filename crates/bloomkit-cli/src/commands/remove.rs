@@ -22,16 +22,22 @@ pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode>
         "argument"
     };
     let policy = write_policy(&t, &args.item_args, &args.save, false);
-    let mut outcome = stream::run(&args.items, args.item_args.format_for(t.kind()), quiet, policy, |chunk| {
-        t.remove_chunk(chunk).map_err(|(i, e)| {
-            let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
-            anyhow!(
-                "{what} {}: cannot remove '{}': {e:#}",
-                chunk.first + i as u64,
-                String::from_utf8_lossy(line)
-            )
-        })
-    });
+    let mut outcome = stream::run(
+        &args.items,
+        args.item_args.format_for(t.kind()),
+        quiet,
+        policy,
+        |chunk| {
+            t.remove_chunk(chunk).map_err(|(i, e)| {
+                let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
+                anyhow!(
+                    "{what} {}: cannot remove '{}': {e:#}",
+                    chunk.first + i as u64,
+                    String::from_utf8_lossy(line)
+                )
+            })
+        },
+    );
     let code = finish(&t, &mut outcome)?;
     if !quiet {
         eprintln!(

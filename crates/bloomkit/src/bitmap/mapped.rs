@@ -128,7 +128,9 @@ impl MappedBitmap {
         // multiple of 8 (checked in `from_file`); `AtomicU64` has the size and alignment of
         // `u64`, any bit pattern is valid, and every access is an atomic load. The slice
         // borrows `self`, which owns the mapping.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU64>(), self.map.len() / 8) }
+        unsafe {
+            std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU64>(), self.map.len() / 8)
+        }
     }
 
     /// The dense plane's words.
@@ -218,7 +220,10 @@ impl MappedBitmap {
             .map(|w| w.load(Ordering::Relaxed))
             .collect();
         let bits = BitVec::from_words(words, self.header.range.width() as u64)?;
-        Ok(Bitmap::from_store(self.header.range, Store::from_bits(bits)))
+        Ok(Bitmap::from_store(
+            self.header.range,
+            Store::from_bits(bits),
+        ))
     }
 }
 
@@ -262,8 +267,12 @@ mod tests {
             MappedBitmap::open(&path),
             Err(Error::Unsupported { .. })
         ));
-        crate::file::save(&path, &crate::BloomFilter::new(10, 0.1).unwrap().into(), None)
-            .unwrap();
+        crate::file::save(
+            &path,
+            &crate::BloomFilter::new(10, 0.1).unwrap().into(),
+            None,
+        )
+        .unwrap();
         assert!(matches!(
             MappedBitmap::open(&path),
             Err(Error::Corrupt { .. })

@@ -94,7 +94,10 @@ impl BitmapForm {
     /// per 2¹⁶ integers, an array of 2-byte offsets up to 4096 of them, an 8 KiB bit array
     /// beyond, plus the container headers.
     pub fn roaring_bytes(range: KeyRange, count: u64) -> u64 {
-        let containers = range.width().div_ceil(1 << 16).min(u128::from(count.max(1))) as u64;
+        let containers = range
+            .width()
+            .div_ceil(1 << 16)
+            .min(u128::from(count.max(1))) as u64;
         let per = count.div_ceil(containers.max(1));
         containers * (per.min(4096) * 2 + 8) + 16
     }
@@ -141,7 +144,8 @@ impl Bitmap {
         if form == BitmapForm::Dense && BitmapForm::dense_bytes(range).is_none() {
             return Err(Error::TooLarge {
                 bits: store_width(range),
-                limit: "a dense bitmap needs one bit per integer of its range; use the roaring form",
+                limit:
+                    "a dense bitmap needs one bit per integer of its range; use the roaring form",
             });
         }
         Ok(Bitmap {
@@ -207,7 +211,8 @@ impl Bitmap {
     pub fn insert_sorted<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<u64> {
         check_sorted(self.range, values)?;
         let before = self.len();
-        self.store.insert_sorted(distinct_indices(self.range, values));
+        self.store
+            .insert_sorted(distinct_indices(self.range, values));
         Ok(self.len() - before)
     }
 
@@ -432,7 +437,9 @@ mod tests {
     #[test]
     fn sorted_inserts_agree_with_single_inserts() {
         let range = KeyRange::new(-(1 << 20), 1 << 40).unwrap();
-        let mut values: Vec<i64> = (0..50_000i64).map(|i| (i * 7919) % (1 << 30) - 1000).collect();
+        let mut values: Vec<i64> = (0..50_000i64)
+            .map(|i| (i * 7919) % (1 << 30) - 1000)
+            .collect();
         values.extend_from_slice(&[5, 5, 5]);
         values.sort_unstable();
         for form in [BitmapForm::Dense, BitmapForm::Roaring] {
@@ -462,8 +469,10 @@ mod tests {
     fn set_operations_agree_across_forms() {
         let range = KeyRange::new(0, 200_000).unwrap();
         let [mut a, mut b] = both(range);
-        a.insert_batch(&(0..150_000u32).step_by(3).collect::<Vec<_>>()).unwrap();
-        b.insert_batch(&(0..200_000u32).step_by(5).collect::<Vec<_>>()).unwrap();
+        a.insert_batch(&(0..150_000u32).step_by(3).collect::<Vec<_>>())
+            .unwrap();
+        b.insert_batch(&(0..200_000u32).step_by(5).collect::<Vec<_>>())
+            .unwrap();
         for (x, y) in [(a.clone(), b.clone()), (b.clone(), a.clone())] {
             for form in [BitmapForm::Dense, BitmapForm::Roaring] {
                 let y = y.to_form(form).unwrap();
@@ -495,7 +504,10 @@ mod tests {
         let r = KeyRange::new(0, 4_000_000_000).unwrap();
         assert_eq!(BitmapForm::choose(r, 1_000_000_000), BitmapForm::Dense);
         assert_eq!(BitmapForm::choose(r, 1_000_000), BitmapForm::Roaring);
-        assert_eq!(BitmapForm::choose(KeyRange::U64, u64::MAX), BitmapForm::Roaring);
+        assert_eq!(
+            BitmapForm::choose(KeyRange::U64, u64::MAX),
+            BitmapForm::Roaring
+        );
         assert_eq!(BitmapForm::dense_bytes(r), Some(500_000_000));
         assert!(Bitmap::with_form(KeyRange::U64, BitmapForm::Dense).is_err());
         // A full roaring range still works.

@@ -55,7 +55,9 @@ impl KeyRange {
             return bad("the range is empty (the end is exclusive: write 0..10 for 0 to 9)");
         }
         if start < 0 && (start < i128::from(i64::MIN) || end > i128::from(i64::MAX) + 1) {
-            return bad("a range with negative integers must lie within the 64-bit signed integers");
+            return bad(
+                "a range with negative integers must lie within the 64-bit signed integers",
+            );
         }
         if start >= 0 && end > U64_END {
             return bad("the range must lie within the 64-bit unsigned integers");
@@ -189,13 +191,19 @@ mod tests {
         assert_eq!(small.decode_key(&(-1i64).to_le_bytes()).unwrap(), -1);
         let signed = KeyRange::new(-10, 10).unwrap();
         assert_eq!(signed.decode_key(&(-3i64).to_le_bytes()).unwrap(), -3);
-        assert_eq!(KeyRange::U64.decode_key(&u64::MAX.to_le_bytes()).unwrap(), u64::MAX as i128);
+        assert_eq!(
+            KeyRange::U64.decode_key(&u64::MAX.to_le_bytes()).unwrap(),
+            u64::MAX as i128
+        );
         assert!(matches!(
             signed.decode_key(b"abc"),
             Err(Error::NotAnInteger { bytes: 3 })
         ));
         let e = signed.index(10).unwrap_err().to_string();
-        assert!(e.contains("integer 10 is outside the bitmap's range -10..10"), "{e}");
+        assert!(
+            e.contains("integer 10 is outside the bitmap's range -10..10"),
+            "{e}"
+        );
         assert_eq!(signed.index(-10).unwrap(), 0);
         assert_eq!(signed.value(19), 9);
     }

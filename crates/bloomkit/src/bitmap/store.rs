@@ -136,9 +136,10 @@ impl Store {
             return Ok(self.clone());
         }
         Ok(match self {
-            Store::Dense { bits, .. } => {
-                Store::Roaring(RoaringTreemap::from_sorted_iter(DenseIter::new(bits.as_words())).expect("ascending"))
-            }
+            Store::Dense { bits, .. } => Store::Roaring(
+                RoaringTreemap::from_sorted_iter(DenseIter::new(bits.as_words()))
+                    .expect("ascending"),
+            ),
             Store::Roaring(r) => {
                 let mut s = Store::new(BitmapForm::Dense, width)?;
                 for i in r {

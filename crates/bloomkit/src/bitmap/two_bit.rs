@@ -300,7 +300,11 @@ mod tests {
             assert!(m.singles().eq(single.singles()) && m.repeated().eq(single.repeated()));
             assert_eq!(m.singles().collect::<Vec<_>>(), [1001]);
             assert!(m.insert_sorted(&[2i64, 1]).is_err());
-            assert_eq!(m.get(5), Seen::Absent, "nothing of a refused batch is applied");
+            assert_eq!(
+                m.get(5),
+                Seen::Absent,
+                "nothing of a refused batch is applied"
+            );
             assert!(matches!(
                 m.remove_encoded(&1i64.to_le_bytes()),
                 Err(Error::Unsupported { .. })

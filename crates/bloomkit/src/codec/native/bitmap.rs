@@ -404,6 +404,9 @@ mod tests {
         }
     }
 
+    /// A change to a file's bytes.
+    type Change = Box<dyn Fn(&mut [u8])>;
+
     /// Re-seals `bytes` (fixes the checksum) after a change, so the structural checks run.
     fn resealed(mut bytes: Vec<u8>, change: impl FnOnce(&mut [u8])) -> Vec<u8> {
         change(&mut bytes);
@@ -423,13 +426,16 @@ mod tests {
                 from_bytes(&flipped, &[]),
                 Err(Error::Checksum { .. })
             ));
-            let cases: Vec<(&str, Box<dyn Fn(&mut [u8])>)> = vec![
+            let cases: Vec<(&str, Change)> = vec![
                 ("count", Box::new(|b| b[160] ^= 1)),
                 ("form", Box::new(|b| b[12] = 9)),
                 ("range", Box::new(|b| b[144..160].fill(0))),
                 ("plane length", Box::new(|b| b[168] ^= 8)),
                 ("second plane", Box::new(|b| b[176..184].fill(0xff))),
-                ("payload", Box::new(|b| b[PAYLOAD_OFFSET..PAYLOAD_OFFSET + 64].fill(0xff))),
+                (
+                    "payload",
+                    Box::new(|b| b[PAYLOAD_OFFSET..PAYLOAD_OFFSET + 64].fill(0xff)),
+                ),
             ];
             for (what, change) in cases {
                 let bad = resealed(bytes.clone(), change);
