@@ -132,8 +132,9 @@ impl TwoBitMap {
 
     /// Records one occurrence of each of `values`, given in ascending order (an integer
     /// repeated in them counts each time); returns how many integers were new. The fast way
-    /// to record many integers in the roaring form (see [`Bitmap::insert_sorted`]
-    /// (super::Bitmap::insert_sorted)). If any is outside the range, or they are not
+    /// to record many integers in the roaring form (see
+    /// [`Bitmap::insert_sorted`](super::Bitmap::insert_sorted)). If any is outside the
+    /// range, or they are not
     /// ascending, none is recorded.
     pub fn insert_sorted<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<u64> {
         super::check_sorted(self.range, values)?;
