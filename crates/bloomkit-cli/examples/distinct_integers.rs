@@ -41,21 +41,9 @@ fn main() {
     }
     let b = range / 3;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-    let mut digits = [0u8; 21];
     let mut v = b % range;
     for _ in 0..n {
-        digits[20] = b'\n';
-        let mut at = 20;
-        let mut m = v as u64;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (m % 10) as u8;
-            m /= 10;
-            if m == 0 {
-                break;
-            }
-        }
-        if out.write_all(&digits[at..]).is_err() {
+        if writeln!(out, "{v}").is_err() {
             return; // a closed pipe: the reader has enough
         }
         v = (v + a) % range;
