@@ -44,35 +44,35 @@ enum Remote {
 }
 
 impl Remote {
-    fn add(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
+    fn insert(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
         match self {
-            Remote::Register(f) => f.add(key),
-            Remote::Scalable(f) => f.add(key),
-            Remote::Redisson(f) => f.add(key),
+            Remote::Register(f) => f.insert(key),
+            Remote::Scalable(f) => f.insert(key),
+            Remote::Redisson(f) => f.insert(key),
         }
     }
 
-    fn check(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
+    fn contains(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
         match self {
-            Remote::Register(f) => f.check(key),
-            Remote::Scalable(f) => f.check(key),
-            Remote::Redisson(f) => f.check(key),
+            Remote::Register(f) => f.contains(key),
+            Remote::Scalable(f) => f.contains(key),
+            Remote::Redisson(f) => f.contains(key),
         }
     }
 
-    fn add_many(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
+    fn insert_batch(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
         match self {
-            Remote::Register(f) => f.add_many(keys),
-            Remote::Scalable(f) => f.add_many(keys),
-            Remote::Redisson(f) => keys.iter().map(|k| f.add(k)).collect(),
+            Remote::Register(f) => f.insert_batch(keys),
+            Remote::Scalable(f) => f.insert_batch(keys),
+            Remote::Redisson(f) => keys.iter().map(|k| f.insert(k)).collect(),
         }
     }
 
-    fn check_many(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
+    fn contains_batch(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
         match self {
-            Remote::Register(f) => f.check_many(keys),
-            Remote::Scalable(f) => f.check_many(keys),
-            Remote::Redisson(f) => keys.iter().map(|k| f.check(k)).collect(),
+            Remote::Register(f) => f.contains_batch(keys),
+            Remote::Scalable(f) => f.contains_batch(keys),
+            Remote::Redisson(f) => keys.iter().map(|k| f.contains(k)).collect(),
         }
     }
 
@@ -113,7 +113,7 @@ impl SharedFilter {
     /// Adds an element; returns whether it was new.
     fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = with_key(element, |k| k.to_vec())?;
-        py.allow_threads(|| self.remote.add(&key))
+        py.allow_threads(|| self.remote.insert(&key))
             .map_err(errors::redis)
     }
 
@@ -124,7 +124,7 @@ impl SharedFilter {
 
     fn __contains__(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = with_key(element, |k| k.to_vec())?;
-        py.allow_threads(|| self.remote.check(&key))
+        py.allow_threads(|| self.remote.contains(&key))
             .map_err(errors::redis)
     }
 
@@ -133,7 +133,7 @@ impl SharedFilter {
     fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let mut answers = Vec::new();
         for_each_chunk(elements, |keys| {
-            answers.extend(self.remote.add_many(keys).map_err(errors::redis)?);
+            answers.extend(self.remote.insert_batch(keys).map_err(errors::redis)?);
             Ok(())
         })?;
         Ok(answers)
@@ -143,7 +143,7 @@ impl SharedFilter {
     fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let mut answers = Vec::new();
         for_each_chunk(elements, |keys| {
-            answers.extend(self.remote.check_many(keys).map_err(errors::redis)?);
+            answers.extend(self.remote.contains_batch(keys).map_err(errors::redis)?);
             Ok(())
         })?;
         Ok(answers)

@@ -497,10 +497,10 @@ impl RedisTarget {
     ) -> Result<()> {
         new.clear();
         *new = self.retry(async |remote| match remote {
-            Remote::Register(f) if bulk => f.add_bulk(elements).await,
-            Remote::Register(f) => f.add_many(elements).await,
-            Remote::Redisson(f) => f.add_many(elements).await,
-            Remote::Scalable(f) => f.add_many(elements).await,
+            Remote::Register(f) if bulk => f.insert_bulk(elements).await,
+            Remote::Register(f) => f.insert_batch(elements).await,
+            Remote::Redisson(f) => f.insert_batch(elements).await,
+            Remote::Scalable(f) => f.insert_batch(elements).await,
         })?;
         Ok(())
     }
@@ -513,9 +513,9 @@ impl RedisTarget {
     /// Tests a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
         *present = self.retry(async |remote| match remote {
-            Remote::Register(f) => f.check_many(elements).await,
-            Remote::Redisson(f) => f.check_many(elements).await,
-            Remote::Scalable(f) => f.check_many(elements).await,
+            Remote::Register(f) => f.contains_batch(elements).await,
+            Remote::Redisson(f) => f.contains_batch(elements).await,
+            Remote::Scalable(f) => f.contains_batch(elements).await,
         })?;
         Ok(())
     }

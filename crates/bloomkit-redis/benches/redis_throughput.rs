@@ -83,7 +83,7 @@ async fn hits(f: &RedisFilter, items: &[String]) -> usize {
     let mut found = 0;
     for b in items.chunks(BATCH) {
         found += f
-            .check_many(b)
+            .contains_batch(b)
             .await
             .unwrap()
             .iter()
@@ -129,7 +129,7 @@ async fn bloomkit_rows(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Ro
             .unwrap();
         let adds = median_rate!(ADD_PASSES, n, {
             for b in data.chunks(BATCH) {
-                f.add_many(b).await.unwrap();
+                f.insert_batch(b).await.unwrap();
             }
         });
         let checks = median_rate!(CHECK_PASSES, n, {
@@ -156,18 +156,18 @@ async fn bloomkit_bulk(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Ro
     let name = format!("bk-bulk-{tag}");
     let f = RedisFilter::create(conn, &name, n as u64, P).await.unwrap();
     let t = Instant::now();
-    f.add_bulk(&data).await.unwrap();
+    f.insert_bulk(&data).await.unwrap();
     let adds = n as f64 / t.elapsed().as_secs_f64();
     let fp = hits(&f, &absent).await;
     assert!(f
-        .check_many(&data[..10_000])
+        .contains_batch(&data[..10_000])
         .await
         .unwrap()
         .iter()
         .all(|&x| x));
     let bytes = stored_bytes(conn, &name, &f).await;
     rows.push(Row {
-        name: format!("bloomkit bulk (one add_bulk call) {tag}"),
+        name: format!("bloomkit bulk (one insert_bulk call) {tag}"),
         n,
         adds,
         checks: f64::NAN,
@@ -314,15 +314,15 @@ async fn main() {
         .unwrap();
     let t = Instant::now();
     for b in data[..200_000].chunks(BATCH) {
-        f.add_many(b).await.unwrap();
+        f.insert_batch(b).await.unwrap();
     }
     let adds = 200_000.0 / t.elapsed().as_secs_f64();
     let t = Instant::now();
-    f.add_bulk(&data[200_000..]).await.unwrap();
+    f.insert_bulk(&data[200_000..]).await.unwrap();
     let bulk = 800_000.0 / t.elapsed().as_secs_f64();
     let t = Instant::now();
     for b in data[..200_000].chunks(BATCH) {
-        assert!(f.check_many(b).await.unwrap().iter().all(|&x| x));
+        assert!(f.contains_batch(b).await.unwrap().iter().all(|&x| x));
     }
     let checks = 200_000.0 / t.elapsed().as_secs_f64();
     let absent = items(10_000_000..10_100_000);
@@ -339,7 +339,7 @@ async fn main() {
         bytes_per_elem: f.layout().bits() as f64 / 8.0 / n as f64,
     });
     rows.push(Row {
-        name: "bloomkit 3-master cluster bulk (800,000 in one add_bulk)".into(),
+        name: "bloomkit 3-master cluster bulk (800,000 in one insert_bulk)".into(),
         n,
         adds: bulk,
         checks: f64::NAN,

@@ -8,8 +8,8 @@
 //! use bloomkit_redis::Options;
 //! let filter = RedisFilter::create("redis://127.0.0.1:6379/", "emails", 100_000, 0.01,
 //!     &Options::default())?;
-//! filter.add("a@example.com")?;
-//! assert!(filter.check("a@example.com")?);
+//! filter.insert("a@example.com")?;
+//! assert!(filter.contains("a@example.com")?);
 //! # Ok::<(), bloomkit_redis::Error>(())
 //! ```
 
@@ -123,29 +123,29 @@ impl RedisFilter {
         self.inner.layout()
     }
 
-    /// See [`crate::RedisFilter::add`].
-    pub fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.add(key))
+    /// See [`crate::RedisFilter::insert`].
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.insert(key))
     }
 
-    /// See [`crate::RedisFilter::add_many`].
-    pub fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.add_many(keys))
+    /// See [`crate::RedisFilter::insert_batch`].
+    pub fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.insert_batch(keys))
     }
 
-    /// See [`crate::RedisFilter::add_bulk`].
-    pub fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.add_bulk(keys))
+    /// See [`crate::RedisFilter::insert_bulk`].
+    pub fn insert_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.insert_bulk(keys))
     }
 
-    /// See [`crate::RedisFilter::check`].
-    pub fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.check(key))
+    /// See [`crate::RedisFilter::contains`].
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.contains(key))
     }
 
-    /// See [`crate::RedisFilter::check_many`].
-    pub fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.check_many(keys))
+    /// See [`crate::RedisFilter::contains_batch`].
+    pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.contains_batch(keys))
     }
 
     /// See [`crate::RedisFilter::count`].
@@ -196,14 +196,14 @@ impl RedissonFilter {
         })
     }
 
-    /// See [`crate::RedissonFilter::add`].
-    pub fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.add(key))
+    /// See [`crate::RedissonFilter::insert`].
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.insert(key))
     }
 
-    /// See [`crate::RedissonFilter::check`].
-    pub fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.check(key))
+    /// See [`crate::RedissonFilter::contains`].
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.contains(key))
     }
 
     /// See [`crate::RedissonFilter::count`].
@@ -244,24 +244,24 @@ impl ScalableRedisFilter {
         })
     }
 
-    /// See [`crate::ScalableRedisFilter::add_many`].
-    pub fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.add_many(keys))
+    /// See [`crate::ScalableRedisFilter::insert_batch`].
+    pub fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.insert_batch(keys))
     }
 
-    /// See [`crate::ScalableRedisFilter::add`].
-    pub fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.add(key))
+    /// See [`crate::ScalableRedisFilter::insert`].
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.insert(key))
     }
 
-    /// See [`crate::ScalableRedisFilter::check_many`].
-    pub fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.check_many(keys))
+    /// See [`crate::ScalableRedisFilter::contains_batch`].
+    pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        self.rt.block_on(self.inner.contains_batch(keys))
     }
 
-    /// See [`crate::ScalableRedisFilter::check`].
-    pub fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.check(key))
+    /// See [`crate::ScalableRedisFilter::contains`].
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        self.rt.block_on(self.inner.contains(key))
     }
 
     /// See [`crate::ScalableRedisFilter::count`].

@@ -259,8 +259,8 @@ pub struct Info {
 /// use bloomkit_redis::{Connection, Options, RedisFilter};
 /// let conn = Connection::open("redis://127.0.0.1:6379/", &Options::default()).await?;
 /// let filter = RedisFilter::create(&conn, "users", 1_000_000, 0.01).await?;
-/// filter.add("alice").await?;
-/// assert!(filter.check("alice").await?);
+/// filter.insert("alice").await?;
+/// assert!(filter.contains("alice").await?);
 /// // Any other process: RedisFilter::open(&conn, "users").await?
 /// # Ok(()) }
 /// ```
@@ -561,7 +561,7 @@ impl RedisFilter {
     }
 
     /// Adds one element; returns `true` if it was new (some bit was unset).
-    pub async fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+    pub async fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
         let p = [self.probe(key)];
         Ok(segments::add(&self.keyspace(), &p, self.add_method).await?[0])
     }
@@ -569,7 +569,7 @@ impl RedisFilter {
     /// Adds a batch (one atomic server-side command per touched segment and per 256 elements,
     /// all pipelined); returns for each element whether it was new at the moment its command
     /// ran (the commands of one batch run in an unspecified order).
-    pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
         segments::add(&self.keyspace(), &p, self.add_method).await
     }
@@ -579,20 +579,20 @@ impl RedisFilter {
     /// Returns for each element whether it was new: whether some bit of it was unset before
     /// this call's merge or an earlier element of this batch (so concurrent writers each count
     /// their own new elements).
-    pub async fn add_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn insert_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
         segments::add_bulk(&self.keyspace(), &self.layout, &p).await
     }
 
     /// Whether the element may be in the filter (`false`: certainly not).
-    pub async fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+    pub async fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
         let p = [self.probe(key)];
         Ok(segments::check(&self.keyspace(), &p).await?[0])
     }
 
     /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 256 elements),
     /// pipelined, reading the part of one 64-bit word that holds each element's bits.
-    pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
         segments::check(&self.keyspace(), &p).await
     }

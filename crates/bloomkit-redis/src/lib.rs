@@ -14,6 +14,12 @@
 //! - [`blocking`]: the same filters for code without an async runtime.
 //!
 //! Elements are any [`bloomkit::Key`]; encoding, hashing and probing are the core library's.
+//!
+//! The methods use the core library's vocabulary: `insert` and `contains` for one element,
+//! `insert_batch` and `contains_batch` for a slice (plus [`RedisFilter::insert_bulk`], the bulk
+//! path for large batches). Unlike the in-memory filters they are `async`, take `&self` (the
+//! filter is shared through the server) and return a [`Result`], since every call is a network
+//! round trip that can fail.
 //! The key layout, metadata fields and protocols are in `docs/REDIS.md`.
 
 #![warn(missing_docs)]
@@ -34,3 +40,8 @@ pub use filter::{delete_filter, stored_kind, FilterOptions, Info, RedisFilter, S
 pub use redisson::RedissonFilter;
 pub use scalable::{ScalableInfo, ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;
+
+// Compile the README's example so it cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

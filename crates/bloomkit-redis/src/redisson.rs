@@ -110,7 +110,7 @@ impl RedissonFilter {
 
     /// Adds elements; returns for each whether it was new. One script per call (atomic for the
     /// whole batch): the config check, then `BITFIELD SET u1 ...`.
-    pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -135,12 +135,12 @@ impl RedissonFilter {
     }
 
     /// Adds one element; `true` if it was new.
-    pub async fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        Ok(self.add_many(&[key]).await?[0])
+    pub async fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.insert_batch(&[key]).await?[0])
     }
 
     /// Checks elements with one `BITFIELD_RO ... GET u1` command.
-    pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -169,8 +169,8 @@ impl RedissonFilter {
     }
 
     /// Checks one element.
-    pub async fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        Ok(self.check_many(&[key]).await?[0])
+    pub async fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.contains_batch(&[key]).await?[0])
     }
 
     /// Redisson's `count()`: `round(-size / k · ln(1 - BITCOUNT / size))`.

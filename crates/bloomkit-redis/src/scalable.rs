@@ -453,20 +453,20 @@ impl ScalableRedisFilter {
     }
 
     /// Checks a batch against every layer (one `BITFIELD_RO` per layer segment touched).
-    pub async fn check_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let d = self.digests(keys);
         self.reload().await?;
         self.check_digests(&d).await
     }
 
     /// Checks one element.
-    pub async fn check<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        Ok(self.check_many(&[key]).await?[0])
+    pub async fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.contains_batch(&[key]).await?[0])
     }
 
     /// Adds a batch; returns for each element whether it was new. Elements already present in
     /// any layer are skipped; the rest are reserved in, and added to, the newest layer.
-    pub async fn add_many<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+    pub async fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let d = self.digests(keys);
         self.reload().await?;
         let present = self.check_digests(&d).await?;
@@ -538,8 +538,8 @@ impl ScalableRedisFilter {
     }
 
     /// Adds one element; `true` if it was new.
-    pub async fn add<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        Ok(self.add_many(&[key]).await?[0])
+    pub async fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.insert_batch(&[key]).await?[0])
     }
 
     /// Parameters, layers and current fill (one `BITCOUNT` per segment).

@@ -38,22 +38,25 @@ async fn create_open_add_check_count_clear_delete() {
     let n = 20_000u64;
     let f = RedisFilter::create(&conn, "users", n, 0.01).await.unwrap();
     let present = items(0..n);
-    let new = f.add_many(&present).await.unwrap();
+    let new = f.insert_batch(&present).await.unwrap();
     // Nearly every element is new; a few may collide with earlier ones (FPR ≤ 1 %).
     assert!(new.iter().filter(|&&b| b).count() as f64 > 0.98 * n as f64);
-    assert!(!f.add(&present[0]).await.unwrap(), "re-adding is not new");
+    assert!(
+        !f.insert(&present[0]).await.unwrap(),
+        "re-adding is not new"
+    );
 
     // A second client opens it by name alone and sees the same elements: no false negatives.
     let conn2 = connect(&server).await;
     let g = RedisFilter::open(&conn2, "users").await.unwrap();
     assert_eq!(g.layout(), f.layout());
-    assert!(g.check_many(&present).await.unwrap().iter().all(|&b| b));
-    assert!(g.check(&present[123]).await.unwrap());
+    assert!(g.contains_batch(&present).await.unwrap().iter().all(|&b| b));
+    assert!(g.contains(&present[123]).await.unwrap());
 
     // Measured FPR on absent elements.
     let absent = items(1_000_000..1_050_000);
     let fp = g
-        .check_many(&absent)
+        .contains_batch(&absent)
         .await
         .unwrap()
         .iter()
@@ -95,7 +98,7 @@ async fn create_open_add_check_count_clear_delete() {
 
     g.clear().await.unwrap();
     assert_eq!(
-        f.check_many(&present)
+        f.contains_batch(&present)
             .await
             .unwrap()
             .iter()
@@ -138,13 +141,13 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
     // runs them cannot change which elements count as new (different segments share no word).
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for chunk in data.chunks(256) {
-        a.extend(fs[0].add_many(chunk).await.unwrap());
-        b.extend(fs[1].add_many(chunk).await.unwrap());
+        a.extend(fs[0].insert_batch(chunk).await.unwrap());
+        b.extend(fs[1].insert_batch(chunk).await.unwrap());
     }
     assert!(a == b, "both methods report the same new elements");
     assert!(a.iter().filter(|&&x| x).count() > 29_000);
-    fs[2].add_bulk(&data[..10_000]).await.unwrap();
-    fs[2].add_bulk(&data[10_000..]).await.unwrap();
+    fs[2].insert_bulk(&data[..10_000]).await.unwrap();
+    fs[2].insert_bulk(&data[10_000..]).await.unwrap();
     let raw = redis::Client::open(server.url()).unwrap();
     for s in 0..fs[0].layout().segments() {
         let get = |f: &RedisFilter| -> Vec<u8> {
@@ -191,7 +194,12 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
             .unwrap();
         assert_eq!(bit, 1);
     }
-    assert!(fs[2].check_many(&data).await.unwrap().iter().all(|&x| x));
+    assert!(fs[2]
+        .contains_batch(&data)
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
 }
 
 #[tokio::test]
@@ -214,7 +222,7 @@ async fn concurrent_clients_lose_nothing() {
                 .step_by(4)
                 .collect();
             for chunk in mine.chunks(500) {
-                f.add_many(chunk).await.unwrap();
+                f.insert_batch(chunk).await.unwrap();
             }
         }));
     }
@@ -224,7 +232,7 @@ async fn concurrent_clients_lose_nothing() {
     let f = RedisFilter::open(&conn, "shared").await.unwrap();
     let all = items(0..40_000);
     let missing = f
-        .check_many(&all)
+        .contains_batch(&all)
         .await
         .unwrap()
         .iter()
@@ -255,7 +263,7 @@ async fn redisson_golden_values_and_interop() {
     assert_eq!(cfg["hashIterations"], "7");
     assert_eq!(cfg["expectedInsertions"], "100");
     assert_eq!(cfg["falseProbability"], "0.01");
-    assert!(f.add("hello").await.unwrap());
+    assert!(f.insert("hello").await.unwrap());
     for i in [635u64, 186, 859, 410, 125, 634, 349] {
         let b: u8 = redis::cmd("GETBIT")
             .arg("bf")
@@ -266,7 +274,7 @@ async fn redisson_golden_values_and_interop() {
     }
     let ones: u64 = redis::cmd("BITCOUNT").arg("bf").query(&mut raw).unwrap();
     assert_eq!(ones, 7);
-    assert!(f.check("hello").await.unwrap());
+    assert!(f.contains("hello").await.unwrap());
     assert_eq!(f.count().await.unwrap(), 1);
 
     // A filter "created by Redisson": config + the bits its SETBITs leave for "hello" and
@@ -289,10 +297,10 @@ async fn redisson_golden_values_and_interop() {
     }
     let j = RedissonFilter::open(&conn, "j").await.unwrap();
     assert_eq!(j.spec().bits(), 958);
-    assert!(j.check("hello").await.unwrap());
-    assert!(j.check("world").await.unwrap());
-    assert!(!j.add("world").await.unwrap(), "already there");
-    assert!(!j.check("x").await.unwrap() || !j.check("y").await.unwrap());
+    assert!(j.contains("hello").await.unwrap());
+    assert!(j.contains("world").await.unwrap());
+    assert!(!j.insert("world").await.unwrap(), "already there");
+    assert!(!j.contains("x").await.unwrap() || !j.contains("y").await.unwrap());
     // tryInit(1000, 0.03) with an existing (100, 0.01) config is refused with a typed error.
     assert!(matches!(
         RedissonFilter::create(&conn, "j", 1000, 0.03).await,
@@ -302,7 +310,7 @@ async fn redisson_golden_values_and_interop() {
     let g = RedissonFilter::create(&conn, "g", 1000, 0.03)
         .await
         .unwrap();
-    g.add("hello").await.unwrap();
+    g.insert("hello").await.unwrap();
     for i in [6595u64, 980, 1089, 2772, 2881] {
         let b: u8 = redis::cmd("GETBIT")
             .arg("g")
@@ -331,11 +339,11 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
     };
     let conn = Connection::open(&server.url(), &options).await.unwrap();
     let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
-    f.add("before").await.unwrap();
+    f.insert("before").await.unwrap();
     server.kill();
     for _ in 0..3 {
         let start = Instant::now();
-        let r = f.check("before").await;
+        let r = f.contains("before").await;
         assert!(
             matches!(&r, Err(e) if e.is_fault()),
             "expected a connection fault, got {r:?}"
@@ -348,7 +356,7 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
     server.restart();
     let start = Instant::now();
     loop {
-        match f.add("after").await {
+        match f.insert("after").await {
             Err(Error::Gone(_)) => break,
             Err(e) => {
                 assert!(e.is_fault(), "{e:?}");
@@ -361,8 +369,8 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
     let dbsize: i64 = conn.query(&redis::cmd("DBSIZE")).await.unwrap();
     assert_eq!(dbsize, 0);
     let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
-    f.add("after").await.unwrap();
-    assert!(f.check("after").await.unwrap());
+    f.insert("after").await.unwrap();
+    assert!(f.contains("after").await.unwrap());
     // A fresh connection to a dead port fails with a typed error within the timeout.
     server.kill();
     let start = Instant::now();
@@ -394,7 +402,7 @@ async fn acknowledged_adds_survive_sigkill_with_aof_always() {
             let mut acked = Vec::new();
             for b in 0..10_000u64 {
                 let batch = items(b * 50..(b + 1) * 50);
-                match f.add_many(&batch).await {
+                match f.insert_batch(&batch).await {
                     Ok(_) => acked.extend(batch),
                     Err(e) => {
                         assert!(e.is_fault(), "{e:?}");
@@ -416,7 +424,7 @@ async fn acknowledged_adds_survive_sigkill_with_aof_always() {
     let conn = Connection::open(&server.url(), &options).await.unwrap();
     let g = RedisFilter::open(&conn, "durable").await.unwrap();
     let lost = g
-        .check_many(&acked)
+        .contains_batch(&acked)
         .await
         .unwrap()
         .iter()
@@ -442,15 +450,15 @@ async fn cluster_spreads_segments_without_crossslot() {
         .unwrap();
     assert!(f.layout().segments() >= 16);
     let data = items(0..20_000);
-    f.add_many(&data[..10_000]).await.unwrap();
-    f.add_bulk(&data[10_000..]).await.unwrap();
+    f.insert_batch(&data[..10_000]).await.unwrap();
+    f.insert_bulk(&data[10_000..]).await.unwrap();
     let conn2 = Connection::open_cluster(&url_refs, &Options::default())
         .await
         .unwrap();
     let g = RedisFilter::open(&conn2, "c").await.unwrap();
-    assert!(g.check_many(&data).await.unwrap().iter().all(|&b| b));
+    assert!(g.contains_batch(&data).await.unwrap().iter().all(|&b| b));
     let fp = g
-        .check_many(&items(500_000..520_000))
+        .contains_batch(&items(500_000..520_000))
         .await
         .unwrap()
         .iter()
@@ -465,7 +473,7 @@ async fn cluster_spreads_segments_without_crossslot() {
     let c = g.count().await.unwrap();
     assert!((c - 20_000.0).abs() < 600.0, "{c}");
     g.clear().await.unwrap();
-    assert!(!g.check(&data[0]).await.unwrap());
+    assert!(!g.contains(&data[0]).await.unwrap());
 }
 
 /// A cluster master killed mid-use: operations that touch its segments fail with a typed fault
@@ -489,7 +497,7 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
         .unwrap();
     assert!(f.layout().segments() >= 6);
     let data = items(0..5_000);
-    f.add_many(&data).await.unwrap();
+    f.insert_batch(&data).await.unwrap();
     // The metadata key may live on any node; kill one that holds segments but not the
     // metadata, so that the failure is in the data path.
     let victim = (0..3)
@@ -502,7 +510,7 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
     cluster.nodes[victim].kill();
     for _ in 0..2 {
         let start = Instant::now();
-        let r = f.check_many(&data).await;
+        let r = f.contains_batch(&data).await;
         assert!(
             matches!(&r, Err(e) if e.is_fault()),
             "expected a fault, got {:?}",
@@ -519,7 +527,7 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
     cluster.nodes[victim].restart();
     let start = Instant::now();
     loop {
-        match f.add_many(&data).await {
+        match f.insert_batch(&data).await {
             Err(Error::Gone(_)) => break,
             Err(e) => {
                 assert!(e.is_fault(), "{e:?}");
@@ -541,18 +549,18 @@ fn blocking_api_round_trip() {
     let server = Server::start();
     let f = RedisFilter::create(&server.url(), "b", 5_000, 0.01, &Options::default()).unwrap();
     let data = items(0..5_000);
-    f.add_many(&data).unwrap();
+    f.insert_batch(&data).unwrap();
     let c = BlockingConnection::open(&server.url(), &Options::default()).unwrap();
     let g = RedisFilter::open(&c, "b").unwrap();
-    assert!(g.check_many(&data).unwrap().iter().all(|&b| b));
-    assert!(g.add("x").unwrap());
-    assert!(g.check("x").unwrap());
+    assert!(g.contains_batch(&data).unwrap().iter().all(|&b| b));
+    assert!(g.insert("x").unwrap());
+    assert!(g.contains("x").unwrap());
     assert!(g.count().unwrap() > 4_800.0);
     let r = RedissonFilter::create(&c, "r", 100, 0.01).unwrap();
-    assert!(r.add("hello").unwrap());
+    assert!(r.insert("hello").unwrap());
     assert!(RedissonFilter::open(&c, "r")
         .unwrap()
-        .check("hello")
+        .contains("hello")
         .unwrap());
     g.delete().unwrap();
 }
@@ -579,7 +587,7 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
                 .step_by(3)
                 .collect();
             for chunk in mine.chunks(700) {
-                f.add_many(chunk).await.unwrap();
+                f.insert_batch(chunk).await.unwrap();
             }
             f.layers()
         }));
@@ -588,7 +596,7 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
     for t in tasks {
         views.push(t.await.unwrap());
     }
-    f.check(&"x").await.unwrap(); // reloads the layer list
+    f.contains(&"x").await.unwrap(); // reloads the layer list
     let layers = f.layers();
     // 2,000 + 4,000 + 8,000 + 16,000 = 30,000: four layers, perhaps a fifth if false positives
     // made some elements look present (then fewer are reserved, not more).
@@ -612,11 +620,11 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
     assert!(fills.iter().sum::<u64>() <= n);
     // No false negatives.
     let all = items(0..n);
-    assert!(f.check_many(&all).await.unwrap().iter().all(|&b| b));
+    assert!(f.contains_batch(&all).await.unwrap().iter().all(|&b| b));
     // Compound FPR ≤ Σ p(1-r)r^j < p, measured with the 4-sd bound of `fpr_bound`.
     let absent = items(2_000_000..2_050_000);
     let fp = f
-        .check_many(&absent)
+        .contains_batch(&absent)
         .await
         .unwrap()
         .iter()
@@ -659,11 +667,11 @@ async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
         .await
         .unwrap();
     assert_eq!(len, bytes, "pre-grown to the full segment");
-    big.add("x").await.unwrap();
-    assert!(big.check("x").await.unwrap());
+    big.insert("x").await.unwrap();
+    assert!(big.contains("x").await.unwrap());
     // Growing again (clear) keeps working; the bits are gone.
     big.clear().await.unwrap();
-    assert!(!big.check("x").await.unwrap());
+    assert!(!big.contains("x").await.unwrap());
     // A client that insists on another hash function gets a typed error.
     let r = RedisFilter::open_with(&conn, "big", bloomkit::Hashing::Murmur3).await;
     assert!(
@@ -705,9 +713,9 @@ async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_o
             for i in 0.. {
                 let batch = items(path * 10_000_000 + i * 300..path * 10_000_000 + i * 300 + 300);
                 let r = match path {
-                    0 | 1 => plain.add_many(&batch).await.map(|_| ()),
-                    2 => plain.add_bulk(&batch).await.map(|_| ()),
-                    _ => scalable.add_many(&batch).await.map(|_| ()),
+                    0 | 1 => plain.insert_batch(&batch).await.map(|_| ()),
+                    2 => plain.insert_bulk(&batch).await.map(|_| ()),
+                    _ => scalable.insert_batch(&batch).await.map(|_| ()),
                 };
                 if let Err(e) = r {
                     return e;
@@ -766,8 +774,8 @@ async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_o
         );
     }
     // The old handles report it too, for reads as well as writes.
-    assert!(matches!(f.check("x").await, Err(Error::Gone(_))));
-    assert!(matches!(s.check("x").await, Err(Error::Gone(_))));
+    assert!(matches!(f.contains("x").await, Err(Error::Gone(_))));
+    assert!(matches!(s.contains("x").await, Err(Error::Gone(_))));
     assert!(matches!(f.info().await, Err(Error::Gone(_))));
     // Deleting both leaves nothing.
     g2.delete().await.unwrap();
@@ -811,11 +819,11 @@ async fn filters_of_layout_1_stay_readable_and_writable() {
             .await
             .unwrap();
     }
-    assert!(f.check("before").await.unwrap());
-    assert!(f.add("after").await.unwrap());
-    assert!(f.add_bulk(&["bulk"]).await.unwrap()[0]);
+    assert!(f.contains("before").await.unwrap());
+    assert!(f.insert("after").await.unwrap());
+    assert!(f.insert_bulk(&["bulk"]).await.unwrap()[0]);
     assert!(f
-        .check_many(&["after", "bulk"])
+        .contains_batch(&["after", "bulk"])
         .await
         .unwrap()
         .iter()
@@ -850,9 +858,9 @@ async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_r
     let f = RedisFilter::create_with(&conn, "k", 1000, 0.01, FilterOptions::random_key().unwrap())
         .await
         .unwrap();
-    f.add("x").await.unwrap();
+    f.insert("x").await.unwrap();
     let g = RedisFilter::open(&conn, "k").await.unwrap();
-    assert!(g.check("x").await.unwrap());
+    assert!(g.contains("x").await.unwrap());
     assert!(g.info().await.unwrap().hashing.starts_with("siphash13:"));
     // A key not stored: a typed error says it is needed.
     let opts = FilterOptions {
@@ -876,7 +884,7 @@ async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing()
     let f = RedissonFilter::create(&conn, "rj", 1000, 0.01)
         .await
         .unwrap();
-    f.add("a").await.unwrap();
+    f.insert("a").await.unwrap();
     // Re-created with the same parameters by another client: a new id.
     let c2 = connect(&server).await;
     RedissonFilter::open(&c2, "rj")
@@ -886,8 +894,8 @@ async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing()
         .await
         .unwrap();
     let g = RedissonFilter::create(&c2, "rj", 1000, 0.01).await.unwrap();
-    assert!(matches!(f.add("b").await, Err(Error::Gone(_))));
-    assert!(matches!(f.check("a").await, Err(Error::Gone(_))));
+    assert!(matches!(f.insert("b").await, Err(Error::Gone(_))));
+    assert!(matches!(f.contains("a").await, Err(Error::Gone(_))));
     assert_eq!(
         g.count().await.unwrap(),
         0,
@@ -895,6 +903,6 @@ async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing()
     );
     // Deleted: the old handle does not re-create the bitmap.
     g.delete().await.unwrap();
-    assert!(matches!(f.add("c").await, Err(Error::Gone(_))));
+    assert!(matches!(f.insert("c").await, Err(Error::Gone(_))));
     assert_eq!(all_keys(&conn).await, Vec::<String>::new());
 }

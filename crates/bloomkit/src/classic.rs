@@ -234,29 +234,6 @@ macro_rules! classic_filter {
             }
         }
 
-        impl<K: Key> Extend<K> for $name {
-            fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-                for key in iter {
-                    self.insert(&key);
-                }
-            }
-        }
-
-        impl<K: Key> FromIterator<K> for $name {
-            /// Collects the elements, then builds a filter sized for exactly that many at
-            /// [`DEFAULT_FPP`](crate::classic::DEFAULT_FPP) (1%).
-            fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
-                let keys: Vec<K> = iter.into_iter().collect();
-                let spec = Spec::for_capacity(keys.len() as u64, crate::classic::DEFAULT_FPP)
-                    .or_else(|_| Spec::with_bits(64, 1))
-                    .expect("a 64-bit filter is always valid");
-                // Allocation failure here would be an out-of-memory abort in `collect` anyway.
-                let mut filter = Self::from_spec(spec).expect("filter sized from a collected Vec");
-                filter.extend(keys);
-                filter
-            }
-        }
-
         crate::classic::filter_impl!($name, Classic);
     };
 }

@@ -159,6 +159,15 @@ pub enum Error {
     #[error("the filter was built with hashing {0}; supply the matching key or hasher to open it")]
     MissingKey(String),
 
+    /// The input needs a part of bloomkit that this build left out (a cargo feature).
+    #[error("this build of bloomkit lacks the feature `{feature}`, needed for {needed_for}")]
+    FeatureDisabled {
+        /// The cargo feature of the `bloomkit` crate to enable.
+        feature: &'static str,
+        /// What needs it.
+        needed_for: &'static str,
+    },
+
     /// A filter cannot be written in the requested foreign format.
     #[error("cannot write a {format} filter: {reason}")]
     NotRepresentable {

@@ -53,18 +53,44 @@
 //! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
 //! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
 //! | `clock.rs` | [`clock::Clock`]: where filters that forget read the time |
+//! | `std_traits.rs` | the standard traits: `Extend`, `FromIterator`, `\|=`, `&=`, `Debug` |
 //! | `error.rs` | [`Error`]: the one error type |
+//!
+//! ## One vocabulary
+//!
+//! Every filter, in memory, in a mapped file (`mmap`) or in Redis (crate `bloomkit-redis`),
+//! names its operations the same way: `insert` and `contains` for one element, `remove` where
+//! a kind can remove (counting filters), `insert_batch` and `contains_batch` for a slice of
+//! elements, and `check_and_insert` for "seen before?" in one step. `insert` returns whether the
+//! element was new. The Redis filters' methods are `async` and return a `Result`, because each
+//! is a round trip to a server. Collections' conventions hold too: every kind implements
+//! [`Extend`] and [`FromIterator`], and `|=`/`&=` combine filters where union and intersection
+//! exist ([`std_traits`] says how, and what the operators do with incompatible filters).
+//!
+//! ## Cargo features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `go-json` | yes | [`codec::go`]'s JSON functions (serde_json, base64) |
+//! | `redisson` | yes | `Hashing::Highway` and `Preset::Redisson` (HighwayHash) |
+//! | `mmap` | yes | `mmap`: filters used in place from a mapped file (memmap2) |
+//! | `serde` | no | `Serialize`/`Deserialize` for the in-memory filters |
+//!
+//! Without `redisson`, loading a native file hashed with HighwayHash fails with
+//! [`Error::FeatureDisabled`].
 //!
 //! ## Stability
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
 //! documentation: [`bitmap`], [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
-//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`] and [`sharing`]. The modules `probe` and
+//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`] and [`std_traits`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
 
 #![warn(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
+// docs.rs builds with `--cfg docsrs`: mark the items each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Stable modules: each holds one concept (see the table above).
 pub mod bitmap;
@@ -78,9 +104,11 @@ pub mod file;
 pub mod hash;
 pub mod key;
 pub mod math;
+#[cfg(feature = "mmap")]
 pub mod mmap;
 pub mod scalable;
 pub mod sharing;
+pub mod std_traits;
 
 // Modules whose every public item is exported at the root.
 mod any;
@@ -112,7 +140,9 @@ pub use scalable::{ScalableBloomFilter, ScalableConfig};
 pub use spec::{BlockSpec, Preset, Spec};
 pub use storage::CounterWidth;
 
-// Compile README's examples as doctests so they cannot go stale.
-#[doc = include_str!("../../../README.md")]
+// Compile the crate README's examples as doctests so they cannot go stale. The README is the
+// crate's own (published with it); `tests/readme.rs` checks that the workspace README shows
+// the same example.
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

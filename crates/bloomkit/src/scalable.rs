@@ -267,6 +267,21 @@ impl ScalableBloomFilter {
         Ok(true)
     }
 
+    /// [`insert`](Self::insert) for callers that cannot report an error (`Extend`): when a
+    /// limit or memory forbids a new layer, the element goes into the newest layer past its
+    /// capacity, so it is never lost (the FPR bound then no longer holds).
+    pub(crate) fn insert_or_overfill<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        if let Ok(new) = self.insert(key) {
+            return new;
+        }
+        // `insert` failed before changing anything, and only for an element not yet present.
+        let newest = self.layers.last_mut().expect("at least one layer");
+        let d = newest.filter.spec().digest(key);
+        newest.filter.insert_digest(&d);
+        newest.inserted += 1;
+        true
+    }
+
     /// Whether the element may be present (newest layer first).
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         let d = self.layers[0].filter.spec().digest(key);

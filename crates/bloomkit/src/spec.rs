@@ -43,17 +43,19 @@ pub enum Preset {
     Guava32,
     /// Go bits-and-blooms `NewWithEstimates`.
     Go,
-    /// Redisson `RBloomFilter.tryInit`.
+    /// Redisson `RBloomFilter.tryInit` (feature `redisson`).
+    #[cfg(feature = "redisson")]
     Redisson,
 }
 
 impl Preset {
-    /// Every preset, in a fixed order.
-    pub const ALL: [Preset; 5] = [
+    /// Every preset this build has, in a fixed order.
+    pub const ALL: &'static [Preset] = &[
         Preset::Bloomkit,
         Preset::Guava,
         Preset::Guava32,
         Preset::Go,
+        #[cfg(feature = "redisson")]
         Preset::Redisson,
     ];
 
@@ -63,6 +65,7 @@ impl Preset {
             Preset::Bloomkit => math::params_for(n, p),
             Preset::Guava | Preset::Guava32 => math::guava_params(n, p, GuavaHashes::V31),
             Preset::Go => math::go_params(n, p),
+            #[cfg(feature = "redisson")]
             Preset::Redisson => math::redisson_params(n, p),
         }
     }
@@ -74,6 +77,7 @@ impl Preset {
             Preset::Guava => Scheme::GuavaMitz64,
             Preset::Guava32 => Scheme::GuavaMitz32,
             Preset::Go => Scheme::Go,
+            #[cfg(feature = "redisson")]
             Preset::Redisson => Scheme::Redisson,
         }
     }
@@ -83,6 +87,7 @@ impl Preset {
         match self {
             Preset::Bloomkit => Hashing::Xxh3,
             Preset::Guava | Preset::Guava32 | Preset::Go => Hashing::Murmur3,
+            #[cfg(feature = "redisson")]
             Preset::Redisson => Hashing::Highway,
         }
     }

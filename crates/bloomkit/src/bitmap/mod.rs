@@ -27,11 +27,13 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+#[cfg(feature = "mmap")]
 mod mapped;
 mod range;
 mod store;
 mod two_bit;
 
+#[cfg(feature = "mmap")]
 pub use mapped::MappedBitmap;
 pub use range::KeyRange;
 pub use two_bit::{Seen, TwoBitMap};

@@ -3,14 +3,17 @@
 //!
 //! Binary (big-endian): `u64 m`, `u64 k`, `u64` bitset length in bits (= m), then
 //! `ceil(m / 64)` words. JSON: `{"m":M,"k":K,"b":"..."}` where `b` is the padded URL-safe
-//! base64 of the bitset's own binary form (its `u64` length in bits, then its words).
+//! base64 of the bitset's own binary form (its `u64` length in bits, then its words). The JSON
+//! functions need the feature `go-json` (on by default).
 //!
 //! ```
 //! use bloomkit::{BloomFilter, Hashing, Scheme, Spec, codec::go};
 //! let spec = Spec::with_bits(100, 3)?.with_scheme(Scheme::Go).with_hashing(Hashing::Murmur3);
 //! let mut f = BloomFilter::from_spec(spec)?;
 //! f.insert("hello");
+//! # #[cfg(feature = "go-json")]
 //! assert_eq!(go::to_json(&f)?, r#"{"m":100,"k":3,"b":"AAAAAAAAAGQAACAAAAAAQAAAAAQAAAAA"}"#);
+//! assert_eq!(go::from_bytes(&go::to_bytes(&f)?)?, f);
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
@@ -21,6 +24,7 @@ use crate::hash::Hashing;
 use crate::math::Params;
 use crate::probe::Scheme;
 use crate::spec::Spec;
+#[cfg(feature = "go-json")]
 use base64::Engine;
 
 fn check_go(f: &BloomFilter, format: &'static str) -> Result<()> {
@@ -94,6 +98,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<BloomFilter> {
 }
 
 /// Writes Go's JSON form.
+#[cfg(feature = "go-json")]
 pub fn to_json(f: &BloomFilter) -> Result<String> {
     check_go(f, "go-json")?;
     let mut bits = Vec::with_capacity(8 + f.as_words().len() * 8);
@@ -107,6 +112,7 @@ pub fn to_json(f: &BloomFilter) -> Result<String> {
 }
 
 /// Reads Go's JSON form.
+#[cfg(feature = "go-json")]
 pub fn from_json(json: &[u8]) -> Result<BloomFilter> {
     const FORMAT: &str = "go-json";
     let corrupt = |reason: String| Error::Corrupt {

@@ -5,7 +5,7 @@
 //! | [`Hashing::Xxh3`] (default) | speed: XXH3-128, the fastest good 128-bit hash for short keys |
 //! | [`Hashing::Murmur3`] | compatibility: MurmurHash3_x64_128, seed 0, as Guava and Go bits-and-blooms use |
 //! | [`Hashing::SipHash13`] | untrusted input: keyed SipHash-1-3-128; without the key nobody can compute offline which elements collide or test positive |
-//! | [`Hashing::Highway`] | Redisson compatibility: HighwayHash-128 with Redisson's fixed key |
+//! | `Hashing::Highway` | Redisson compatibility: HighwayHash-128 with Redisson's fixed key (feature `redisson`, on by default) |
 //! | [`Hashing::Custom`] | your own [`KeyHasher`] |
 //!
 //! ```
@@ -82,6 +82,7 @@ impl fmt::Debug for SipKey {
 }
 
 /// Redisson's fixed HighwayHash key.
+#[cfg(feature = "redisson")]
 pub const REDISSON_HIGHWAY_KEY: [u64; 4] = [
     0x9e37_79b9_7f4a_7c15,
     0xf39c_c060_5ced_c834,
@@ -100,7 +101,8 @@ pub enum Hashing {
     Murmur3,
     /// Keyed SipHash-1-3 with 128-bit output, for elements an adversary may choose.
     SipHash13(SipKey),
-    /// HighwayHash-128 with Redisson's fixed key [`REDISSON_HIGHWAY_KEY`].
+    /// HighwayHash-128 with Redisson's fixed key [`REDISSON_HIGHWAY_KEY`] (feature `redisson`).
+    #[cfg(feature = "redisson")]
     Highway,
     /// A user-supplied hash function.
     Custom(Arc<dyn KeyHasher>),
@@ -153,6 +155,7 @@ impl Hashing {
                 let out = h.finish128();
                 [out.h1, out.h2]
             }
+            #[cfg(feature = "redisson")]
             Hashing::Highway => {
                 use highway::HighwayHash;
                 highway::HighwayHasher::new(highway::Key(REDISSON_HIGHWAY_KEY)).hash128(bytes)
@@ -182,6 +185,7 @@ impl Hashing {
             Hashing::Xxh3 => "xxh3".into(),
             Hashing::Murmur3 => "murmur3".into(),
             Hashing::SipHash13(k) => format!("siphash13:{:016x}", k.fingerprint()),
+            #[cfg(feature = "redisson")]
             Hashing::Highway => "highway-redisson".into(),
             Hashing::Custom(h) => format!("custom:{}", h.id()),
         }
@@ -251,6 +255,7 @@ mod tests {
     }
 
     /// Redisson's HighwayHash-128 outputs (`crates/bloomkit/tests/data/vectors.txt`).
+    #[cfg(feature = "redisson")]
     #[test]
     fn highway_matches_redisson() {
         let cases: [(&str, [u64; 2]); 5] = [
@@ -289,12 +294,11 @@ mod tests {
 
     #[test]
     fn suffixed_hash_is_hash_of_concatenation() {
-        for h in [
-            Hashing::Xxh3,
-            Hashing::Murmur3,
-            Hashing::siphash([7; 16]),
-            Hashing::Highway,
-        ] {
+        #[allow(unused_mut)]
+        let mut all = vec![Hashing::Xxh3, Hashing::Murmur3, Hashing::siphash([7; 16])];
+        #[cfg(feature = "redisson")]
+        all.push(Hashing::Highway);
+        for h in all {
             assert_eq!(h.hash128_suffixed(b"abc", 1), h.hash128(b"abc\x01"));
         }
     }

@@ -276,6 +276,7 @@ mod tests {
     }
 
     /// Redisson `RBloomFilter` indexes for `tryInit(100, 0.01)` and `tryInit(1000, 0.03)`.
+    #[cfg(feature = "redisson")]
     #[test]
     fn redisson_indexes_match() {
         let d = digest(&Hashing::Highway, b"hello", false);

@@ -42,6 +42,7 @@ fn get_bit<W: Word>(words: &[W], i: u64) -> bool {
 }
 
 /// Reads bit `i` of atomic words (for views of shared memory).
+#[cfg(feature = "mmap")]
 #[inline(always)]
 pub(crate) fn atomic_get(words: &[AtomicU64], i: u64) -> bool {
     get_bit(words, i)
@@ -119,7 +120,6 @@ pub struct BitVec {
 /// assert!(!b.set(5));
 /// assert!(b.get(5));
 /// ```
-#[derive(Debug)]
 pub struct AtomicBitVec {
     words: Vec<AtomicU64>,
     len: u64,

@@ -27,6 +27,8 @@ mod counters;
 mod sync;
 
 pub(crate) use alloc::zeroed_vec;
+// Views of mapped files (`crate::mmap`) use these.
+#[cfg(feature = "mmap")]
 pub(crate) use bits::{atomic_get, atomic_set, count_ones};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
@@ -34,6 +36,7 @@ pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
 pub(crate) use blocks::{BlockCell, BlocksMut};
 pub use counters::{CounterWidth, Counters};
+#[cfg(feature = "mmap")]
 pub(crate) use sync::{AtomicU64, Ordering};
 
 use crate::error::Result;

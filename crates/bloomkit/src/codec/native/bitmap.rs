@@ -20,6 +20,7 @@ const SECTION_LEN: usize = 64;
 /// Where the first plane starts.
 pub(crate) const PAYLOAD_OFFSET: usize = HEADER_LEN + SECTION_LEN;
 /// Bytes a reader needs to place the planes (the header and the bitmap section).
+#[cfg_attr(not(feature = "mmap"), allow(dead_code))]
 pub(crate) const HEAD_LEN: usize = PAYLOAD_OFFSET;
 
 /// The scheme byte of a bitmap file: its form.

@@ -16,8 +16,10 @@ mod bitmap;
 mod fixed;
 mod table;
 
+pub(crate) use bitmap::is_bitmap_file;
+#[cfg(feature = "mmap")]
 pub(crate) use bitmap::{
-    is_bitmap_file, parse_header as parse_bitmap_header, BitmapHeader, HEAD_LEN as BITMAP_HEAD_LEN,
+    parse_header as parse_bitmap_header, BitmapHeader, HEAD_LEN as BITMAP_HEAD_LEN,
 };
 
 pub(crate) use table::LayerEntry;
@@ -109,6 +111,7 @@ pub(crate) fn hashing_code(h: &Hashing) -> (u8, u64) {
         Hashing::Xxh3 => (1, 0),
         Hashing::Murmur3 => (2, 0),
         Hashing::SipHash13(k) => (3, k.fingerprint()),
+        #[cfg(feature = "redisson")]
         Hashing::Highway => (4, 0),
         Hashing::Custom(c) => (5, xxhash_rust::xxh3::xxh3_64(c.id().as_bytes())),
     }
@@ -118,7 +121,13 @@ fn hashing_from_code(code: u8, fingerprint: u64, keys: &[Hashing], r: &Reader) -
     match code {
         1 => Ok(Hashing::Xxh3),
         2 => Ok(Hashing::Murmur3),
+        #[cfg(feature = "redisson")]
         4 => Ok(Hashing::Highway),
+        #[cfg(not(feature = "redisson"))]
+        4 => Err(Error::FeatureDisabled {
+            feature: "redisson",
+            needed_for: "a filter hashed with HighwayHash (Redisson's layout)",
+        }),
         3 | 5 => keys
             .iter()
             .find(|k| hashing_code(k) == (code, fingerprint))
