@@ -201,6 +201,15 @@ pub struct Integers {
     /// Skip lines that are not integers (counted on standard error) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
+    /// The integers expected, START..END (END excluded) or START..=END: one outside is an
+    /// error naming its line. With --capacity, the bitmaps may then be dense (1 bit per
+    /// integer of the range) instead of roaring.
+    #[arg(long, value_parser = parse_range, value_name = "START..END", allow_hyphen_values = true)]
+    pub range: Option<bloomkit::bitmap::KeyRange>,
+    /// How many distinct integers to expect (with --range): dense bitmaps when they are at
+    /// least one in 16 of the range.
+    #[arg(short = 'n', long, value_parser = parse_count, value_name = "N", requires = "range")]
+    pub capacity: Option<u64>,
 }
 
 /// Options of the commands that change a filter.
@@ -433,11 +442,14 @@ number of distinct integers (at most about 2 bytes each while sparse, 1 bit per 
 their span when dense), not the input's length. Any integer from -9223372036854775808 to
 18446744073709551615 is accepted; negative ones print first. Surrounding spaces are ignored.
 A line that is not such an integer is an error naming its line number, unless
---skip-invalid.
+--skip-invalid. With --range only integers of that range are accepted, and with --capacity
+the bitmaps are dense (one bit per integer of the range, fixed memory) when the integers are
+at least one in 16 of it.
 
 EXAMPLES:
   bloomkit sort-unique ids.txt > sorted-ids.txt
-  seq 10 -1 1 | bloomkit sort-unique")]
+  seq 10 -1 1 | bloomkit sort-unique
+  bloomkit sort-unique --range 0..4e9 -n 1e9 < ids.txt | wc -l")]
     SortUnique(Integers),
 
     /// Print the integers that occur exactly once, ascending (sort -n | uniq -u), in memory.

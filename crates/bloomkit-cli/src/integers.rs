@@ -1,10 +1,13 @@
 //! Integer streams for `sort-unique` and `singles`: decimal integers read one per line from
 //! files or standard input, kept in a pair of bitmaps split by sign, and printed ascending.
 //!
-//! Any integer from `i64::MIN` to `u64::MAX` is accepted. No single bitmap range holds all of
-//! them (a range is at most 2⁶⁴ wide), so negative integers go to a bitmap of the negative
-//! `i64`s and the others to one of every `u64`; printing the first and then the second gives
-//! ascending numeric order.
+//! Any integer from `i64::MIN` to `u64::MAX` is accepted, or those of `--range`. No single
+//! bitmap range holds all of them (a range is at most 2⁶⁴ wide), so negative integers go to a
+//! bitmap of the negative `i64`s and the others to one of every `u64` (with `--range`, of the
+//! range's negative and non-negative parts); printing the first and then the second gives
+//! ascending numeric order. Without `--range` the bitmaps are roaring, so memory follows the
+//! distinct integers; with it (and `-n`) the form is chosen as for a bitmap file (dense when
+//! the integers are at least one in 16 of the range).
 
 use crate::cli::Integers;
 use anyhow::{anyhow, bail, Result};
@@ -13,18 +16,22 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-/// Integers gathered before they are sorted and merged into the bitmaps at once (4 MiB of
+/// Integers gathered before they are sorted and merged into the bitmaps at once (2 MiB of
 /// them): a roaring container then takes all of a batch's integers in one rewrite, instead
 /// of one insertion (a shift of its sorted array) per integer.
-const BATCH: usize = 1 << 19;
+const BATCH: usize = 1 << 18;
+
+/// Bytes of the input and output buffers.
+const IO_BUFFER: usize = 1 << 18;
 
 /// Bytes of a line shown in an error message.
 const SHOWN: usize = 40;
 
 /// The state kept for a stream of integers: what `sort-unique` and `singles` differ in.
 pub trait Tally: Sized {
-    /// An empty tally of the integers of `range`.
-    fn new(range: KeyRange) -> Result<Self>;
+    /// An empty tally of the integers of `range`, in the form chosen for `expected` of them
+    /// (roaring when `None`).
+    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self>;
     /// Records a batch of integers of the range, ascending.
     fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()>;
     /// The integers to print, ascending.
@@ -36,8 +43,11 @@ pub trait Tally: Sized {
 }
 
 impl Tally for Bitmap {
-    fn new(range: KeyRange) -> Result<Self> {
-        Ok(Bitmap::with_form(range, BitmapForm::Roaring)?)
+    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
+        Ok(match expected {
+            Some(n) => Bitmap::new(range, n)?,
+            None => Bitmap::with_form(range, BitmapForm::Roaring)?,
+        })
     }
     fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
         self.insert_sorted(values)?;
@@ -55,8 +65,11 @@ impl Tally for Bitmap {
 }
 
 impl Tally for TwoBitMap {
-    fn new(range: KeyRange) -> Result<Self> {
-        Ok(TwoBitMap::with_form(range, BitmapForm::Roaring)?)
+    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
+        Ok(match expected {
+            Some(n) => TwoBitMap::new(range, n)?,
+            None => TwoBitMap::with_form(range, BitmapForm::Roaring)?,
+        })
     }
     fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
         self.insert_sorted(values)?;
@@ -73,26 +86,53 @@ impl Tally for TwoBitMap {
     }
 }
 
-/// A tally for each sign, with the batches not yet recorded.
+/// A tally for each sign (`None` for a sign the range excludes), with the batches not yet
+/// recorded.
 struct BySign<T> {
-    negative: T,
-    other: T,
+    /// The declared range, if any.
+    range: Option<KeyRange>,
+    negative: Option<T>,
+    other: Option<T>,
     negative_batch: Vec<i64>,
     other_batch: Vec<u64>,
 }
 
 impl<T: Tally> BySign<T> {
-    fn new() -> Result<Self> {
+    fn new(range: Option<KeyRange>, expected: Option<u64>) -> Result<Self> {
+        let (negative, other) = match range {
+            None => (Some(KeyRange::NEGATIVE_I64), Some(KeyRange::U64)),
+            Some(r) => (
+                KeyRange::new(r.start(), r.end().min(0)).ok(),
+                KeyRange::new(r.start().max(0), r.end()).ok(),
+            ),
+        };
         Ok(BySign {
-            negative: T::new(KeyRange::NEGATIVE_I64)?,
-            other: T::new(KeyRange::U64)?,
+            range,
+            negative: negative.map(|r| T::new(r, expected)).transpose()?,
+            other: other.map(|r| T::new(r, expected)).transpose()?,
             negative_batch: Vec::new(),
             other_batch: Vec::new(),
         })
     }
 
+    /// The tallies, negative integers' first.
+    fn tallies(&self) -> impl Iterator<Item = &T> {
+        self.negative.iter().chain(self.other.iter())
+    }
+
+    /// Adds the integer `±magnitude` of input line `line` (refused outside the range).
     #[inline]
-    fn push(&mut self, negative: bool, magnitude: u64) -> Result<()> {
+    fn push(&mut self, line: u64, negative: bool, magnitude: u64) -> Result<()> {
+        if let Some(range) = self.range {
+            let v = if negative {
+                -i128::from(magnitude)
+            } else {
+                i128::from(magnitude)
+            };
+            if !range.contains(v) {
+                bail!("line {line}: integer {v} is outside the range {range} (END excluded)");
+            }
+        }
         if negative && magnitude != 0 {
             // magnitude <= 2^63, checked by the parser: wrapping_neg maps 2^63 to i64::MIN.
             self.negative_batch.push((magnitude as i64).wrapping_neg());
@@ -110,14 +150,18 @@ impl<T: Tally> BySign<T> {
 
     fn flush_negative(&mut self) -> Result<()> {
         self.negative_batch.sort_unstable();
-        self.negative.record(&self.negative_batch)?;
+        if let Some(t) = &mut self.negative {
+            t.record(&self.negative_batch)?;
+        }
         self.negative_batch.clear();
         Ok(())
     }
 
     fn flush_other(&mut self) -> Result<()> {
         self.other_batch.sort_unstable();
-        self.other.record(&self.other_batch)?;
+        if let Some(t) = &mut self.other {
+            t.record(&self.other_batch)?;
+        }
         self.other_batch.clear();
         Ok(())
     }
@@ -166,7 +210,7 @@ impl Lines {
     fn feed(
         &mut self,
         bytes: &[u8],
-        value: &mut impl FnMut(bool, u64) -> Result<()>,
+        value: &mut impl FnMut(u64, bool, u64) -> Result<()>,
         invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
     ) -> Result<()> {
         for &b in bytes {
@@ -212,7 +256,7 @@ impl Lines {
     /// Ends the current line (at a newline or at the end of the input).
     fn end_line(
         &mut self,
-        value: &mut impl FnMut(bool, u64) -> Result<()>,
+        value: &mut impl FnMut(u64, bool, u64) -> Result<()>,
         invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
     ) -> Result<()> {
         self.line += 1;
@@ -226,7 +270,7 @@ impl Lines {
         };
         match state {
             State::Invalid(why) => invalid(self.line, &self.shown, why)?,
-            _ => value(self.negative, self.magnitude)?,
+            _ => value(self.line, self.negative, self.magnitude)?,
         }
         self.state = State::Start;
         self.negative = false;
@@ -238,7 +282,7 @@ impl Lines {
     /// Ends the input: a last line without a newline counts.
     fn finish(
         &mut self,
-        value: &mut impl FnMut(bool, u64) -> Result<()>,
+        value: &mut impl FnMut(u64, bool, u64) -> Result<()>,
         invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
     ) -> Result<()> {
         if self.state != State::Start || !self.shown.is_empty() {
@@ -255,10 +299,14 @@ fn read_input<T: Tally>(
     tally: &mut BySign<T>,
     skip_invalid: bool,
 ) -> Result<(u64, u64)> {
-    let mut reader = BufReader::with_capacity(1 << 20, input);
+    let mut reader = BufReader::with_capacity(IO_BUFFER, input);
     let mut lines = Lines::new();
     let mut skipped = 0u64;
-    let mut value = |negative: bool, magnitude: u64| tally.push(negative, magnitude);
+    let mut value = |line: u64, negative: bool, magnitude: u64| {
+        tally
+            .push(line, negative, magnitude)
+            .map_err(|e| anyhow!("{name}: {e}"))
+    };
     let mut invalid = |line: u64, text: &[u8], why: &str| {
         if skip_invalid {
             skipped += 1;
@@ -295,7 +343,7 @@ impl<W: Write> DecimalOut<W> {
     fn new(out: W) -> Self {
         DecimalOut {
             out,
-            buf: Vec::with_capacity(1 << 20),
+            buf: Vec::with_capacity(IO_BUFFER),
         }
     }
 
@@ -317,7 +365,7 @@ impl<W: Write> DecimalOut<W> {
         }
         self.buf.extend_from_slice(&digits[at..]);
         self.buf.push(b'\n');
-        if self.buf.len() >= (1 << 20) - 32 {
+        if self.buf.len() >= IO_BUFFER - 32 {
             self.flush()?;
         }
         Ok(())
@@ -332,8 +380,10 @@ impl<W: Write> DecimalOut<W> {
 
 /// Prints what the tallies give, negative integers first.
 fn print<T: Tally>(tally: &BySign<T>, mut out: DecimalOut<impl Write>) -> std::io::Result<()> {
-    for v in tally.negative.output().chain(tally.other.output()) {
-        out.write(v)?;
+    for t in tally.tallies() {
+        for v in t.output() {
+            out.write(v)?;
+        }
     }
     out.flush()
 }
@@ -341,7 +391,7 @@ fn print<T: Tally>(tally: &BySign<T>, mut out: DecimalOut<impl Write>) -> std::i
 /// Runs `sort-unique` (with [`Bitmap`]s) or `singles` (with [`TwoBitMap`]s): reads every
 /// input, then prints what the tallies give.
 pub fn run<T: Tally>(command: &str, args: &Integers, quiet: bool) -> Result<()> {
-    let mut tally = BySign::<T>::new()?;
+    let mut tally = BySign::<T>::new(args.range, args.capacity)?;
     let (mut lines, mut skipped) = (0u64, 0u64);
     let stdin_only = [Path::new("-").to_path_buf()];
     let files = if args.files.is_empty() {
@@ -377,8 +427,8 @@ pub fn run<T: Tally>(command: &str, args: &Integers, quiet: bool) -> Result<()> 
         Err(e) => bail!("writing standard output: {e}"),
     }
     if !quiet {
-        let count = tally.negative.output_len() + tally.other.output_len();
-        let memory = tally.negative.memory_bytes() + tally.other.memory_bytes();
+        let count: u64 = tally.tallies().map(T::output_len).sum();
+        let memory: usize = tally.tallies().map(T::memory_bytes).sum();
         let skipped = if skipped > 0 {
             format!(", {skipped} non-integer lines skipped")
         } else {
@@ -401,7 +451,7 @@ mod tests {
         let mut lines = Lines::new();
         let mut bad = Vec::new();
         {
-            let mut value = |n: bool, m: u64| {
+            let mut value = |_: u64, n: bool, m: u64| {
                 got.push(if n { -i128::from(m) } else { i128::from(m) });
                 Ok(())
             };

@@ -7,6 +7,10 @@ use crate::error::Result;
 use crate::storage::BitVec;
 use roaring::RoaringTreemap;
 
+/// Indices merged into a roaring store at once by [`Store::insert_sorted`]: a slice's own
+/// containers (about 90 bytes each) stay a few hundred KiB however spread the indices are.
+const MERGE_SLICE: usize = 1 << 13;
+
 /// A set of indices `0..width`.
 #[derive(Clone, PartialEq)]
 pub(crate) enum Store {
@@ -158,11 +162,19 @@ impl Store {
     }
 
     /// Adds `indices` (ascending, without repeats): a dense store sets them one by one; a
-    /// roaring store builds a store of them and merges it in, container by container, so a
-    /// container that receives several is rewritten once, not once per index.
-    pub fn insert_sorted(&mut self, indices: impl Iterator<Item = u64>) {
+    /// roaring store builds small stores of them, [`MERGE_SLICE`] indices at a time, and
+    /// merges each in, container by container, so a container that receives several is
+    /// rewritten once, not once per index (and the slices' own containers stay few).
+    pub fn insert_sorted(&mut self, mut indices: impl Iterator<Item = u64>) {
         match self {
-            Store::Roaring(_) => self.union_with(&Store::roaring_from_sorted(indices)),
+            Store::Roaring(r) => loop {
+                let slice = RoaringTreemap::from_sorted_iter(indices.by_ref().take(MERGE_SLICE))
+                    .expect("indices are strictly ascending");
+                if slice.is_empty() {
+                    break;
+                }
+                *r |= &slice;
+            },
             Store::Dense { .. } => {
                 for i in indices {
                     self.insert(i);
