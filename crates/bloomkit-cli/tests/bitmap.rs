@@ -136,6 +136,36 @@ fn integer_commands_read_files_and_name_bad_lines() {
 }
 
 #[test]
+fn a_declared_range_bounds_the_integers_and_may_make_the_bitmaps_dense() {
+    let input = b"7\n-5\n99\n7\n0\n-5\n";
+    for args in [
+        vec!["--range", "-5..100"],
+        vec!["--range", "-5..=99", "-n", "50"], // dense: 50 of 105
+        vec!["--range", "-5..1e12", "-n", "3"], // roaring
+    ] {
+        let mut cmd = vec!["sort-unique"];
+        cmd.extend_from_slice(&args);
+        assert_eq!(ok(&cmd, input).out, "-5\n0\n7\n99\n", "{args:?}");
+        cmd[0] = "singles";
+        assert_eq!(ok(&cmd, input).out, "0\n99\n", "{args:?}");
+    }
+    let dense = ok(&["sort-unique", "--range", "0..800000", "-n", "100000"], b"5\n");
+    assert!(dense.err.contains("bitmaps of 97.7 KiB"), "one bit per integer: {}", dense.err);
+    for (range, input, line, value) in [
+        ("0..100", &b"1\n100\n"[..], 2, "100"),
+        ("0..100", b"5\n-1\n", 2, "-1"),
+        ("-10..-5", b"-7\n-5\n", 2, "-5"),
+    ] {
+        let r = run(&["sort-unique", "--range", range], input);
+        assert_eq!(r.code, 2);
+        let want = format!("standard input: line {line}: integer {value} is outside the range");
+        assert!(r.err.contains(&want), "{}", r.err);
+        assert!(r.out.is_empty());
+    }
+    assert_eq!(run(&["sort-unique", "-n", "5"], b"1\n").code, 2, "-n needs --range");
+}
+
+#[test]
 fn sort_unique_memory_follows_the_distinct_values() {
     // 200,000 lines of 10 distinct integers spread over the u64 range: the bitmaps stay tiny.
     let input: String = (0..200_000u64)
