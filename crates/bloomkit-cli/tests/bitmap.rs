@@ -149,8 +149,15 @@ fn a_declared_range_bounds_the_integers_and_may_make_the_bitmaps_dense() {
         cmd[0] = "singles";
         assert_eq!(ok(&cmd, input).out, "0\n99\n", "{args:?}");
     }
-    let dense = ok(&["sort-unique", "--range", "0..800000", "-n", "100000"], b"5\n");
-    assert!(dense.err.contains("bitmaps of 97.7 KiB"), "one bit per integer: {}", dense.err);
+    let dense = ok(
+        &["sort-unique", "--range", "0..800000", "-n", "100000"],
+        b"5\n",
+    );
+    assert!(
+        dense.err.contains("bitmaps of 97.7 KiB"),
+        "one bit per integer: {}",
+        dense.err
+    );
     for (range, input, line, value) in [
         ("0..100", &b"1\n100\n"[..], 2, "100"),
         ("0..100", b"5\n-1\n", 2, "-1"),
@@ -162,7 +169,11 @@ fn a_declared_range_bounds_the_integers_and_may_make_the_bitmaps_dense() {
         assert!(r.err.contains(&want), "{}", r.err);
         assert!(r.out.is_empty());
     }
-    assert_eq!(run(&["sort-unique", "-n", "5"], b"1\n").code, 2, "-n needs --range");
+    assert_eq!(
+        run(&["sort-unique", "-n", "5"], b"1\n").code,
+        2,
+        "-n needs --range"
+    );
 }
 
 #[test]
