@@ -309,6 +309,28 @@ fn bad_input_for_a_bitmap_changes_nothing() {
 }
 
 #[test]
+fn bitmaps_merge_and_intersect_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b, u, i) = (path(&d, "a"), path(&d, "b"), path(&d, "u"), path(&d, "i"));
+    for (f, items) in [(&a, &b"1\n2\n3\n"[..]), (&b, b"3\n4\n")] {
+        ok(&["create", f, "--range", "0..100"], b"");
+        ok(&["add", f], items);
+    }
+    ok(&["merge", &u, &a, &b], b"");
+    ok(&["intersect", &i, &a, &b], b"");
+    assert_eq!(ok(&["check", &u], b"1\n2\n3\n4\n5\n").out, "1\n2\n3\n4\n");
+    assert_eq!(ok(&["check", &i], b"1\n2\n3\n4\n5\n").out, "3\n");
+    let c = path(&d, "c");
+    ok(&["create", &c, "--range", "0..50"], b"");
+    let r = run(&["merge", &u, &a, &c, "--force"], b"");
+    assert!(
+        r.code == 2 && r.err.contains("integer range 0..100 vs 0..50"),
+        "{}",
+        r.err
+    );
+}
+
+#[test]
 fn a_two_bit_map_file_counts_once_and_more() {
     let d = tempfile::tempdir().unwrap();
     let f = path(&d, "calls.bloom");
