@@ -3,7 +3,9 @@
 #   bindings/python/test.sh [pytest arguments]
 # Installs maturin, pytest, Scrapy and the redis client from PyPI, builds the extension with
 # the dev profile (dependencies optimized, quick to compile), builds the `bloomkit` CLI for the
-# cross-language tests, then runs pytest. No test collected counts as a failure.
+# cross-language tests, then runs pytest. No test collected counts as a failure. Tools run as
+# `python -m ...`: the scripts of a virtual environment that was copied elsewhere still name the
+# original's interpreter, and would install there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=target/pyenv
@@ -21,9 +23,9 @@ if [ ! -x "$venv/bin/python" ]; then
   fi
 fi
 export PATH="$PWD/$venv/bin:$PATH"
-pip install -q --disable-pip-version-check "maturin>=1.5,<2" pytest scrapy redis
+python -m pip install -q --disable-pip-version-check "maturin>=1.5,<2" pytest scrapy redis
 cargo build -q -p bloomkit-cli
-MATURIN_PEP517_ARGS="--profile dev" pip install -q --disable-pip-version-check --no-deps \
+MATURIN_PEP517_ARGS="--profile dev" python -m pip install -q --disable-pip-version-check --no-deps \
   --no-build-isolation --force-reinstall ./bindings/python
 export BLOOMKIT_CLI="$PWD/target/debug/bloomkit"
 status=0

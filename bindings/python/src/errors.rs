@@ -8,7 +8,8 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
-    PyException, PyKeyError, PyMemoryError, PyOSError, PyTypeError, PyValueError,
+    PyException, PyFileExistsError, PyFileNotFoundError, PyKeyError, PyMemoryError, PyOSError,
+    PyTypeError, PyValueError,
 };
 use pyo3::PyErr;
 
@@ -24,9 +25,12 @@ pub fn core(e: bloomkit::Error) -> PyErr {
     use bloomkit::Error as E;
     let message = e.to_string();
     match e {
-        E::Io { source, .. } => match source.raw_os_error() {
-            Some(errno) => PyOSError::new_err((errno, message)),
-            None => PyOSError::new_err(message),
+        E::Io { source, .. } => match (source.raw_os_error(), source.kind()) {
+            (Some(errno), _) => PyOSError::new_err((errno, message)),
+            // Errors the library makes itself carry a kind, not an errno.
+            (None, std::io::ErrorKind::AlreadyExists) => PyFileExistsError::new_err(message),
+            (None, std::io::ErrorKind::NotFound) => PyFileNotFoundError::new_err(message),
+            (None, _) => PyOSError::new_err(message),
         },
         E::Alloc { .. } => PyMemoryError::new_err(message),
         E::NotPresent => PyKeyError::new_err(message),

@@ -2,21 +2,25 @@
 //! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
-use crate::elements::{for_each_chunk, with_key, Element};
+use crate::dleft::PyDLeftCountingFilter;
+use crate::elements::{for_each_hashed, for_each_key_chunk, with_key, Element};
 use crate::errors;
+use crate::guarded::Guarded;
 use crate::mapped::MappedFilter;
+use crate::windows::{PyCountWindowFilter, PyTimeWindowFilter};
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
 use bloomkit::{
-    file, AnyFilter, AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
-    CountingBloomFilter, Filter as _, Key, Preset, ScalableBloomFilter, Spec,
+    file, sharing, AnyFilter, AtomicBlockedBloomFilter, AtomicBloomFilter, BlockSpec,
+    BlockedBloomFilter, BloomFilter, CountingBloomFilter, Digest, Filter as _, Key, Preset,
+    ScalableBloomFilter, Spec,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 use pyo3::PyClassInitializer;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, RwLock};
+use std::sync::RwLock;
 
 /// The Python class an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +31,9 @@ pub enum Class {
     Scalable,
     AtomicClassic,
     AtomicBlocked,
+    CountWindow,
+    TimeWindow,
+    DLeft,
 }
 
 impl Class {
@@ -38,6 +45,9 @@ impl Class {
             Class::Scalable => "ScalableBloomFilter",
             Class::AtomicClassic => "AtomicBloomFilter",
             Class::AtomicBlocked => "AtomicBlockedBloomFilter",
+            Class::CountWindow => "CountWindowFilter",
+            Class::TimeWindow => "TimeWindowFilter",
+            Class::DLeft => "DLeftCountingFilter",
         }
     }
 
@@ -49,6 +59,9 @@ impl Class {
             "ScalableBloomFilter" => Class::Scalable,
             "AtomicBloomFilter" => Class::AtomicClassic,
             "AtomicBlockedBloomFilter" => Class::AtomicBlocked,
+            "CountWindowFilter" => Class::CountWindow,
+            "TimeWindowFilter" => Class::TimeWindow,
+            "DLeftCountingFilter" => Class::DLeft,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown filter class {other:?}"
@@ -64,6 +77,9 @@ impl Class {
             AnyFilter::Blocked(_) => Class::Blocked,
             AnyFilter::Counting(_) => Class::Counting,
             AnyFilter::Scalable(_) => Class::Scalable,
+            AnyFilter::CountWindow(_) => Class::CountWindow,
+            AnyFilter::TimeWindow(_) => Class::TimeWindow,
+            AnyFilter::DLeft(_) => Class::DLeft,
             #[allow(unreachable_patterns)]
             other => {
                 return Err(PyValueError::new_err(format!(
@@ -82,16 +98,44 @@ enum Atomic {
 }
 
 enum Store {
-    /// Kinds whose inserts need `&mut`: behind a mutex (taken without the GIL for batches).
-    Local(Mutex<AnyFilter>),
+    /// Kinds whose inserts need `&mut`: locked by the GIL, or by a mutex for the batches that
+    /// probe without it (see `guarded.rs`).
+    Local(Guarded<AnyFilter>),
     /// The concurrent kinds: inserts take `&self`; the write lock is only for snapshots.
     Atomic(RwLock<Option<Atomic>>),
 }
 
-fn lock(m: &Mutex<AnyFilter>) -> MutexGuard<'_, AnyFilter> {
-    // A panic cannot happen while the lock is held (every operation returns its errors), but
-    // if it did, the filter's bits are still valid: keep using them.
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+/// A batch of elements as the filter's kind takes it: hashed while the GIL was held (so that
+/// only numbers cross into the code that runs without it), or as keys for the other kinds.
+enum Batch<'a> {
+    /// Classic filters: each element's digest (`Spec::digest`).
+    Digests(&'a [Digest]),
+    /// Blocked filters: each element's hash words (`BlockedBloomFilter::hash`).
+    Hashes(&'a [[u64; 2]]),
+    /// The other kinds: the keys.
+    Keys(&'a [Element<'a>]),
+}
+
+/// How a filter's batches hash their elements while holding the GIL (`None`: as keys).
+enum Hasher {
+    Classic(Spec),
+    Blocked(BlockSpec),
+}
+
+impl Hasher {
+    fn of(filter: &AnyFilter) -> Option<Hasher> {
+        match filter {
+            AnyFilter::Classic(f) => Some(Hasher::Classic(f.spec().clone())),
+            AnyFilter::Blocked(f) => Some(Hasher::Blocked(f.spec().clone())),
+            _ => None,
+        }
+    }
+}
+
+/// The error for a batch prepared for another kind than the filter's (which cannot happen:
+/// a filter object keeps its kind).
+fn mismatch() -> PyErr {
+    PyRuntimeError::new_err("bloomkit: a batch was hashed for another kind of filter")
 }
 
 impl Store {
@@ -103,7 +147,7 @@ impl Store {
             (Class::AtomicBlocked, AnyFilter::Blocked(f)) => Store::Atomic(RwLock::new(Some(
                 Atomic::Blocked(AtomicBlockedBloomFilter::from(f)),
             ))),
-            (class, filter) if Class::of(&filter)? == class => Store::Local(Mutex::new(filter)),
+            (class, filter) if Class::of(&filter)? == class => Store::Local(Guarded::new(filter)),
             (class, filter) => {
                 return Err(PyValueError::new_err(format!(
                 "the data holds a {} filter, which a {} cannot hold (bloomkit.load reads any kind)",
@@ -115,9 +159,9 @@ impl Store {
     }
 
     /// A plain copy of the filter (for the concurrent kinds, of its bits at this moment).
-    fn snapshot(&self) -> AnyFilter {
+    fn snapshot(&self, py: Python<'_>) -> AnyFilter {
         match self {
-            Store::Local(m) => lock(m).clone(),
+            Store::Local(g) => g.with(py, |f| f.clone()),
             Store::Atomic(lock) => {
                 let mut guard = lock.write().unwrap_or_else(|p| p.into_inner());
                 let (plain, back) = match guard.take().expect("an atomic filter is always present")
@@ -143,26 +187,52 @@ impl Store {
         }
     }
 
-    /// Runs `f` on the plain filter: in place for the locked kinds (the lock is held
-    /// meanwhile), on a snapshot for the concurrent ones.
-    fn with_plain<R>(&self, f: impl FnOnce(&AnyFilter) -> R) -> R {
+    /// Runs `f` on the plain filter with the GIL held: in place for the locked kinds, on a
+    /// snapshot for the concurrent ones.
+    fn with_plain<R>(&self, py: Python<'_>, f: impl FnOnce(&AnyFilter) -> R) -> R {
         match self {
-            Store::Local(m) => f(&lock(m)),
-            Store::Atomic(_) => f(&self.snapshot()),
+            Store::Local(g) => g.with(py, |filter| f(filter)),
+            Store::Atomic(_) => f(&self.snapshot(py)),
+        }
+    }
+
+    /// Runs `f` on the plain filter without the GIL (as `with_plain`).
+    fn with_plain_without_gil<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&AnyFilter) -> R + Send,
+    ) -> R {
+        match self {
+            Store::Local(g) => g.without_gil(py, |filter| f(filter)),
+            Store::Atomic(_) => {
+                let plain = self.snapshot(py);
+                py.allow_threads(|| f(&plain))
+            }
         }
     }
 
     /// Bits and hash functions.
-    fn params(&self) -> bloomkit::Params {
+    fn params(&self, py: Python<'_>) -> bloomkit::Params {
         match self {
-            Store::Local(m) => lock(m).params(),
+            Store::Local(g) => g.with(py, |f| f.params()),
             Store::Atomic(l) => {
                 let classic = Store::atomic(l, |a| match a {
                     Atomic::Classic(f) => Some(f.spec().params()),
                     Atomic::Blocked(_) => None,
                 });
-                classic.unwrap_or_else(|| self.snapshot().params())
+                classic.unwrap_or_else(|| self.snapshot(py).params())
             }
+        }
+    }
+
+    /// How batches hash their elements.
+    fn hasher(&self, py: Python<'_>) -> Option<Hasher> {
+        match self {
+            Store::Local(g) => g.with(py, |f| Hasher::of(f)),
+            Store::Atomic(l) => Some(Store::atomic(l, |a| match a {
+                Atomic::Classic(f) => Hasher::Classic(f.spec().clone()),
+                Atomic::Blocked(f) => Hasher::Blocked(f.spec().clone()),
+            })),
         }
     }
 
@@ -172,9 +242,10 @@ impl Store {
         f(guard.as_ref().expect("an atomic filter is always present"))
     }
 
-    fn insert(&self, key: &[u8]) -> PyResult<bool> {
+    #[inline]
+    fn insert(&self, py: Python<'_>, key: &[u8]) -> PyResult<bool> {
         match self {
-            Store::Local(m) => lock(m).insert_encoded(key).map_err(errors::core),
+            Store::Local(g) => g.with(py, |f| f.insert_encoded(key)).map_err(errors::core),
             Store::Atomic(l) => Ok(Store::atomic(l, |a| match a {
                 Atomic::Classic(f) => f.insert(key),
                 Atomic::Blocked(f) => f.insert(key),
@@ -182,9 +253,10 @@ impl Store {
         }
     }
 
-    fn contains(&self, key: &[u8]) -> bool {
+    #[inline]
+    fn contains(&self, py: Python<'_>, key: &[u8]) -> bool {
         match self {
-            Store::Local(m) => lock(m).contains_encoded(key),
+            Store::Local(g) => g.with(py, |f| f.contains_encoded(key)),
             Store::Atomic(l) => Store::atomic(l, |a| match a {
                 Atomic::Classic(f) => f.contains(key),
                 Atomic::Blocked(f) => f.contains(key),
@@ -192,46 +264,92 @@ impl Store {
         }
     }
 
-    /// Adds a batch; call without the GIL.
-    fn insert_batch(&self, keys: &[Element<'_>]) -> bloomkit::Result<()> {
+    /// Adds a batch, probing without the GIL.
+    fn insert_batch(&self, py: Python<'_>, batch: Batch<'_>) -> PyResult<()> {
         match self {
-            Store::Local(m) => {
-                let mut filter = lock(m);
-                match &mut *filter {
-                    AnyFilter::Blocked(f) => f.insert_batch(keys),
-                    other => {
+            Store::Local(g) => g.without_gil(py, |filter| {
+                match (filter, batch) {
+                    (AnyFilter::Classic(f), Batch::Digests(ds)) => ds.iter().for_each(|d| {
+                        f.insert_digest(d);
+                    }),
+                    (AnyFilter::Blocked(f), Batch::Hashes(hs)) => f.insert_hash_batch(hs),
+                    (AnyFilter::Blocked(f), Batch::Keys(keys)) => f.insert_batch(keys),
+                    (other, Batch::Keys(keys)) => {
                         for key in keys {
-                            key.with_bytes(|b| other.insert_encoded(b))?;
+                            key.with_bytes(|b| other.insert_encoded(b))
+                                .map_err(errors::core)?;
                         }
                     }
+                    _ => return Err(mismatch()),
                 }
-            }
-            Store::Atomic(l) => Store::atomic(l, |a| match a {
-                Atomic::Classic(f) => keys.iter().for_each(|k| {
-                    f.insert(k);
-                }),
-                Atomic::Blocked(f) => f.insert_batch(keys),
+                Ok(())
+            }),
+            Store::Atomic(l) => py.allow_threads(|| {
+                Store::atomic(l, |a| -> PyResult<()> {
+                    match (a, batch) {
+                        (Atomic::Classic(f), Batch::Digests(ds)) => ds.iter().for_each(|d| {
+                            f.insert_digest(d);
+                        }),
+                        (Atomic::Blocked(f), Batch::Hashes(hs)) => f.insert_hash_batch(hs),
+                        (Atomic::Classic(f), Batch::Keys(keys)) => keys.iter().for_each(|k| {
+                            f.insert(k);
+                        }),
+                        (Atomic::Blocked(f), Batch::Keys(keys)) => f.insert_batch(keys),
+                        _ => return Err(mismatch()),
+                    }
+                    Ok(())
+                })
             }),
         }
-        Ok(())
     }
 
-    /// Tests a batch, appending the answers to `out`; call without the GIL.
-    fn contains_batch(&self, keys: &[Element<'_>], out: &mut Vec<bool>) {
+    /// Tests a batch without the GIL, appending the answers to `out`.
+    fn contains_batch(
+        &self,
+        py: Python<'_>,
+        batch: Batch<'_>,
+        out: &mut Vec<bool>,
+    ) -> PyResult<()> {
         match self {
-            Store::Local(m) => {
-                let filter = lock(m);
-                match &*filter {
-                    AnyFilter::Blocked(f) => out.extend(f.contains_batch(keys)),
-                    other => out.extend(
+            Store::Local(g) => g.without_gil(py, |filter| {
+                match (&*filter, batch) {
+                    (AnyFilter::Classic(f), Batch::Digests(ds)) => {
+                        out.extend(ds.iter().map(|d| f.contains_digest(d)))
+                    }
+                    (AnyFilter::Blocked(f), Batch::Hashes(hs)) => {
+                        let start = out.len();
+                        out.resize(start + hs.len(), false);
+                        f.contains_hash_batch_into(hs, &mut out[start..]);
+                    }
+                    (other, Batch::Keys(keys)) => out.extend(
                         keys.iter()
                             .map(|k| k.with_bytes(|b| other.contains_encoded(b))),
                     ),
+                    _ => return Err(mismatch()),
                 }
-            }
-            Store::Atomic(l) => Store::atomic(l, |a| match a {
-                Atomic::Classic(f) => out.extend(keys.iter().map(|k| f.contains(k))),
-                Atomic::Blocked(f) => out.extend(keys.iter().map(|k| f.contains(k))),
+                Ok(())
+            }),
+            Store::Atomic(l) => py.allow_threads(|| {
+                Store::atomic(l, |a| -> PyResult<()> {
+                    match (a, batch) {
+                        (Atomic::Classic(f), Batch::Digests(ds)) => {
+                            out.extend(ds.iter().map(|d| f.contains_digest(d)))
+                        }
+                        (Atomic::Blocked(f), Batch::Hashes(hs)) => {
+                            let start = out.len();
+                            out.resize(start + hs.len(), false);
+                            f.contains_hash_batch_into(hs, &mut out[start..]);
+                        }
+                        (Atomic::Classic(f), Batch::Keys(keys)) => {
+                            out.extend(keys.iter().map(|k| f.contains(k)))
+                        }
+                        (Atomic::Blocked(f), Batch::Keys(keys)) => {
+                            out.extend(keys.iter().map(|k| f.contains(k)))
+                        }
+                        _ => return Err(mismatch()),
+                    }
+                    Ok(())
+                })
             }),
         }
     }
@@ -267,6 +385,9 @@ impl Filter {
             Class::AtomicBlocked => {
                 Py::new(py, init.add_subclass(PyAtomicBlockedBloomFilter))?.into_any()
             }
+            Class::CountWindow => Py::new(py, init.add_subclass(PyCountWindowFilter))?.into_any(),
+            Class::TimeWindow => Py::new(py, init.add_subclass(PyTimeWindowFilter))?.into_any(),
+            Class::DLeft => Py::new(py, init.add_subclass(PyDLeftCountingFilter))?.into_any(),
         })
     }
 
@@ -283,18 +404,23 @@ impl Filter {
         Filter::wrap(py, Filter::from_any(class, decoded.filter, decoded.design)?)
     }
 
-    fn local<R>(&self, f: impl FnOnce(&mut AnyFilter) -> R) -> Option<R> {
+    /// Runs `f` on the filter of a kind that is not a concurrent one (`None` for those).
+    pub(crate) fn local<R>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut AnyFilter) -> R,
+    ) -> Option<R> {
         match &self.store {
-            Store::Local(m) => Some(f(&mut lock(m))),
+            Store::Local(g) => Some(g.with(py, f)),
             Store::Atomic(_) => None,
         }
     }
 
-    fn combine(&self, other: &Filter, op: Op) -> PyResult<()> {
-        // A copy of the other side first: `a |= a` must not take one lock twice.
-        let other = other.store.snapshot();
+    fn combine(&self, py: Python<'_>, other: &Filter, op: Op) -> PyResult<()> {
+        // A copy of the other side first: `a |= a` must not use one filter twice at once.
+        let other = other.store.snapshot(py);
         match &self.store {
-            Store::Local(m) => combine(&mut lock(m), &other, op),
+            Store::Local(g) => g.with(py, |mine| combine(mine, &other, op)),
             Store::Atomic(l) => {
                 // Bits are only ever set while shared; a combination needs the plain filter,
                 // under the write lock (adds from other threads wait for it).
@@ -315,8 +441,8 @@ impl Filter {
         }
     }
 
-    fn copy(&self) -> PyResult<Filter> {
-        let plain = self.store.snapshot();
+    fn copy(&self, py: Python<'_>) -> PyResult<Filter> {
+        let plain = self.store.snapshot(py);
         Filter::from_any(self.class, plain, self.design)
     }
 
@@ -374,37 +500,62 @@ fn path_design(design: Option<Design>) -> (Option<u64>, Option<f64>) {
 impl Filter {
     /// Adds an element (`str`, `bytes` or `int`).
     fn add(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_key(element, |k| self.store.insert(k))??;
+        with_key(element, |k| self.store.insert(element.py(), k))??;
         Ok(())
     }
 
     /// Adds an element and returns whether it was (probably) present before: the first-seen
     /// test of a deduplicating pipeline in one step.
     fn check_and_add(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(!with_key(element, |k| self.store.insert(k))??)
+        Ok(!with_key(element, |k| self.store.insert(element.py(), k))??)
     }
 
     fn __contains__(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_key(element, |k| self.store.contains(k))
+        with_key(element, |k| self.store.contains(element.py(), k))
     }
 
     /// Adds every element of any iterable, taking 4096 at a time and probing without the GIL.
     /// An element of an unsupported type stops it with a `TypeError`: the chunks of 4096
     /// before it have been added, nothing from its chunk on.
     fn add_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
-        for_each_chunk(elements, |keys| {
-            self.store.insert_batch(keys).map_err(errors::core)
-        })
+        let py = elements.py();
+        let store = &self.store;
+        match store.hasher(py) {
+            Some(Hasher::Classic(spec)) => for_each_hashed(
+                elements,
+                |b| spec.digest_bytes(b),
+                |ds| store.insert_batch(py, Batch::Digests(ds)),
+            ),
+            Some(Hasher::Blocked(spec)) => for_each_hashed(
+                elements,
+                |b| spec.hash(b),
+                |hs| store.insert_batch(py, Batch::Hashes(hs)),
+            ),
+            None => for_each_key_chunk(elements, |keys| store.insert_batch(py, Batch::Keys(keys))),
+        }
     }
 
     /// Tests every element of any iterable, probing without the GIL; a list of bools.
     fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::with_capacity(elements.len().unwrap_or(0));
-        for_each_chunk(elements, |keys| {
-            self.store.contains_batch(keys, &mut answers);
-            Ok(())
-        })?;
-        Ok(answers)
+        let py = elements.py();
+        let store = &self.store;
+        let mut out = Vec::with_capacity(elements.len().unwrap_or(0));
+        match store.hasher(py) {
+            Some(Hasher::Classic(spec)) => for_each_hashed(
+                elements,
+                |b| spec.digest_bytes(b),
+                |ds| store.contains_batch(py, Batch::Digests(ds), &mut out),
+            ),
+            Some(Hasher::Blocked(spec)) => for_each_hashed(
+                elements,
+                |b| spec.hash(b),
+                |hs| store.contains_batch(py, Batch::Hashes(hs), &mut out),
+            ),
+            None => for_each_key_chunk(elements, |keys| {
+                store.contains_batch(py, Batch::Keys(keys), &mut out)
+            }),
+        }?;
+        Ok(out)
     }
 
     /// Adds the elements of every iterable given (as `set.update`).
@@ -419,7 +570,9 @@ impl Filter {
     /// Removes one occurrence of an element: counting filters only (`TypeError` for the other
     /// kinds); `KeyError` if the element cannot be in the filter.
     fn remove(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
-        let removed = with_key(element, |k| self.local(|f| f.remove_encoded(k)))?;
+        let removed = with_key(element, |k| {
+            self.local(element.py(), |f| f.remove_encoded(k))
+        })?;
         match removed {
             Some(r) => r.map_err(errors::core),
             None => Err(PyTypeError::new_err(
@@ -429,9 +582,9 @@ impl Filter {
     }
 
     /// Removes every element.
-    fn clear(&self) {
+    fn clear(&self, py: Python<'_>) {
         match &self.store {
-            Store::Local(m) => lock(m).clear(),
+            Store::Local(g) => g.with(py, |f| f.clear()),
             Store::Atomic(l) => {
                 let mut guard = l.write().unwrap_or_else(|p| p.into_inner());
                 *guard = Some(match guard.take().expect("always present") {
@@ -451,33 +604,33 @@ impl Filter {
     }
 
     /// The estimated number of distinct elements added, rounded.
-    fn __len__(&self) -> usize {
-        self.estimated_len().round() as usize
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.estimated_len(py).round() as usize
     }
 
     /// The estimated number of distinct elements added.
-    fn estimated_len(&self) -> f64 {
+    fn estimated_len(&self, py: Python<'_>) -> f64 {
         let direct = match &self.store {
-            Store::Local(m) => Some(lock(m).estimated_len()),
+            Store::Local(g) => Some(g.with(py, |f| f.estimated_len())),
             Store::Atomic(l) => Store::atomic(l, |a| match a {
                 Atomic::Classic(f) => Some(f.estimated_len()),
                 Atomic::Blocked(_) => None,
             }),
         };
         direct
-            .unwrap_or_else(|| self.store.snapshot().estimated_len())
+            .unwrap_or_else(|| self.store.snapshot(py).estimated_len())
             .max(0.0)
     }
 
     /// The false-positive probability the filter was designed for (`None` if unknown, as for
     /// a filter imported from Guava or built from a bit count).
     #[getter]
-    fn fpp(&self) -> Option<f64> {
+    fn fpp(&self, py: Python<'_>) -> Option<f64> {
         match (&self.store, self.class) {
-            (Store::Local(m), Class::Scalable) => match &*lock(m) {
+            (Store::Local(g), Class::Scalable) => g.with(py, |f| match f {
                 AnyFilter::Scalable(f) => Some(f.config().fpp),
                 _ => None,
-            },
+            }),
             _ => path_design(self.design).1,
         }
     }
@@ -485,41 +638,38 @@ impl Filter {
     /// The number of elements the filter was designed for (a scalable filter: the capacity of
     /// its layers so far).
     #[getter]
-    fn capacity(&self) -> Option<u64> {
+    fn capacity(&self, py: Python<'_>) -> Option<u64> {
         match (&self.store, self.class) {
-            (Store::Local(m), Class::Scalable) => match &*lock(m) {
+            (Store::Local(g), Class::Scalable) => g.with(py, |f| match f {
                 AnyFilter::Scalable(f) => Some(f.capacity()),
                 _ => None,
-            },
+            }),
             _ => path_design(self.design).0,
         }
     }
 
     /// The false-positive probability expected now, from the bits set.
-    fn estimated_fpp(&self) -> f64 {
-        match &self.store {
-            Store::Local(m) => lock(m).estimated_fpp(),
-            Store::Atomic(_) => self.store.with_plain(|f| f.estimated_fpp()),
-        }
+    fn estimated_fpp(&self, py: Python<'_>) -> f64 {
+        self.store.with_plain(py, |f| f.estimated_fpp())
     }
 
     /// Number of bits (counters for a counting filter; of the newest layer for a scalable one).
     #[getter]
-    fn bits(&self) -> u64 {
-        self.store.params().bits
+    fn bits(&self, py: Python<'_>) -> u64 {
+        self.store.params(py).bits
     }
 
     /// Number of hash functions (probes per element).
     #[getter]
-    fn hashes(&self) -> u32 {
-        self.store.params().hashes
+    fn hashes(&self, py: Python<'_>) -> u32 {
+        self.store.params(py).hashes
     }
 
     /// Bytes of memory held by the filter's bits or counters.
     #[getter]
-    fn memory_bytes(&self) -> usize {
+    fn memory_bytes(&self, py: Python<'_>) -> usize {
         match &self.store {
-            Store::Local(m) => lock(m).memory_bytes(),
+            Store::Local(g) => g.with(py, |f| f.memory_bytes()),
             Store::Atomic(l) => Store::atomic(l, |a| match a {
                 Atomic::Classic(f) => f.spec().bits().div_ceil(64) as usize * 8,
                 Atomic::Blocked(f) => f.memory_bytes(),
@@ -535,20 +685,23 @@ impl Filter {
             Class::Blocked | Class::AtomicBlocked => "blocked",
             Class::Counting => "counting",
             Class::Scalable => "scalable",
+            Class::CountWindow => "count-window",
+            Class::TimeWindow => "time-window",
+            Class::DLeft => "dleft",
         }
     }
 
-    fn __repr__(&self) -> String {
-        let params = self.store.params();
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let params = self.store.params(py);
         let mut s = format!("{}(", self.class.name());
-        if let (Some(n), Some(p)) = (self.capacity(), self.fpp()) {
+        if let (Some(n), Some(p)) = (self.capacity(py), self.fpp(py)) {
             s += &format!("capacity={n}, fpp={p}, ");
         }
         s += &format!(
             "bits={}, hashes={}, len≈{})",
             params.bits,
             params.hashes,
-            self.__len__()
+            self.__len__(py)
         );
         s
     }
@@ -556,29 +709,29 @@ impl Filter {
     /// A new filter with the elements of both (bitwise OR); the filters must match in kind,
     /// size and hashing (`ValueError` otherwise).
     fn __or__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<PyObject> {
-        let result = self.copy()?;
-        result.combine(other.get(), Op::Union)?;
+        let result = self.copy(py)?;
+        result.combine(py, other.get(), Op::Union)?;
         Filter::wrap(py, result)
     }
 
     /// A new filter with the bits set in both (bitwise AND): every element of both stays in.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<PyObject> {
-        let result = self.copy()?;
-        result.combine(other.get(), Op::Intersection)?;
+        let result = self.copy(py)?;
+        result.combine(py, other.get(), Op::Intersection)?;
         Filter::wrap(py, result)
     }
 
     fn __ior__(&self, other: &Bound<'_, Filter>) -> PyResult<()> {
-        self.combine(other.get(), Op::Union)
+        self.combine(other.py(), other.get(), Op::Union)
     }
 
     fn __iand__(&self, other: &Bound<'_, Filter>) -> PyResult<()> {
-        self.combine(other.get(), Op::Intersection)
+        self.combine(other.py(), other.get(), Op::Intersection)
     }
 
     /// A copy of the filter.
     fn __copy__(&self, py: Python<'_>) -> PyResult<PyObject> {
-        Filter::wrap(py, self.copy()?)
+        Filter::wrap(py, self.copy(py)?)
     }
 
     fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyObject> {
@@ -587,8 +740,9 @@ impl Filter {
 
     /// The filter in bloomkit's native file format (what `save` writes).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py
-            .allow_threads(|| self.store.with_plain(|f| native::to_bytes(f, self.design)))
+        let bytes = self
+            .store
+            .with_plain_without_gil(py, |f| native::to_bytes(f, self.design))
             .map_err(errors::core)?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -607,7 +761,19 @@ impl Filter {
     /// Saves the filter to `path` in bloomkit's native format, atomically (the file holds
     /// the old filter or the new one, whatever happens). The `bloomkit` CLI reads it.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.allow_threads(|| self.store.with_plain(|f| file::save(&path, f, self.design)))
+        self.store
+            .with_plain_without_gil(py, |f| file::save(&path, f, self.design))
+            .map_err(errors::core)
+    }
+
+    /// Saves the filter to a new file at `path`, only if nothing is there yet
+    /// (`FileExistsError` otherwise): the file appears whole or not at all, and of many
+    /// processes creating one path at once exactly one succeeds.
+    fn save_new(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        self.store
+            .with_plain_without_gil(py, |f| {
+                sharing::create_new(&path, file::Content::Filter(f, self.design))
+            })
             .map_err(errors::core)
     }
 
@@ -657,7 +823,7 @@ fn preset(name: &str) -> PyResult<Preset> {
     })
 }
 
-fn new_filter(
+pub(crate) fn new_filter(
     class: Class,
     filter: AnyFilter,
     design: Option<Design>,
@@ -668,7 +834,7 @@ fn new_filter(
 }
 
 /// A filter of `class` built for `capacity` elements at `fpp` by `build`, recording that design.
-fn sized<T: Into<AnyFilter>>(
+pub(crate) fn sized<T: Into<AnyFilter>>(
     class: Class,
     capacity: i128,
     fpp: f64,
@@ -679,8 +845,8 @@ fn sized<T: Into<AnyFilter>>(
     new_filter(class, filter.into(), Some(Design { capacity, fpp }))
 }
 
-fn classic_of(filter: &Filter) -> PyResult<BloomFilter> {
-    match filter.store.snapshot() {
+fn classic_of(py: Python<'_>, filter: &Filter) -> PyResult<BloomFilter> {
+    match filter.store.snapshot(py) {
         AnyFilter::Classic(f) => Ok(f),
         other => Err(PyTypeError::new_err(format!(
             "expected a classic filter, got {}",
@@ -731,7 +897,7 @@ impl PyBloomFilter {
     /// The filter in Guava's `BloomFilter.writeTo` format (a filter built with preset
     /// `"guava"` or `"guava32"`; `ValueError` for others).
     fn to_guava<'py>(slf: PyRef<'py, Self>, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let f = classic_of(slf.as_super())?;
+        let f = classic_of(slf.py(), slf.as_super())?;
         Ok(PyBytes::new(
             py,
             &guava::to_bytes(&f).map_err(errors::core)?,
@@ -746,7 +912,7 @@ impl PyBloomFilter {
 
     /// The filter in Go bits-and-blooms' binary `WriteTo` format (preset `"go"`).
     fn to_go<'py>(slf: PyRef<'py, Self>, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let f = classic_of(slf.as_super())?;
+        let f = classic_of(slf.py(), slf.as_super())?;
         Ok(PyBytes::new(py, &go::to_bytes(&f).map_err(errors::core)?))
     }
 
@@ -758,7 +924,7 @@ impl PyBloomFilter {
 
     /// The filter as Go bits-and-blooms' `MarshalJSON` writes it.
     fn to_go_json(slf: PyRef<'_, Self>) -> PyResult<String> {
-        let f = classic_of(slf.as_super())?;
+        let f = classic_of(slf.py(), slf.as_super())?;
         go::to_json(&f).map_err(errors::core)
     }
 
@@ -823,7 +989,7 @@ impl PyCountingBloomFilter {
     fn count(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<u8> {
         let base = slf.as_super();
         with_key(element, |k| {
-            base.local(|f| match f {
+            base.local(element.py(), |f| match f {
                 AnyFilter::Counting(c) => c.count(k),
                 _ => 0,
             })
@@ -863,7 +1029,7 @@ impl PyScalableBloomFilter {
     #[getter]
     fn layers(slf: PyRef<'_, Self>) -> usize {
         slf.as_super()
-            .local(|f| match f {
+            .local(slf.py(), |f| match f {
                 AnyFilter::Scalable(s) => s.layers().len(),
                 _ => 0,
             })

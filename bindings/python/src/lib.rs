@@ -2,11 +2,14 @@
 //! Python. A thin layer: element types become Rust keys (`elements.rs`), errors become Python
 //! exceptions (`errors.rs`), and every operation is the Rust crates'.
 
+mod dleft;
 mod elements;
 mod errors;
 mod filters;
+mod guarded;
 mod mapped;
 mod redis;
+mod windows;
 
 use pyo3::prelude::*;
 
@@ -19,6 +22,9 @@ fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<filters::PyScalableBloomFilter>()?;
     m.add_class::<filters::PyAtomicBloomFilter>()?;
     m.add_class::<filters::PyAtomicBlockedBloomFilter>()?;
+    m.add_class::<windows::PyCountWindowFilter>()?;
+    m.add_class::<windows::PyTimeWindowFilter>()?;
+    m.add_class::<dleft::PyDLeftCountingFilter>()?;
     m.add_class::<mapped::MappedFilter>()?;
     m.add_class::<redis::SharedFilter>()?;
     m.add_class::<redis::PyRedisFilter>()?;

@@ -16,6 +16,13 @@ use pyo3::types::PyString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// `errno` of a stale file handle (Linux and the BSDs agree on the name, not the number; the
+/// message says what happened either way).
+#[cfg(target_os = "linux")]
+const ESTALE: i32 = 116;
+#[cfg(not(target_os = "linux"))]
+const ESTALE: i32 = 70;
+
 /// A classic or blocked filter whose bits stay in its file: opening costs a header read
 /// however large the filter, and a query touches only the pages it probes. Made by
 /// `BloomFilter.open_mmap` or `BlockedBloomFilter.open_mmap`; a context manager.
@@ -60,14 +67,26 @@ impl MappedFilter {
         }
     }
 
-    /// Runs `f` holding the file's exclusive lock (call without the GIL).
+    /// Runs `f` holding the file's exclusive lock (call without the GIL), after checking that
+    /// the path still names the mapped file: bits set in a file another process replaced
+    /// would be lost, so that is an `OSError` (open the path again) instead.
     fn locked<R>(&self, f: impl FnOnce() -> bloomkit::Result<R>) -> bloomkit::Result<R> {
         let file = self.map.file();
         file.lock().map_err(|source| bloomkit::Error::Io {
             context: format!("locking {}", self.path.display()),
             source,
         })?;
-        let result = f();
+        let result = match bloomkit::sharing::still_at(file, &self.path) {
+            Ok(true) => f(),
+            Ok(false) => Err(bloomkit::Error::Io {
+                context: format!(
+                    "{}: another process replaced or removed the file since it was mapped (open it again)",
+                    self.path.display()
+                ),
+                source: std::io::Error::from_raw_os_error(ESTALE),
+            }),
+            Err(e) => Err(e),
+        };
         let _ = file.unlock();
         result
     }
@@ -83,7 +102,12 @@ impl MappedFilter {
 
     fn seal(&self) -> bloomkit::Result<()> {
         if self.map.is_writable() && self.wrote.swap(false, Ordering::Relaxed) {
-            self.locked(|| self.map.seal())?;
+            match self.locked(|| self.map.seal()) {
+                // Replaced meanwhile: the new file is its writer's to seal.
+                Err(bloomkit::Error::Io { source, .. })
+                    if source.raw_os_error() == Some(ESTALE) => {}
+                other => other?,
+            }
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 """Native files, memory mapping, Guava and Go formats: round trips and golden values from the
 Rust tests' data (crates/bloomkit/tests)."""
 
+import errno
 import pickle
 import subprocess
 import sys
@@ -185,6 +186,39 @@ def test_a_writer_that_dies_leaves_a_dirty_file_that_still_loads(tmp_path):
     assert bloomkit.BloomFilter.open_mmap(path).dirty
     g = bloomkit.BloomFilter.load(path)
     assert all(g.contains_many(["a", "b", "c"]))
+
+
+def test_a_mapped_file_replaced_by_another_process_is_not_written(tmp_path):
+    path = tmp_path / "replaced.bloom"
+    bloomkit.BlockedBloomFilter(1000, 0.01).save(path)
+    mapped = bloomkit.BlockedBloomFilter.open_mmap(path, writable=True)
+    mapped.add("before")
+    replacement = bloomkit.BlockedBloomFilter.load(path)  # dirty: loads, checksum recomputed
+    replacement.add("other")
+    replacement.save(path)  # a whole-file save: a new file renamed over the old one
+    # Bits set in the old file now would be lost with it: refused, and nothing is changed.
+    with pytest.raises(OSError, match="replaced or removed the file") as caught:
+        mapped.add("after")
+    assert caught.value.errno == errno.ESTALE
+    with pytest.raises(OSError, match="replaced"):
+        mapped.add_many(["after"])
+    mapped.close()  # the old file is not sealed over the new one: no error
+    now = bloomkit.BlockedBloomFilter.load(path)
+    assert "before" in now and "other" in now and "after" not in now
+
+
+def test_save_new_creates_a_file_only_once(tmp_path):
+    path = tmp_path / "new.bloom"
+    first = bloomkit.BloomFilter(1000, 0.01)
+    first.add("first")
+    first.save_new(path)
+    second = bloomkit.BloomFilter(1000, 0.01)
+    second.add("second")
+    with pytest.raises(FileExistsError):
+        second.save_new(path)
+    kept = bloomkit.BloomFilter.load(path)
+    assert "first" in kept and "second" not in kept
+    assert [p.name for p in tmp_path.iterdir()] == ["new.bloom"]  # no temporary file left
 
 
 def guava_golden(preset):

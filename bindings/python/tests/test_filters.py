@@ -1,5 +1,6 @@
 """The set-like API of every in-memory kind, element encoding and bad input."""
 
+import collections
 import copy
 import pickle
 import threading
@@ -211,16 +212,19 @@ def test_scalable_limits_raise_value_error():
         bloomkit.ScalableBloomFilter(10, 0.01, tightening=1.5)
 
 
-@pytest.mark.parametrize("kind", [bloomkit.AtomicBloomFilter, bloomkit.AtomicBlockedBloomFilter,
-                                  bloomkit.BloomFilter])
+@pytest.mark.parametrize("kind", PLAIN_KINDS + [bloomkit.ScalableBloomFilter])
 def test_threads_adding_at_once_lose_nothing(kind):
+    # Batches probe without the GIL while single calls of other threads hold it: every
+    # element added by any of them is there afterwards.
     f = kind(200_000, 0.01)
     chunks = [urls(t * 20_000, (t + 1) * 20_000) for t in range(4)]
 
     def work(chunk):
         for i in range(0, len(chunk), 1000):
             f.add_many(chunk[i:i + 1000])
-            f.add(chunk[i])
+            f.add(chunk[i] + "#single")
+            assert chunk[i] in f and f.contains_many([chunk[i]]) == [True]
+            assert f.check_and_add(chunk[i] + "#single")
 
     threads = [threading.Thread(target=work, args=(c,)) for c in chunks]
     for t in threads:
@@ -228,6 +232,52 @@ def test_threads_adding_at_once_lose_nothing(kind):
     for t in threads:
         t.join()
     assert all(f.contains_many(urls(0, 80_000)))
+    assert all(f.contains_many(u + "#single" for u in urls(0, 80_000)[::1000]))
+
+
+def test_batches_of_any_sequence_and_element_type_answer_like_single_calls():
+    class Text(str):
+        pass
+
+    elements = ["a", Text("b"), b"c", bytearray(b"d"), 5, True, -(2**63), "é" * 50]
+    for kind in (bloomkit.BloomFilter, bloomkit.BlockedBloomFilter):
+        single = kind(1000, 0.001)
+        for e in elements:
+            single.add(e)
+        for sequence in (list, tuple, iter, lambda xs: collections.deque(xs)):
+            batch = kind(1000, 0.001)
+            batch.add_many(sequence(elements))
+            assert batch.to_bytes() == single.to_bytes()
+            assert batch.contains_many(sequence(elements)) == [True] * len(elements)
+
+
+def test_a_list_changed_by_another_thread_during_a_batch_is_read_safely():
+    # A batch reads a list in place and lets other threads run between its chunks: one that
+    # shortens the list and replaces its items (freeing the old strings) must not make it read
+    # freed or missing items. The first chunk is never touched, so it is always added.
+    f = bloomkit.BlockedBloomFilter(400_000, 0.001)
+    items = urls(0, 200_000)
+    stop = threading.Event()
+
+    def churn():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            for j in range(8192, len(items), 997):
+                items[j] = f"replaced-{n}-{j}"
+            if len(items) > 20_000:
+                del items[-5000:]
+
+    other = threading.Thread(target=churn)
+    other.start()
+    try:
+        for _ in range(20):
+            f.add_many(items)
+            assert f.contains_many(items[:4096]) == [True] * 4096
+    finally:
+        stop.set()
+        other.join()
+    assert all(f.contains_many(urls(0, 4096)))
 
 
 def test_the_base_class_cannot_be_created():

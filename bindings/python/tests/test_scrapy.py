@@ -2,6 +2,7 @@
 duplicates, with bloomkit.scrapy.BloomDupeFilter as DUPEFILTER_CLASS."""
 
 import collections
+import shutil
 import http.server
 import json
 import subprocess
@@ -16,7 +17,7 @@ from scrapy.http import Request  # noqa: E402
 from scrapy.utils.test import get_crawler  # noqa: E402
 
 import bloomkit  # noqa: E402
-from bloomkit.scrapy import BloomDupeFilter  # noqa: E402
+from bloomkit.scrapy import BloomDupeFilter, FilterFileBusyError  # noqa: E402
 
 PAGES = 150
 
@@ -188,6 +189,68 @@ def test_crawlers_sharing_a_redis_filter_fetch_each_page_once(site, tmp_path, re
     assert sum(site.fetches.values()) == 0
 
 
+def test_crawlers_sharing_a_local_file_fetch_each_page_once(site, tmp_path):
+    path = tmp_path / "shared.bloom"
+    settings = {"BLOOMKIT_DUPEFILTER_PATH": str(path), "BLOOMKIT_DUPEFILTER_FPP": FPP,
+                "BLOOMKIT_DUPEFILTER_CAPACITY": 10_000}
+    # Two crawler processes at once on one file (which neither finds: both try to create
+    # it), from different start pages.
+    errors = []
+
+    def run(start):
+        try:
+            crawl(tmp_path, site.url + f"/page/{start}", settings)
+        except BaseException as e:  # reported below: a thread's exception is otherwise lost
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in (0, 100)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert set(site.fetches) == page_paths()
+    assert set(site.fetches.values()) == {1}, "some page was fetched by both crawlers"
+    # Both closed cleanly: the file is sealed (its checksum verifies) and holds every page.
+    shared = bloomkit.load(path)
+    assert type(shared) is bloomkit.BlockedBloomFilter and 140 <= len(shared) <= 160
+    site.fetches.clear()
+    crawl(tmp_path, site.url + "/page/42", settings)
+    assert sum(site.fetches.values()) == 0
+
+
+def test_a_second_process_on_a_scalable_filter_file_is_refused(tmp_path):
+    path = tmp_path / "scalable.bloom"
+    crawler = get_crawler(settings_dict={"BLOOMKIT_DUPEFILTER_PATH": str(path),
+                                         "BLOOMKIT_DUPEFILTER_KIND": "scalable"})
+    first = BloomDupeFilter.from_crawler(crawler)
+    assert first.request_seen(Request("http://a.example/1")) is False
+    # Another user of the file (a lock is per open file, so this stands for a second process).
+    with pytest.raises(FilterFileBusyError, match="another crawl process"):
+        BloomDupeFilter.from_crawler(crawler)
+    first.close("finished")
+    second = BloomDupeFilter.from_crawler(crawler)
+    assert second.request_seen(Request("http://a.example/1")) is True
+    second.close("finished")
+
+
+def test_a_blocked_filter_file_is_shared_in_place(tmp_path):
+    path = tmp_path / "in-place.bloom"
+    crawler = get_crawler(settings_dict={"BLOOMKIT_DUPEFILTER_PATH": str(path)})
+    first = BloomDupeFilter.from_crawler(crawler)
+    second = BloomDupeFilter.from_crawler(crawler)
+    assert isinstance(first.filter, bloomkit.MappedFilter) and first.filter.writable
+    assert first.request_seen(Request("http://a.example/1")) is False
+    # In the file at once: the other user sees it, before any save.
+    assert second.request_seen(Request("http://a.example/1")) is True
+    assert second.request_seen(Request("http://a.example/2")) is False
+    assert first.request_seen(Request("http://a.example/2")) is True
+    first.close("finished")
+    second.close("finished")
+    assert not bloomkit.BloomFilter.open_mmap(path).dirty
+    bloomkit.load(path)  # sealed: the checksum verifies
+
+
 def test_the_filter_is_saved_at_the_interval_while_crawling(tmp_path):
     path = tmp_path / "interval.bloom"
     crawler = get_crawler(settings_dict={
@@ -205,16 +268,20 @@ def test_the_filter_is_saved_at_the_interval_while_crawling(tmp_path):
 
 
 def test_a_failing_periodic_save_does_not_stop_the_crawl(tmp_path, caplog):
-    path = tmp_path / "missing-dir" / "seen.bloom"
+    directory = tmp_path / "removed-dir"
+    directory.mkdir()
+    path = directory / "seen.bloom"
     crawler = get_crawler(settings_dict={
         "BLOOMKIT_DUPEFILTER_PATH": str(path),
+        "BLOOMKIT_DUPEFILTER_KIND": "scalable",  # saved whole
         "BLOOMKIT_DUPEFILTER_SAVE_INTERVAL": 0,
     })
     dupefilter = BloomDupeFilter.from_crawler(crawler)
+    shutil.rmtree(directory)  # every save fails from here on
     assert dupefilter.request_seen(Request("http://a.example/1")) is False
     assert "Could not save the duplicate filter" in caplog.text
     assert dupefilter.request_seen(Request("http://a.example/1")) is True
-    (tmp_path / "missing-dir").mkdir()
+    directory.mkdir()
     dupefilter.close("finished")  # the close saves what the failed saves could not
     assert bloomkit.load(path).contains_many(
         [crawler.request_fingerprinter.fingerprint(Request("http://a.example/1"))]) == [True]

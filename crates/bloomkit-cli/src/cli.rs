@@ -13,11 +13,16 @@ TARGETS:
   in place, the other kinds replaced atomically), or a filter kept in Redis: redis://HOST:PORT/NAME or redis+cluster://HOST:PORT/NAME.
 
 ITEMS:
-  Commands that take items read them from their arguments, or one per line from standard input.
+  Commands that take items read them from their arguments ('-' = standard input), from
+  -f FILE (repeatable), or else one per line from standard input; -0 for NUL-separated input.
   --items says how a line becomes an element: utf8 (the default), utf16le, i32, i64 or hex.
 
+OUTPUT:
+  -q prints nothing (as grep -q: the exit status tells); --json prints a JSON summary;
+  --no-progress turns off the progress bar (never shown when standard error is not a terminal).
+
 EXIT STATUS:
-  0 success (for check: at least one line printed or counted), 1 check printed nothing,
+  0 success (for check: at least one item matched), 1 check matched nothing,
   2 error (one line on standard error).
 
 EXAMPLES:
@@ -38,9 +43,19 @@ EXAMPLES:
     args_override_self = true
 )]
 pub struct Cli {
-    /// No progress bar and no summary on standard error.
+    /// Print nothing: no items, no summary, no warnings; the exit status tells (as grep -q).
+    /// Errors are still printed.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+
+    /// No progress bar (there is none anyway when standard error is not a terminal).
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+
+    /// Print the command's summary as one JSON object: on standard output, or on standard
+    /// error for dedup, whose standard output is the new lines (see docs/CLI.md).
+    #[arg(long, global = true)]
+    pub json: bool,
 
     /// A file holding the 16-byte SipHash key of a keyed filter (16 raw bytes, or 32 hex
     /// digits). Needed to create and to open filters whose elements an adversary may choose.
@@ -61,8 +76,8 @@ pub struct Cli {
 pub enum Kind {
     /// One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible).
     Classic,
-    /// Cache-blocked: every probe of an element in one 64-byte block (the fastest layout that
-    /// costs at most 10% more memory than the most compact one).
+    /// Cache-blocked, the default: every probe of an element in one 64-byte block, so one
+    /// memory access (one page of a file) per element; the fastest, for about 10% more bits.
     Blocked,
     /// 4-bit counters instead of bits, so elements can be removed.
     Counting,
@@ -72,6 +87,17 @@ pub enum Kind {
     Bitmap,
     /// Two bits per integer of --range: absent, seen once, seen more than once.
     TwoBitMap,
+    /// d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and
+    /// counts in about half the memory of --kind counting.
+    Dleft,
+}
+
+impl Kind {
+    /// The CLI name.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(|| "?".to_string(), |v| v.get_name().to_string())
+    }
 }
 
 /// How elements map to bits: bloomkit's own, or exactly another library's.
@@ -129,6 +155,17 @@ pub enum Format {
 /// Options shared by the commands that read items.
 #[derive(Debug, Clone, Args)]
 pub struct ItemArgs {
+    /// Read items from FILE, one per line ('-' for standard input); may be repeated. Items
+    /// given as arguments are read first.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Items end with a NUL byte instead of a newline (find -print0, xargs -0, fd -0); printed
+    /// items end with NUL too.
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
+    /// Skip empty items (empty lines) instead of using the empty element.
+    #[arg(long)]
+    pub skip_empty: bool,
     /// How each item becomes an element: utf8 = the line's bytes; utf16le = Guava's
     /// unencodedChars funnel; i32/i64 = a decimal number as Guava's integer/long funnel;
     /// hex = raw bytes written in hexadecimal [default: utf8; i64 for bitmap and two-bit-map
@@ -160,9 +197,19 @@ pub struct Creation {
     pub target: String,
     #[command(flatten)]
     pub sizing: Sizing,
-    /// The kind of filter [default: classic for files, blocked for Redis].
+    /// The kind of filter [default: blocked; classic with a --scheme of another library].
     #[arg(long, value_enum)]
     pub kind: Option<Kind>,
+    /// An expiring filter that remembers only the last WINDOW: a number of insertions
+    /// (1000000, 1e6: a count window) or a duration (90s, 15m, 12h, 30d, 2w: a time window,
+    /// where --capacity is the expected insertions per window). --fpp defaults to 1%.
+    #[arg(long, value_parser = crate::window::parse_window, value_name = "WINDOW", conflicts_with = "kind")]
+    pub window: Option<crate::window::Window>,
+    /// Time windows: how many generations the window is cut into (the element is forgotten
+    /// between one window and one window plus one generation after it was last added)
+    /// [default: 30, or fewer when the capacity is small].
+    #[arg(long, value_parser = crate::window::parse_generations, value_name = "G")]
+    pub generations: Option<u32>,
 }
 
 /// The arguments of the commands that apply items to a filter (`add`, `remove`); each sets
@@ -171,7 +218,8 @@ pub struct Creation {
 pub struct Update {
     #[arg(help = TARGET_HELP)]
     pub target: String,
-    /// Items; when none are given, one per line from standard input.
+    /// Items ('-' reads standard input); when none are given (and no -f), one per line from
+    /// standard input.
     #[arg(allow_negative_numbers = true)]
     pub items: Vec<String>,
     #[command(flatten)]
@@ -186,7 +234,7 @@ pub struct Combine {
     /// The output filter (may be one of the inputs).
     pub out: String,
     /// The filters to combine (at least two).
-    #[arg(required = true, num_args = 2..)]
+    #[arg(required = true, num_args = 1..)]
     pub inputs: Vec<String>,
     /// Replace OUT if it exists and is not one of the inputs.
     #[arg(long)]
@@ -227,10 +275,10 @@ pub struct SaveArgs {
 #[derive(Debug, Clone, Args)]
 pub struct Sizing {
     /// Number of elements the filter is designed for (1000000, 1e6 and 1_000_000 all work).
-    #[arg(short = 'n', long, value_parser = parse_count, value_name = "N")]
+    #[arg(short = 'n', long, value_parser = parse_capacity, value_name = "N", allow_hyphen_values = true)]
     pub capacity: Option<u64>,
     /// Target false-positive probability, in (0, 1), e.g. 0.01 or 1%.
-    #[arg(short = 'p', long, value_parser = parse_fpp, value_name = "P")]
+    #[arg(short = 'p', long, value_parser = parse_fpp, value_name = "P", allow_hyphen_values = true)]
     pub fpp: Option<f64>,
     /// The integers a bitmap holds: START..END (END excluded) or START..=END, e.g.
     /// 0..1000000000 or 0..4e9. Creates a bitmap (the default kind with --range); for calc,
@@ -247,8 +295,12 @@ pub enum Command {
 EXAMPLES:
   bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
   bloomkit create users.bloom -n 1e6 -p 1% --kind counting
+  bloomkit create sessions.bloom -n 1e6 -p 1% --kind dleft          # removal in half the memory
+  bloomkit create words.bloom -n 1e5 -p 1% --kind counting --minimal-increase
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
   bloomkit create ids.bloom --kind bitmap --range 0..1000000000  # exact, integer items
+  bloomkit create month.bloom --window 30d --capacity 1e6       # forgets after 30 days
+  bloomkit create recent.bloom --window 1e6                     # the last million insertions
   bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
     Create {
         #[command(flatten)]
@@ -259,35 +311,50 @@ EXAMPLES:
         /// Replace an existing filter.
         #[arg(long)]
         force: bool,
+        /// Counting filters: insert by minimal increase (only an item's smallest counters go
+        /// up), for more accurate counts on skewed data; the filter then refuses removals.
+        #[arg(long)]
+        minimal_increase: bool,
     },
 
     /// Add items (arguments, or one per line from standard input).
     #[command(after_help = "\
-Reports on standard error how many items were new. A classic or blocked file is changed in
+Reports on standard error how many items were new (with --json, a JSON summary on standard
+output), and warns when the filter passes its capacity. A classic or blocked file is changed in
 place, batch by batch; a scalable or counting file is saved every --save-every lines and at
 the end. SIGINT and SIGTERM stop the command after saving what it has read (exit status 130
 or 143). If a line cannot be parsed, the command fails naming the line and saying how many
 items before it were saved.
 
 EXAMPLES:
+  bloomkit create seen.bloom -n 1e6 -p 0.001
   bloomkit add seen.bloom alice bob
-  seq 1 1000000 | bloomkit add ids.bloom --items i64
+  bloomkit add seen.bloom -f urls.txt -f more-urls.txt
+  find . -name '*.jpg' -print0 | bloomkit add seen.bloom -0
+  bloomkit create ids.bloom -n 1e6 -p 0.001
+  seq 1 1000000 | bloomkit add ids.bloom --items i64 --json
+  bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001
   bloomkit add redis://127.0.0.1:6379/seen < urls.txt")]
     #[command(mut_arg("items", |a| a.help("Items to add; when none are given, one per line from standard input")))]
     Add(Update),
 
     /// Print the items that are probably present (grep-like exit status).
     #[command(after_help = "\
-EXIT STATUS: 0 if at least one line was printed (or counted), 1 if none, 2 on error.
+EXIT STATUS: 0 if at least one item matched, 1 if none, 2 on error. With -q nothing is
+printed and the command stops at the first match, as grep -q does.
 
 EXAMPLES:
-  bloomkit check seen.bloom alice carol      # prints the ones probably present
-  bloomkit check -v seen.bloom < emails.txt  # prints those definitely absent
-  bloomkit check -c seen.bloom < emails.txt  # prints how many are probably present")]
+  bloomkit create seen.bloom -n 1e6 -p 0.001 && bloomkit add seen.bloom alice bob
+  bloomkit check seen.bloom alice carol       # prints the ones probably present
+  bloomkit check -v seen.bloom < emails.txt   # prints those definitely absent
+  bloomkit check -c seen.bloom -f emails.txt  # prints how many are probably present
+  bloomkit check -q seen.bloom alice && echo 'alice was probably seen'
+  bloomkit check --json seen.bloom < emails.txt")]
     Check {
         #[arg(help = TARGET_HELP)]
         target: String,
-        /// Items to test; when none are given, one per line from standard input.
+        /// Items to test ('-' reads standard input); when none are given (and no -f), one per
+        /// line from standard input.
         #[arg(allow_negative_numbers = true)]
         items: Vec<String>,
         /// Print the items that are definitely absent instead.
@@ -309,10 +376,15 @@ printed as they arrive. SIGINT and SIGTERM (exit status 130, 143) and a closed s
 can share one file: each line is printed as new by exactly one of them. Creates the filter
 when it does not exist and --capacity and --fpp are given.
 
+With --json the summary goes to standard error as one JSON object (standard output carries
+the lines).
+
 EXAMPLES:
-  tail -F access.log | cut -d' ' -f7 | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
-  bloomkit dedup redis://127.0.0.1:6379/crawl < frontier.txt > to-fetch.txt")]
-    #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: classic for files, blocked for Redis]")))]
+  cut -d' ' -f7 access.log | bloomkit dedup paths.bloom -n 1e7 -p 1e-4
+  bloomkit dedup paths.bloom -f access-paths.txt > new-paths.txt
+  bloomkit dedup crawl.bloom --window 7d -n 1e6 < urls.txt   # again once unseen for 7 days
+  bloomkit dedup redis://127.0.0.1:6379/crawl -n 1e7 -p 1e-4 < frontier.txt > to-fetch.txt")]
+    #[command(mut_arg("kind", |a| a.help("Kind used when the filter is created [default: blocked]")))]
     Dedup {
         #[command(flatten)]
         filter: Creation,
@@ -335,18 +407,35 @@ EXAMPLES:
     #[command(mut_arg("items", |a| a.help("Items to remove; when none are given, one per line from standard input")))]
     Remove(Update),
 
+    /// Give a Redis filter a time to live: Redis deletes all of its keys after DURATION.
+    #[command(after_help = "\
+The metadata and every key of the filter get the time to live at once (one script on a
+standalone server), whatever the filter's kind; keys the filter creates later inherit it.
+Running it again sets a new time to live.
+
+EXAMPLES:
+  bloomkit expire redis://127.0.0.1:6379/crawl 90d")]
+    Expire {
+        #[arg(help = TARGET_HELP)]
+        target: String,
+        /// How long until Redis deletes the filter: 90s, 15m, 12h, 30d, 2w.
+        #[arg(value_parser = crate::window::parse_duration, value_name = "DURATION")]
+        ttl: std::time::Duration,
+    },
+
     /// Describe a filter: kind, size, design and current estimates.
     #[command(after_help = "\
+With --json: a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity, fpp,
+estimated_items, fill_ratio, estimated_fpp, over_capacity and saturated (and layout for
+blocked filters, layers for scalable ones, window for expiring ones).
+
 EXAMPLES:
+  bloomkit create seen.bloom -n 1e6 -p 0.001
   bloomkit info seen.bloom
   bloomkit info seen.bloom --json | jq .estimated_fpp")]
     Info {
         #[arg(help = TARGET_HELP)]
         target: String,
-        /// Print a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity,
-        /// fpp, estimated_items, fill_ratio, estimated_fpp (and layers for scalable filters).
-        #[arg(long)]
-        json: bool,
     },
 
     /// Write the union of filters A, B, ... to OUT.
@@ -354,7 +443,9 @@ EXAMPLES:
 The filters must be of the same kind, size, hashing and scheme.
 
 EXAMPLES:
-  bloomkit merge all.bloom monday.bloom tuesday.bloom")]
+  bloomkit create monday.bloom -n 1e6 -p 0.01
+  bloomkit create tuesday.bloom -n 1e6 -p 0.01
+  bloomkit merge all.bloom monday.bloom tuesday.bloom --json")]
     Merge(Combine),
 
     /// Write the intersection of filters A, B, ... to OUT.
@@ -364,6 +455,8 @@ answer 'probably present' for a few more elements than a filter built from the c
 elements would.
 
 EXAMPLES:
+  bloomkit create monday.bloom -n 1e6 -p 0.01
+  bloomkit create tuesday.bloom -n 1e6 -p 0.01
   bloomkit intersect both.bloom monday.bloom tuesday.bloom")]
     Intersect(Combine),
 
@@ -377,7 +470,9 @@ EXAMPLES:
   bloomkit calc --bits 8388608 --capacity 1e6          # expected FPR
   bloomkit calc --bits 8388608 --fpp 0.001            # capacity
   bloomkit calc -n 1e8 -p 0.001 --range 0..1e9         # a bitmap is smaller here
-  bloomkit calc -n 1e6 -p 0.01 --plot fpr.svg --filter seen.bloom")]
+  bloomkit calc --json -n 1e6 -p 0.01 | jq '.rows[0].bytes'
+  bloomkit create seen.bloom -n 1e6 -p 0.01
+  bloomkit calc --plot fpr.svg --filter seen.bloom     # the file's own curve and point")]
     Calc {
         #[command(flatten)]
         sizing: Sizing,
@@ -402,30 +497,41 @@ The filter must have been created with the matching --scheme (guava, guava32 or 
 EXAMPLES:
   bloomkit create users.bloom -n 1000 -p 0.01 --scheme guava
   bloomkit add users.bloom alice bob
-  bloomkit export users.bloom --format guava -o users.guava   # BloomFilter.readFrom reads it")]
+  bloomkit export users.bloom --format guava -o users.guava   # BloomFilter.readFrom reads it
+  bloomkit export users.bloom --format guava | base64")]
     Export {
         #[arg(help = TARGET_HELP)]
         target: String,
         /// The output format.
         #[arg(long, value_enum)]
         format: Format,
-        /// Output file ('-' for standard output).
+        /// Output file ('-' or none: standard output). An existing regular file is replaced
+        /// only with --force.
         #[arg(short, long, value_name = "FILE")]
-        output: PathBuf,
+        output: Option<PathBuf>,
+        /// Replace an existing output file.
+        #[arg(long)]
+        force: bool,
     },
 
     /// Read a filter written by Guava or Go into a new TARGET.
     #[command(after_help = "\
+Without --format the format is recognised from the file's shape (Guava's and Go's binary
+forms, Go's JSON); a bloomkit file needs no import.
+
 EXAMPLES:
-  bloomkit import users.guava --format guava users.bloom
-  bloomkit check users.bloom alice
-  bloomkit import filter.json --format go-json go.bloom --force")]
+  bloomkit create users.bloom -n 1000 -p 0.01 --scheme guava
+  bloomkit add users.bloom alice bob
+  bloomkit export users.bloom --format guava -o users.guava
+  bloomkit import users.guava copy.bloom
+  bloomkit check copy.bloom alice
+  bloomkit import users.guava --format guava copy.bloom --force")]
     Import {
         /// The file to read ('-' for standard input).
         file: PathBuf,
-        /// Its format.
+        /// Its format (recognised from the content when not given).
         #[arg(long, value_enum)]
-        format: Format,
+        format: Option<Format>,
         #[arg(help = TARGET_HELP)]
         target: String,
         /// Replace an existing filter.
@@ -466,37 +572,63 @@ EXAMPLES:
     /// Print a shell completion script.
     #[command(after_help = "\
 EXAMPLES:
-  bloomkit completions bash > /etc/bash_completion.d/bloomkit
-  bloomkit completions zsh > \"${fpath[1]}/_bloomkit\"")]
+  mkdir -p ~/.local/share/bash-completion/completions
+  bloomkit completions bash > ~/.local/share/bash-completion/completions/bloomkit
+  mkdir -p ~/.zfunc && bloomkit completions zsh > ~/.zfunc/_bloomkit")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
 
-    /// Print the man page (roff).
+    /// Print a man page (roff), or write one page per command into a directory.
     #[command(after_help = "\
 EXAMPLES:
-  bloomkit man > bloomkit.1 && man ./bloomkit.1")]
-    Man,
+  bloomkit man > bloomkit.1
+  bloomkit man check > bloomkit-check.1
+  mkdir -p ~/.local/share/man/man1
+  bloomkit man --dir ~/.local/share/man/man1   # bloomkit.1, bloomkit-create.1, ...")]
+    Man {
+        /// The command whose page to print (none: the page of bloomkit itself).
+        command: Option<String>,
+        /// Write every page (bloomkit.1 and bloomkit-COMMAND.1) into DIR instead.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
 
 fn strip_underscores(s: &str) -> String {
     s.trim().chars().filter(|&c| c != '_').collect()
 }
 
-/// Parses a count: `1000000`, `1_000_000` or `1e6` (must be a whole number).
+/// Parses a count: `1000000`, `1_000_000` or `1e6` (must be a whole number), saying what is
+/// wrong in the user's terms: negative, fractional, too large or not a number.
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = strip_underscores(s);
     if let Ok(n) = t.parse::<u64>() {
         return Ok(n);
     }
     match t.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < u64::MAX as f64 => {
-            Ok(x as u64)
-        }
-        _ => Err(format!(
-            "'{s}' is not a whole number of elements (e.g. 1000000 or 1e6)"
+        Ok(x) if x.is_nan() => Err(format!("'{s}' is not a number (e.g. 1000000 or 1e6)")),
+        Ok(x) if x < 0.0 => Err(format!("'{s}' is negative; give a count of at least 1")),
+        Ok(x) if x >= u64::MAX as f64 => Err(format!(
+            "'{s}' is too large: at most {} (about 1.8e19)",
+            u64::MAX
         )),
+        Ok(x) if x.fract() != 0.0 => {
+            Err(format!("'{s}' is not a whole number (e.g. 1000000 or 1e6)"))
+        }
+        Ok(x) => Ok(x as u64),
+        Err(_) => Err(format!("'{s}' is not a number (e.g. 1000000 or 1e6)")),
+    }
+}
+
+/// Parses `--capacity`: a count of at least 1 element.
+pub fn parse_capacity(s: &str) -> Result<u64, String> {
+    match parse_count(s)? {
+        0 => Err(format!(
+            "'{s}': a filter for 0 elements holds nothing; give a capacity of at least 1"
+        )),
+        n => Ok(n),
     }
 }
 
@@ -575,7 +707,10 @@ mod tests {
         assert_eq!(parse_count("1e6"), Ok(1_000_000));
         assert_eq!(parse_count("1_000"), Ok(1000));
         assert!(parse_count("1.5").is_err());
-        assert!(parse_count("-3").is_err());
+        assert!(parse_count("-3").unwrap_err().contains("negative"));
+        assert!(parse_count("1e99").unwrap_err().contains("too large"));
+        assert!(parse_count("ten").unwrap_err().contains("not a number"));
+        assert!(parse_capacity("0").unwrap_err().contains("at least 1"));
         assert_eq!(parse_fpp("1%"), Ok(0.01));
         assert_eq!(parse_fpp("0.001"), Ok(0.001));
         assert!(parse_fpp("1").is_err());

@@ -6,18 +6,22 @@ mod cli;
 mod commands;
 mod integers;
 mod items;
+mod memory;
 mod plot;
 mod progress;
 mod redis_target;
+mod sources;
 mod stream;
+mod summary;
 mod target;
+mod window;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // Errors are one line and exit status 2; an unexpected panic must look the same, not like
-    // a backtrace.
+    // a backtrace. A print to a closed standard output (`| head`) is no error: it ends quietly.
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()
@@ -25,23 +29,19 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown cause".into());
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
         eprintln!("bloomkit: internal error: {msg} (please report this)");
         std::process::exit(2);
     }));
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
-        Err(e) => {
-            // clap's message is several lines; keep the first, without its "error: ".
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid command line");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("bloomkit: {first} (see: bloomkit --help)");
-            return ExitCode::from(2);
-        }
-    };
+    // clap prints its whole message (with "did you mean" and the usage) and exits with 2;
+    // --help and --version exit with 0 (quietly too when standard output is closed).
+    let cli = cli::Cli::parse();
     match commands::run(cli) {
         Ok(code) => code,
+        // `bloomkit man | head`: the reader has what it wanted.
+        Err(e) if stream::is_closed_output(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bloomkit: {e:#}");
             ExitCode::from(2)

@@ -18,8 +18,10 @@ pub struct Point {
     pub label: String,
 }
 
-/// The curve: expected FPR of an `m`-bit, `k`-hash filter.
+/// The curve: expected FPR of an `m`-bit, `k`-hash filter (or of a blocked filter's layout).
 pub struct Curve {
+    /// The blocked filter's layout, whose FPR is not the classic formula's.
+    pub block: Option<bloomkit::BlockSpec>,
     /// m.
     pub bits: u64,
     /// k.
@@ -41,7 +43,10 @@ pub fn render(curve: &Curve, current: Option<&Point>) -> String {
     if let Some(c) = current {
         x_max = x_max.max(c.items * 1.1);
     }
-    let fpp_at = |x: f64| expected_fpp(curve.bits, curve.hashes, x.round() as u64);
+    let fpp_at = |x: f64| match &curve.block {
+        Some(b) => b.expected_fpp(x.round() as u64),
+        None => expected_fpp(curve.bits, curve.hashes, x.round() as u64),
+    };
     // Log y axis: from three decades below the design FPR (at least 1e-12) up to 1.
     let low = curve.design.fpp.max(1e-12).log10().floor() - 3.0;
     let y_min = low.max(-12.0);

@@ -7,6 +7,8 @@
 //! | (default) or `--kind blocked` | bloomkit-redis's register-blocked filter: every element's bits in one 64-bit word | `blocked` |
 //! | `--scheme redisson` | Redisson's own `RBloomFilter` layout (Java services can share it) | `classic` |
 //! | `--kind scalable` | bloomkit-redis's scalable filter (layers grow as it fills) | `scalable` |
+//! | `--kind counting` | bloomkit-redis's counting filter (4-bit counters; `remove` works) | `counting` |
+//! | `--window 30d [--generations G]` | bloomkit-redis's time-window filter (generations that Redis expires by itself) | `time-window` |
 //!
 //! The password comes from the URL, else `--password-file`, else `REDIS_PASSWORD`; it is never
 //! printed (messages name the target without it, and [`Password`]'s `Debug` hides it).
@@ -15,8 +17,9 @@ use crate::cli::{Kind, SchemeName};
 use crate::target::{Context, Description, NewFilter};
 use anyhow::{anyhow, bail, Result};
 use bloomkit_redis::{
-    stored_kind, Connection, Error as RedisError, FilterOptions, Options, RedisFilter,
-    RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
+    stored_kind, Connection, CountingRedisFilter, Error as RedisError, FilterOptions, Options,
+    RedisFilter, RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
+    TimeWindowRedisFilter, WindowParams,
 };
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -255,6 +258,8 @@ enum Remote {
     Register(RedisFilter),
     Redisson(RedissonFilter),
     Scalable(ScalableRedisFilter),
+    Counting(CountingRedisFilter),
+    Window(TimeWindowRedisFilter),
 }
 
 /// An open Redis target.
@@ -262,6 +267,8 @@ pub struct RedisTarget {
     rt: Runtime,
     display: String,
     remote: Remote,
+    /// Whether a counting filter's saturation was already reported in this run.
+    saturation_reported: bool,
 }
 
 impl std::fmt::Debug for RedisTarget {
@@ -374,9 +381,27 @@ impl RedisTarget {
                 })
                 .map_err(fail)?,
             ),
+            Some(StoredKind::Counting) => Remote::Counting(
+                rt.block_on(async {
+                    match &ctx.key {
+                        Some(h) => CountingRedisFilter::open_with(&conn, name, h.clone()).await,
+                        None => CountingRedisFilter::open(&conn, name).await,
+                    }
+                })
+                .map_err(fail)?,
+            ),
             Some(StoredKind::Redisson) => {
                 Remote::Redisson(rt.block_on(RedissonFilter::open(&conn, name)).map_err(fail)?)
             }
+            Some(StoredKind::TimeWindow) => Remote::Window(
+                rt.block_on(async {
+                    match &ctx.key {
+                        Some(h) => TimeWindowRedisFilter::open_with(&conn, name, h.clone()).await,
+                        None => TimeWindowRedisFilter::open(&conn, name).await,
+                    }
+                })
+                .map_err(fail)?,
+            ),
             Some(StoredKind::Unknown(other)) => {
                 bail!("{display}: unknown filter kind {other:?} in Redis")
             }
@@ -385,6 +410,7 @@ impl RedisTarget {
             rt,
             display,
             remote,
+            saturation_reported: false,
         })
     }
 
@@ -395,13 +421,19 @@ impl RedisTarget {
         let (name, display) = (url.name.as_str(), url.display());
         let fail = |e: RedisError| anyhow!("{display}: {e}");
         let keyed = ctx.key.is_some();
+        if let Some(window) = new.window {
+            return Self::create_window(url, &new, window, force, ctx);
+        }
         let kind = new.kind.unwrap_or(Kind::Blocked);
         let build = match (kind, new.scheme) {
+            (Kind::Counting, SchemeName::Redisson) => bail!(
+                "{display}: Redisson's layout has no counters; drop --scheme redisson"
+            ),
             (Kind::Bitmap | Kind::TwoBitMap, _) => bail!(
                 "{display}: bitmaps live in files; use a file target"
             ),
-            (Kind::Counting, _) => bail!(
-                "{display}: counting filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
+            (Kind::Dleft, _) => bail!(
+                "{display}: d-left filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
             (Kind::Classic, SchemeName::Default) => bail!(
                 "{display}: in Redis bloomkit keeps blocked filters (the default), scalable ones, or Redisson's classic layout (--scheme redisson); drop --kind classic"
@@ -440,6 +472,10 @@ impl RedisTarget {
                     )
                     .await?,
                 ),
+                (Kind::Counting, _) => Remote::Counting(
+                    CountingRedisFilter::create_with(&conn, name, new.capacity, new.fpp, options)
+                        .await?,
+                ),
                 (Kind::Classic, _) => Remote::Redisson(
                     RedissonFilter::create(&conn, name, new.capacity, new.fpp).await?,
                 ),
@@ -453,7 +489,64 @@ impl RedisTarget {
             rt,
             display,
             remote,
+            saturation_reported: false,
         })
+    }
+
+    /// `create --window DURATION`: a time-window filter (count windows live in files).
+    fn create_window(
+        url: &RedisUrl,
+        new: &NewFilter,
+        window: crate::window::Window,
+        force: bool,
+        ctx: &Context,
+    ) -> Result<Self> {
+        let display = url.display();
+        let crate::window::Window::Time(duration) = window else {
+            bail!(
+                "{display}: count windows (--window N) live in files; in Redis, give the window as a duration (--window 30d)"
+            );
+        };
+        let generations = new
+            .generations
+            .unwrap_or_else(|| crate::target::default_generations(new.capacity));
+        let params = WindowParams::new(duration, generations, new.capacity, new.fpp);
+        let options = match &ctx.key {
+            Some(h) => FilterOptions {
+                hashing: h.clone(),
+                ..FilterOptions::default()
+            },
+            None => FilterOptions::random_key().map_err(|e| anyhow!("{display}: {e}"))?,
+        };
+        if force {
+            Self::delete_existing(url)?;
+        }
+        let (rt, conn) = connect(url)?;
+        let f = rt
+            .block_on(TimeWindowRedisFilter::create_with(
+                &conn, &url.name, params, options,
+            ))
+            .map_err(|e| anyhow!("{display}: {e}"))?;
+        Ok(RedisTarget {
+            rt,
+            display,
+            remote: Remote::Window(f),
+            saturation_reported: false,
+        })
+    }
+
+    /// Gives the filter at `url` (any kind) the time to live `ttl`: its metadata and every key
+    /// (bloomkit-redis's `expire_filter`).
+    pub fn expire(url: &RedisUrl, ttl: Duration) -> Result<()> {
+        let (rt, conn) = connect(url)?;
+        let display = url.display();
+        let found = rt
+            .block_on(bloomkit_redis::expire_filter(&conn, &url.name, ttl))
+            .map_err(|e| anyhow!("{display}: {e}"))?;
+        if !found {
+            bail!("{display}: no such filter");
+        }
+        Ok(())
     }
 
     /// `create --force`: deletes what is stored under the name, whatever its kind and key.
@@ -481,6 +574,8 @@ impl RedisTarget {
             Remote::Register(_) => bloomkit::Kind::Blocked,
             Remote::Redisson(_) => bloomkit::Kind::Classic,
             Remote::Scalable(_) => bloomkit::Kind::Scalable,
+            Remote::Counting(_) => bloomkit::Kind::Counting,
+            Remote::Window(_) => bloomkit::Kind::TimeWindow,
         }
     }
 
@@ -496,13 +591,61 @@ impl RedisTarget {
         bulk: bool,
     ) -> Result<()> {
         new.clear();
+        if let Remote::Counting(f) = &self.remote {
+            // Counting is not idempotent: a batch is sent once, never again after a fault.
+            let report = self
+                .rt
+                .block_on(f.insert_batch_report(elements))
+                .map_err(|e| self.err(e))?;
+            let saturated = report.saturated.iter().filter(|&&s| s).count();
+            if saturated > 0 && !self.saturation_reported {
+                self.saturation_reported = true;
+                eprintln!(
+                    "warning: {}: {saturated} items reached a saturated counter (15): their counts read as 'at least 15' and those counters never go down",
+                    self.display
+                );
+            }
+            *new = report.new;
+            return Ok(());
+        }
         *new = self.retry(async |remote| match remote {
             Remote::Register(f) if bulk => f.insert_bulk(elements).await,
             Remote::Register(f) => f.insert_batch(elements).await,
             Remote::Redisson(f) => f.insert_batch(elements).await,
             Remote::Scalable(f) => f.insert_batch(elements).await,
+            Remote::Counting(f) => f.insert_batch(elements).await,
+            Remote::Window(f) => f.insert_batch(elements).await,
         })?;
         Ok(())
+    }
+
+    /// Removes a batch from a counting filter; `removed[i]` says whether element `i` was
+    /// removed (`false`: one of its counters is 0, nothing of it changed). Elements absent
+    /// before the call are found first: then nothing of the batch is removed, `removed` says
+    /// which were present and the result is `false`. Sent once: removing is not idempotent,
+    /// so a batch is never sent again after a fault.
+    pub fn remove_batch(&mut self, elements: &[Vec<u8>], removed: &mut Vec<bool>) -> Result<bool> {
+        let Remote::Counting(f) = &self.remote else {
+            bail!(
+                "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                self.display,
+                self.kind()
+            );
+        };
+        removed.clear();
+        let present = self
+            .rt
+            .block_on(f.contains_batch(elements))
+            .map_err(|e| self.err(e))?;
+        if present.iter().any(|&p| !p) {
+            removed.extend_from_slice(&present);
+            return Ok(false);
+        }
+        *removed = self
+            .rt
+            .block_on(f.remove_batch(elements))
+            .map_err(|e| self.err(e))?;
+        Ok(true)
     }
 
     /// Whether this target has a bulk path.
@@ -516,6 +659,8 @@ impl RedisTarget {
             Remote::Register(f) => f.contains_batch(elements).await,
             Remote::Redisson(f) => f.contains_batch(elements).await,
             Remote::Scalable(f) => f.contains_batch(elements).await,
+            Remote::Counting(f) => f.contains_batch(elements).await,
+            Remote::Window(f) => f.contains_batch(elements).await,
         })?;
         Ok(())
     }
@@ -539,6 +684,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
                     layers: None,
+                    window: None,
                     range: None,
                 })
             }
@@ -564,6 +710,69 @@ impl RedisTarget {
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
                     layers: None,
+                    window: None,
+                    range: None,
+                })
+            }
+            Remote::Window(f) => {
+                let info = self.rt.block_on(f.info()).map_err(|e| self.err(e))?;
+                let c = info.current_generation;
+                let bits = info.layout.bits();
+                let slots = f64::from(info.params.generations + 1);
+                let live: Vec<bloomkit::window::Generation> = info
+                    .generations
+                    .iter()
+                    .rev()
+                    .map(|g| bloomkit::window::Generation {
+                        number: g.generation,
+                        age: c.saturating_sub(g.generation),
+                        fill: g.set_bits as f64 / bits as f64,
+                        estimated_len: g.estimated_count,
+                    })
+                    .collect();
+                Ok(Description {
+                    kind: "time-window",
+                    scheme: "default".into(),
+                    hashing: info.hashing,
+                    bits: info.bits,
+                    hashes: info.layout.hashes(),
+                    bytes: info.bits / 8,
+                    capacity: Some(info.params.capacity),
+                    fpp: Some(info.params.fpp),
+                    estimated_items: info.estimated_count,
+                    fill_ratio: live.iter().map(|g| g.fill).sum::<f64>() / slots,
+                    estimated_fpp: info.estimated_fpp,
+                    layout: Some("register".into()),
+                    layers: None,
+                    window: Some(crate::target::WindowInfo::Time {
+                        window: info.params.window,
+                        generations: info.params.generations,
+                        generation_length: Duration::from_millis(info.params.generation_ms()),
+                        live,
+                        forgotten_by: info.params.window
+                            + 2 * Duration::from_millis(info.params.generation_ms()),
+                    }),
+                    range: None,
+                })
+            }
+            Remote::Counting(f) => {
+                let info = self.rt.block_on(f.info()).map_err(|e| self.err(e))?;
+                let m = info.layout.counters();
+                Ok(Description {
+                    kind: "counting",
+                    scheme: "default".into(),
+                    hashing: info.hashing,
+                    bits: m,
+                    hashes: info.layout.hashes(),
+                    bytes: info.layout.bytes(),
+                    capacity: Some(info.capacity),
+                    fpp: Some(info.fpp),
+                    estimated_items: info.estimated_count,
+                    fill_ratio: info.nonzero_counters as f64 / m as f64,
+                    estimated_fpp: info.estimated_fpp,
+                    layout: Some("counters4".into()),
+                    layers: None,
+                    window: None,
                     range: None,
                 })
             }
@@ -584,6 +793,7 @@ impl RedisTarget {
                     estimated_fpp: info.estimated_fpp,
                     layout: None,
                     layers: Some(layers),
+                    window: None,
                     range: None,
                 })
             }

@@ -10,8 +10,8 @@
 //! been applied and acknowledged ([`End::Signal`]); a second signal exits at once (whatever
 //! was acknowledged is already saved). A closed standard output ends it as [`End::ClosedOutput`].
 
-use crate::items::{Batch, ItemFormat, ItemReader};
-use crate::progress::{stdin_size, Progress};
+use crate::items::{Batch, ItemReader, Sources};
+use crate::progress::Progress;
 use anyhow::Result;
 use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
 
@@ -53,6 +53,17 @@ impl Chunk {
     /// The chunk's (line, element) pairs.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.batches.iter().flat_map(Batch::iter)
+    }
+
+    /// Where item `i` of the chunk came from, for messages (`line 3 of urls.txt`).
+    pub fn position(&self, mut i: usize) -> String {
+        for b in &self.batches {
+            if i < b.len {
+                return b.position(i);
+            }
+            i -= b.len;
+        }
+        format!("item {}", self.first + i as u64)
     }
 
     /// The encoded elements, batch by batch.
@@ -97,13 +108,13 @@ pub fn is_closed_output(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Streams `items` (or standard input when there are none) through `apply`, a chunk at a
-/// time, with a progress bar. A chunk is never split between two calls of `apply`, and the
-/// chunk in which a bad line appears is not applied at all (the error ends the stream).
+/// Streams the items of `sources` through `apply`, a chunk at a time, with a progress bar
+/// when `progress` (and standard error is a terminal). A chunk is never split between two
+/// calls of `apply`, and the chunk in which a bad line appears is not applied at all (the
+/// error ends the stream).
 pub fn run(
-    items: &[String],
-    format: ItemFormat,
-    quiet: bool,
+    sources: Sources,
+    progress: bool,
     policy: Policy,
     mut apply: impl FnMut(&Chunk) -> Result<()>,
 ) -> Outcome {
@@ -135,16 +146,9 @@ pub fn run(
             }
         }
     }
-    let args = items.to_vec();
-    let from_stdin = items.is_empty();
+    let total_bytes = sources.total_bytes;
     std::thread::spawn(move || {
-        let mut reader = ItemReader::new(
-            &args,
-            Box::new(std::io::stdin()),
-            format,
-            BATCH,
-            policy.max_line,
-        );
+        let mut reader = ItemReader::new(sources, BATCH, policy.max_line);
         loop {
             let mut batch = Batch::default();
             let msg = match reader.next_batch(&mut batch) {
@@ -158,7 +162,7 @@ pub fn run(
             }
         }
     });
-    let mut progress = Progress::new(quiet, if from_stdin { stdin_size() } else { None });
+    let mut progress = Progress::new(progress, total_bytes);
     let outcome = drive(&rx, policy, &mut progress, &mut apply);
     progress.finish();
     outcome

@@ -19,8 +19,8 @@ mod keys;
 mod location;
 mod mapped;
 
-pub use build::{build, NewFilter};
-pub use describe::{describe, scheme_name, Description};
+pub use build::{build, default_generations, new_filter, NewFilter};
+pub use describe::{describe, scheme_name, Description, WindowInfo};
 pub use file::FileTarget;
 pub use keys::Context;
 pub use location::Location;
@@ -84,7 +84,8 @@ impl Target {
         ctx: &Context,
     ) -> Result<Target> {
         match location {
-            Location::File(_) => {
+            Location::File(path) => {
+                crate::commands::check_parent(path)?;
                 let design = Some(Design {
                     capacity: new.capacity,
                     fpp: new.fpp,
@@ -117,14 +118,11 @@ impl Target {
     ) -> Result<Target> {
         match location {
             Location::File(path) => Ok(Target {
+                backend: Backend::File({
+                    crate::commands::check_parent(path)?;
+                    FileTarget::create(path, filter, design, force, ctx.keys())?
+                }),
                 location: location.clone(),
-                backend: Backend::File(FileTarget::create(
-                    path,
-                    filter,
-                    design,
-                    force,
-                    ctx.keys(),
-                )?),
             }),
             Location::Redis(_) => bail!(
                 "{}: a whole filter can only be written to a file target (Redis filters are filled with add)",
@@ -204,10 +202,13 @@ impl Target {
             Backend::File(f) => {
                 let mut failed = None;
                 let result = f.update(|filter| {
-                    if !matches!(filter, AnyFilter::Counting(_) | AnyFilter::Bitmap(_)) {
+                    if !matches!(
+                        filter,
+                        AnyFilter::Counting(_) | AnyFilter::DLeft(_) | AnyFilter::Bitmap(_)
+                    ) {
                         failed = Some(0);
                         bail!(
-                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting)",
+                            "{display}: a {} filter cannot remove items; only counting filters, d-left filters and bitmaps can (create one with --kind counting, or --kind dleft)",
                             filter.kind()
                         );
                     }
@@ -221,13 +222,29 @@ impl Target {
                 });
                 result.map_err(|e| (failed.unwrap_or(0), e))
             }
-            Backend::Redis(r) => Err((
-                0,
-                anyhow!(
-                    "{display}: a {} filter cannot remove items; only counting filters can, and they live in files",
-                    r.kind()
-                ),
-            )),
+            Backend::Redis(r) => {
+                let mut removed = Vec::new();
+                let mut first = 0;
+                for elements in chunk.element_batches() {
+                    let applied = r
+                        .remove_batch(elements, &mut removed)
+                        .map_err(|e| (first, e))?;
+                    if let Some(i) = removed.iter().position(|&x| !x) {
+                        let done = removed.iter().filter(|&&x| x).count();
+                        let rest = if !applied || done == 0 {
+                            "nothing of its batch was removed".to_string()
+                        } else {
+                            format!("{done} other items of its batch were removed")
+                        };
+                        return Err((
+                            first + i,
+                            anyhow!("{display}: one of its counters is 0: it was never added, or already removed ({rest})"),
+                        ));
+                    }
+                    first += elements.len();
+                }
+                Ok(())
+            }
         }
     }
 

@@ -25,7 +25,8 @@ fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
         !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
         "no panic: {stderr}"
     );
-    if code == 2 {
+    // A usage error is clap's whole message (with its "did you mean" and usage lines).
+    if code == 2 && !stderr.starts_with("error: ") {
         assert_eq!(
             stderr.trim_end().lines().count(),
             1,
@@ -179,10 +180,13 @@ fn dedup_drops_repeats_across_runs_and_creates_when_sized() {
         err.contains("5 lines read") && err.contains("3 new"),
         "{err}"
     );
-    let (_, out, _) = run(&["dedup", &f, "-q"], "c\nd\na\ne\n");
+    let (_, out, _) = run(&["dedup", &f], "c\nd\na\ne\n");
     assert_eq!(out, "d\ne\n");
-    let (_, out, _) = run(&["check", &f, "-c"], "a\nb\nc\nd\ne\n");
-    assert_eq!(out, "5\n");
+    // -q: nothing printed, the new lines are added all the same.
+    let (code, out, err) = run(&["dedup", &f, "-q"], "f\na\n");
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let (_, out, _) = run(&["check", &f, "-c"], "a\nb\nc\nd\ne\nf\n");
+    assert_eq!(out, "6\n");
 }
 
 /// The CLI sizes filters as asked: 5000 elements at p = 1%, then 20000 other elements tested.
@@ -194,7 +198,7 @@ fn dedup_and_check_respect_the_fpr() {
     let d = dir();
     let f = p(&d, "fpr.bloom");
     let inserted: String = (0..5000).map(|i| format!("member-{i}\n")).collect();
-    let (_, out, _) = run(&["dedup", &f, "-n", "5000", "-p", "0.01", "-q"], &inserted);
+    let (_, out, _) = run(&["dedup", &f, "-n", "5000", "-p", "0.01"], &inserted);
     assert!(
         out.lines().count() >= 4990,
         "few inserts look like duplicates"
@@ -227,9 +231,9 @@ fn remove_works_on_counting_filters_only() {
     );
     assert_eq!(std::fs::read(&c).unwrap(), before);
 
-    let classic = p(&d, "k.bloom");
-    create(&classic, &[]);
-    let (code, _, err) = run(&["remove", &classic, "x"], "");
+    let blocked = p(&d, "k.bloom");
+    create(&blocked, &[]);
+    let (code, _, err) = run(&["remove", &blocked, "x"], "");
     assert_eq!(code, 2);
     assert!(err.contains("only counting filters"), "{err}");
 }
@@ -238,7 +242,7 @@ fn remove_works_on_counting_filters_only() {
 fn info_reports_exactly_the_documented_fields() {
     let d = dir();
     let f = p(&d, "a.bloom");
-    create(&f, &[]);
+    create(&f, &["--kind", "classic"]);
     let items: String = (0..500).map(|i| format!("{i}\n")).collect();
     bk().args(["add", &f, "-q"])
         .write_stdin(items)
@@ -260,6 +264,8 @@ fn info_reports_exactly_the_documented_fields() {
             "fpp",
             "hashes",
             "kind",
+            "over_capacity",
+            "saturated",
             "scheme"
         ]
     );
@@ -332,7 +338,7 @@ fn merge_and_intersect() {
     create(&c, &["--kind", "counting"]);
     let (code, _, err) = run(&["merge", &p(&d, "z.bloom"), &a, &c], "");
     assert_eq!(code, 2);
-    assert!(err.contains("classic vs counting"), "{err}");
+    assert!(err.contains("blocked vs counting"), "{err}");
     assert!(!Path::new(&p(&d, "z.bloom")).exists());
 }
 
@@ -384,7 +390,7 @@ fn field<T: std::str::FromStr>(out: &str, name: &str) -> T {
 fn calc_plots_an_svg_with_the_filters_point() {
     let d = dir();
     let f = p(&d, "a.bloom");
-    create(&f, &[]);
+    create(&f, &["--kind", "classic"]);
     bk().args(["add", &f, "a", "b", "c"]).assert().success();
     let svg = d.path().join("fpr.svg");
     let svg_s = svg.to_string_lossy().into_owned();
@@ -409,6 +415,27 @@ fn calc_plots_an_svg_with_the_filters_point() {
     let (code, out, _) = run(&["calc", "--filter", &f], "");
     assert_eq!(code, 0);
     assert!(out.contains("bits (m):       9600"), "{out}");
+    // With other -n/-p, the plot is still the filter's own curve, with its point on it.
+    let (code, _, err) = run(
+        &[
+            "calc", "-n", "1e6", "-p", "0.001", "--plot", &svg_s, "--filter", &f,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("m = 9600 bits") && text.contains("design: n = 1000"),
+        "{text}"
+    );
+    // A blocked filter's FPR is its layout's (higher than the classic formula's at its m, k).
+    let b = p(&d, "b.bloom");
+    create(&b, &[]);
+    let (_, out, _) = run(&["calc", "--filter", &b], "");
+    assert!(
+        out.contains("(blocked layout)") && out.contains("meets target:   yes"),
+        "{out}"
+    );
     let (code, _, err) = run(
         &["calc", "-n", "10", "-p", "0.1", "--plot", &p(&d, "x.png")],
         "",
@@ -444,7 +471,7 @@ fn go_export_import_round_trip() {
     assert!(json.starts_with("{\"m\":730,\"k\":6,\"b\":\""), "{json}");
     // A filter with bloomkit's scheme cannot pretend to be Go's.
     let own = p(&d, "own.bloom");
-    create(&own, &[]);
+    create(&own, &["--kind", "classic"]);
     let (code, _, err) = run(&["export", &own, "--format", "go", "-o", &p(&d, "x")], "");
     assert_eq!(code, 2);
     assert!(err.contains("--scheme go"), "{err}");

@@ -145,8 +145,24 @@ fn export_writes_into_devices_and_pipes_instead_of_replacing_them() {
     std::fs::write(&out, b"old").unwrap();
     let link = d.path().join("out-link.go");
     std::os::unix::fs::symlink(&out, &link).unwrap();
-    ok(
+    // An existing file is replaced only with --force (as create, merge and import).
+    let r = run(
         &["export", fs, "--format", "go", "-o", link.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("--force"), "{}", r.err);
+    assert_eq!(std::fs::read(&out).unwrap(), b"old");
+    ok(
+        &[
+            "export",
+            fs,
+            "--format",
+            "go",
+            "-o",
+            link.to_str().unwrap(),
+            "--force",
+        ],
         b"",
     );
     assert!(std::fs::symlink_metadata(&link)

@@ -159,8 +159,10 @@ fn redis_errors_are_clear() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["remove", &t, "x"], "cannot remove"),
         (
-            vec!["create", &c, "-n", "10", "-p", "0.1", "--kind", "counting"],
-            "counting",
+            vec![
+                "create", &c, "-n", "10", "-p", "0.1", "--kind", "counting", "--scheme", "redisson",
+            ],
+            "no counters",
         ),
         (
             vec!["create", &g, "-n", "10", "-p", "0.1", "--scheme", "guava"],
@@ -706,4 +708,141 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
         0
     );
     assert_eq!(run(&["info", &t], "").0, 0);
+}
+
+#[test]
+fn counting_filter_in_redis_add_check_remove_across_processes() {
+    let (server, _dir) = Server::start();
+    let t = server.target("sessions");
+    let (code, _, err) = run(
+        &[
+            "create", &t, "--kind", "counting", "-n", "10000", "-p", "0.01",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = info(&t);
+    assert_eq!(v["kind"], "counting");
+    assert_eq!(v["capacity"], 10000);
+    let members = lines(0..5_000, "s");
+    assert_eq!(run(&["add", &t], &members).0, 0);
+    let (_, out, _) = run(&["check", "-c", &t], &members);
+    assert_eq!(out, "5000\n", "no false negatives");
+    // Another process removes half; they are gone, the rest stay.
+    let (code, _, err) = run(&["remove", &t], &lines(0..2_500, "s"));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("removed 2500"), "{err}");
+    let (_, out, _) = run(&["check", "-c", &t], &lines(2_500..5_000, "s"));
+    assert_eq!(out, "2500\n");
+    let (_, out, _) = run(&["check", "-c", &t], &lines(0..2_500, "s"));
+    let left: u64 = out.trim().parse().unwrap();
+    assert!(left <= 60, "{left} removed items still test present");
+    // Removing what is not there: a one-line error naming it, and nothing of its batch
+    // changes (the present item before it stays).
+    let (code, _, err) = run(&["remove", &t, "s-4000", "never-added-x"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("never-added-x") && err.contains("nothing of its batch was removed"),
+        "{err}"
+    );
+    assert_eq!(run(&["check", &t, "s-4000"], "").0, 0);
+    let v = info(&t);
+    let est = v["estimated_items"].as_u64().unwrap();
+    assert!((2_300..=2_700).contains(&est), "{est}");
+}
+
+#[test]
+fn time_window_filter_in_redis_and_expire() {
+    let (server, dir) = Server::start();
+    let t = server.target("crawl");
+    let (code, _, err) = run(
+        &[
+            "create",
+            &t,
+            "--window",
+            "30d",
+            "--generations",
+            "30",
+            "--capacity",
+            "30000",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = info(&t);
+    assert_eq!(v["kind"], "time-window");
+    assert_eq!(v["capacity"], 30000);
+    assert_eq!(v["window"]["window"], "30d");
+    assert_eq!(v["window"]["generations"], 30);
+    assert_eq!(v["window"]["generation_ms"], 86_400_000);
+    let (_, text, _) = run(&["info", &t], "");
+    assert!(text.contains("forgotten between 30d and 32d"), "{text}");
+    // add, check, and dedup against the window (the crawler's re-crawl case).
+    let seen = lines(0..2_000, "url");
+    assert_eq!(run(&["add", &t], &seen).0, 0);
+    let (_, out, _) = run(&["check", "-c", &t], &seen);
+    assert_eq!(out, "2000\n");
+    let (code, out, err) = run(
+        &["dedup", &t, "--window", "30d"],
+        "url-5\nfresh-1\nurl-7\nfresh-2\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "fresh-1\nfresh-2\n");
+    let v = info(&t);
+    assert_eq!(v["window"]["live"].as_array().unwrap().len(), 1);
+    // Another window under the name: refused, naming both.
+    let (code, _, err) = run(&["dedup", &t, "--window", "2w"], "x\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("30d") && err.contains("2w"), "{err}");
+    // Count windows live in files.
+    let (code, _, err) = run(&["create", &server.target("cw"), "--window", "1000"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("live in files"), "{err}");
+
+    // expire: every key of the filter gets the time to live; it then vanishes by itself.
+    let (code, _, err) = run(&["expire", &t, "90d"], "");
+    assert_eq!(code, 0, "{err}");
+    let mut c = redis_at(server.port, 0);
+    let all = keys(&mut c, "*");
+    assert!(all.len() >= 3, "{all:?}"); // metadata, anchor, generation
+    for k in &all {
+        let ttl: i64 = redis::cmd("PTTL").arg(k).query(&mut c).unwrap();
+        // A generation that expires sooner (about 32 days) keeps its own time.
+        let least = if k.contains("}:g") {
+            0
+        } else {
+            89 * 86_400_000
+        };
+        assert!(ttl > least && ttl <= 90 * 86_400_000, "{k}: {ttl}");
+    }
+    let (code, _, err) = run(&["expire", &t, "1s"], "");
+    assert_eq!(code, 0, "{err}");
+    let start = Instant::now();
+    while !keys(&mut c, "*").is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(10), "keys left");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Bad input: a missing filter, a file, a zero or unitless duration.
+    let (code, _, err) = run(&["expire", &t, "1d"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("no such filter"), "{err}");
+    let file = dir.path().join("f.bloom");
+    let file = file.to_str().unwrap();
+    let (code, _, err) = run(&["expire", file, "1d"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("Redis filters"), "{err}");
+    for bad in ["0s", "30", "-1d"] {
+        // A usage error (clap's, with its hint line).
+        let out = Command::cargo_bin("bloomkit")
+            .unwrap()
+            .args(["expire", &t, bad])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains(&bad[..2]) && !err.contains("panicked"),
+            "{err}"
+        );
+    }
 }

@@ -121,7 +121,7 @@ fn concurrent_dedups_print_each_line_once() {
                 }
                 let path = d.path().join(format!("in-{p}.txt"));
                 std::fs::write(&path, input(&set)).unwrap();
-                bk(&["dedup", "-q", &f])
+                bk(&["dedup", "--no-progress", &f])
                     .stdin(std::fs::File::open(&path).unwrap())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())

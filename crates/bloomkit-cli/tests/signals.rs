@@ -99,7 +99,11 @@ fn kill_9_of_dedup_loses_no_printed_line() {
         let (d, f) = trial_filter(trial, "20000", "1e-6");
         let feed = lines(&format!("t{trial}"), 0..20_000);
         let every = ["1", "100", "5000"][trial as usize % 3];
-        let run = Dedup::start(&["dedup", "-q", &f, "--save-every", every], feed, true);
+        let run = Dedup::start(
+            &["dedup", "--no-progress", &f, "--save-every", every],
+            feed,
+            true,
+        );
         // Wait for a random number of printed lines, then kill.
         let wanted = 1 + rng.below(3000);
         let mut printed = Vec::new();
@@ -174,7 +178,7 @@ fn sigint_and_sigterm_end_dedup_with_every_printed_line_saved() {
         assert!(printed.len() >= 20_000);
         assert_all_present(&f, &printed);
         // A second run prints none of them again.
-        let again = ok(&["dedup", "-q", &f], &input(&printed));
+        let again = ok(&["dedup", "--no-progress", &f], &input(&printed));
         assert_eq!(again.out, "");
     }
 }
@@ -224,6 +228,6 @@ fn a_closed_output_ends_dedup_quietly_with_its_lines_saved() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err, "", "quiet");
     // Whatever it printed (at least "1") is saved; the next run does not print it again.
-    let again = ok(&["dedup", "-q", &f], b"1\n");
+    let again = ok(&["dedup", "--no-progress", &f], b"1\n");
     assert_eq!(again.out, "");
 }

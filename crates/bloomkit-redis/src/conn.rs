@@ -5,6 +5,8 @@ use crate::error::{Error, Result};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, FromRedisValue, Script};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Connection options.
@@ -38,6 +40,7 @@ enum Inner {
 pub struct Connection {
     inner: Inner,
     timeout: Duration,
+    round_trips: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -79,6 +82,7 @@ impl Connection {
         Ok(Connection {
             inner: Inner::Single(manager),
             timeout: t,
+            round_trips: Arc::default(),
         })
     }
 
@@ -120,6 +124,7 @@ impl Connection {
         Ok(Connection {
             inner: Inner::Cluster(conn),
             timeout: t,
+            round_trips: Arc::default(),
         })
     }
 
@@ -133,8 +138,19 @@ impl Connection {
         self.timeout
     }
 
+    /// How many requests (commands, pipelines, script calls) this connection and its clones
+    /// have sent: on a standalone server each is one round trip (concurrent ones overlap).
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
+    }
+
+    fn count_round_trip(&self) {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Runs one command.
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T> {
+        self.count_round_trip();
         let fut = async {
             let r: redis::RedisResult<T> = match &self.inner {
                 Inner::Single(c) => cmd.query_async(&mut c.clone()).await,
@@ -148,6 +164,7 @@ impl Connection {
     /// Runs a pipeline (standalone: one round trip; on a cluster every command of the pipeline
     /// must address the same hash slot).
     pub async fn pipe<T: FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T> {
+        self.count_round_trip();
         let fut = async {
             let r: redis::RedisResult<T> = match &self.inner {
                 Inner::Single(c) => pipe.query_async(&mut c.clone()).await,
@@ -180,6 +197,7 @@ impl Connection {
         &self,
         inv: &redis::ScriptInvocation<'_>,
     ) -> Result<T> {
+        self.count_round_trip();
         let fut = async {
             let r: redis::RedisResult<T> = match &self.inner {
                 Inner::Single(c) => inv.invoke_async(&mut c.clone()).await,

@@ -58,6 +58,18 @@ pub enum Error {
         hashing: String,
     },
 
+    /// A time-window filter of this name exists with other window parameters than this client
+    /// asked for: both are named.
+    #[error("filter {name:?} in Redis keeps {stored}; this client asked for {requested}")]
+    WindowMismatch {
+        /// The filter's name.
+        name: String,
+        /// The stored window, e.g. `a window of 30d in 30 generations of 1d`.
+        stored: String,
+        /// The requested window.
+        requested: String,
+    },
+
     /// The filter name cannot be used (empty, or contains `{` or `}`, which would break the
     /// hash tags that spread segments over a cluster).
     #[error("invalid filter name {0:?}: must be non-empty and contain no '{{' or '}}'")]

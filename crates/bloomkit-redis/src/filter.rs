@@ -650,6 +650,10 @@ pub enum StoredKind {
     Scalable,
     /// A [`crate::RedissonFilter`] (a Redisson config hash).
     Redisson,
+    /// A [`crate::CountingRedisFilter`].
+    Counting,
+    /// A [`crate::TimeWindowRedisFilter`].
+    TimeWindow,
     /// bloomkit metadata of a kind this version does not know.
     Unknown(String),
 }
@@ -664,6 +668,8 @@ pub async fn stored_kind(conn: &Connection, name: &str) -> Result<Option<StoredK
         return Ok(Some(match k.as_str() {
             "register" => StoredKind::Register,
             "scalable" => StoredKind::Scalable,
+            crate::counting::COUNTING_KIND => StoredKind::Counting,
+            crate::window::TIME_WINDOW_KIND => StoredKind::TimeWindow,
             _ => StoredKind::Unknown(k),
         }));
     }
@@ -693,6 +699,16 @@ pub async fn delete_filter(conn: &Connection, name: &str) -> Result<bool> {
     match field(name, &meta, "kind")? {
         "scalable" => {
             crate::scalable::ScalableRedisFilter::for_deletion(conn, name, &meta)?
+                .delete()
+                .await?
+        }
+        crate::counting::COUNTING_KIND => {
+            crate::CountingRedisFilter::for_maintenance(conn, name, &meta)?
+                .delete()
+                .await?
+        }
+        crate::window::TIME_WINDOW_KIND => {
+            crate::TimeWindowRedisFilter::for_maintenance(conn, name, &meta)?
                 .delete()
                 .await?
         }
@@ -749,5 +765,26 @@ impl RedisFilter {
             add_method: self.add_method,
             ..f
         })
+    }
+}
+
+impl RedisFilter {
+    /// The key of segment `s`.
+    pub fn segment_key(&self, s: u32) -> String {
+        (self.key_of)(s)
+    }
+
+    /// The connection.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// A handle only for deleting or expiring the filter (it hashes nothing).
+    pub(crate) fn for_maintenance(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+    ) -> Result<Self> {
+        Self::from_meta(conn, name, meta, None)
     }
 }

@@ -7,7 +7,9 @@
 //! it contains no `:` (`%` → `%25`, `:` → `%3A`):
 //!
 //! - segment `i`: `bloomkit:{E:ID:s<i>}`;
-//! - segment `i` of layer `j` of a scalable filter: `bloomkit:{E:ID:l<j>:s<i>}`.
+//! - segment `i` of layer `j` of a scalable filter: `bloomkit:{E:ID:l<j>:s<i>}`;
+//! - segment `i` of generation `g` of a time-window filter: `bloomkit:{E:ID:s<i>}:g<g>` (the
+//!   segment key itself is then the generation's anchor, see [`crate::window`]).
 //!
 //! With `E` free of `:`, the parts of a key name are unambiguous, so the keys of two different
 //! filters can never be the same key (a scalable filter `X` and a filter named `X:l0` included).
@@ -76,6 +78,13 @@ impl SegmentKeys {
     pub fn layer_segment(&self, layer: u32, i: u32) -> String {
         format!("{}l{layer}:s{i}}}", self.prefix)
     }
+
+    /// Segment `i` of generation `g` of a time-window filter: `<segment i>:g<g>`, in the slot
+    /// of segment `i`'s key (its anchor), so one script or pipeline reaches every generation
+    /// of a segment.
+    pub fn generation_segment(&self, generation: u64, i: u32) -> String {
+        format!("{}s{i}}}:g{generation}", self.prefix)
+    }
 }
 
 /// The temporary merge key next to `segment_key` (same hash tag): `<segment_key>:tmp`. It
@@ -116,6 +125,11 @@ mod tests {
         let k = SegmentKeys::with_id("f", "ab12");
         assert_eq!(k.segment(3), "bloomkit:{f:ab12:s3}");
         assert_eq!(tag(&k.layer_segment(2, 3)), "f:ab12:l2:s3");
+        assert_eq!(
+            k.generation_segment(20_000, 3),
+            "bloomkit:{f:ab12:s3}:g20000"
+        );
+        assert_eq!(tag(&k.generation_segment(7, 3)), tag(&k.segment(3)));
         let s = k.segment(7);
         assert_eq!(tag(&temp(&s)), tag(&s));
         assert_ne!(tag(&k.segment(0)), tag(&k.segment(1)));
@@ -145,6 +159,7 @@ mod tests {
                 mine.push(k.segment(i));
                 for j in 0..3 {
                     mine.push(k.layer_segment(j, i));
+                    mine.push(k.generation_segment(u64::from(j), i));
                 }
             }
             for key in mine {

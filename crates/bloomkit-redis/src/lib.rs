@@ -11,6 +11,10 @@
 //!   between Rust and Java services.
 //! - [`ScalableRedisFilter`]: grows by layers; concurrent clients agree on the layer list
 //!   through a compare-and-set script on the metadata.
+//! - [`CountingRedisFilter`]: 4-bit counters, so elements can be removed across processes.
+//! - [`TimeWindowRedisFilter`]: remembers the last window of time (say 30 days) in generations
+//!   whose keys Redis expires by itself.
+//! - [`expire_filter`] (and `expire` on every filter): one time to live for a whole filter.
 //! - [`blocking`]: the same filters for code without an async runtime.
 //!
 //! Elements are any [`bloomkit::Key`]; encoding, hashing and probing are the core library's.
@@ -27,19 +31,26 @@
 
 pub mod blocking;
 pub mod conn;
+pub mod counting;
 pub mod error;
+pub mod expire;
 pub mod filter;
 pub mod keys;
+mod meta;
 pub mod redisson;
 pub mod scalable;
 pub mod segments;
+pub mod window;
 
 pub use conn::{Connection, Options};
+pub use counting::{CountingLayout, CountingRedisFilter, Inserted};
 pub use error::{Error, Result};
+pub use expire::expire_filter;
 pub use filter::{delete_filter, stored_kind, FilterOptions, Info, RedisFilter, StoredKind};
 pub use redisson::RedissonFilter;
 pub use scalable::{ScalableInfo, ScalableParams, ScalableRedisFilter};
 pub use segments::AddMethod;
+pub use window::{TimeWindowRedisFilter, WindowInfo, WindowParams};
 
 // Compile the README's example so it cannot go stale.
 #[doc = include_str!("../README.md")]

@@ -196,3 +196,15 @@ impl RedissonFilter {
         Ok(())
     }
 }
+
+impl RedissonFilter {
+    /// The bitmap's key (the filter's name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The connection.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}

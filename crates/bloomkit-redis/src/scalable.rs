@@ -534,7 +534,8 @@ impl ScalableRedisFilter {
             return Ok(());
         };
         self.with_layer(j, async |ks| create_segments(ks, id, layout).await)
-            .await
+            .await?;
+        self.inherit_expiry(j, layout).await
     }
 
     /// Adds one element; `true` if it was new.
@@ -619,6 +620,56 @@ impl ScalableRedisFilter {
                 segments::delete(ks, layout.segments()).await
             })
             .await?;
+        }
+        Ok(())
+    }
+}
+
+impl ScalableRedisFilter {
+    /// The filter's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The connection.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Every segment key of every listed layer and of the next one (which a client may have
+    /// created but not yet listed), after re-reading the layer list.
+    pub(crate) async fn all_segment_keys(&self) -> Result<Vec<String>> {
+        self.reload().await?;
+        let layers = self.layers();
+        let mut all: Vec<RegisterLayout> = layers.iter().map(|l| l.layout).collect();
+        if let Ok(next) = self.params.layer(layers.len() as u32) {
+            all.push(next.layout);
+        }
+        Ok(all
+            .iter()
+            .enumerate()
+            .flat_map(|(j, l)| (0..l.segments()).map(move |s| self.keys.layer_segment(j as u32, s)))
+            .collect())
+    }
+
+    /// Gives the segment keys of layer `j` the metadata's time to live, if it has one (a
+    /// filter given an expiry with `expire` before the layer existed).
+    async fn inherit_expiry(&self, j: u32, layout: &RegisterLayout) -> Result<()> {
+        let ttl: i64 = self
+            .conn
+            .query(redis::cmd("PTTL").arg(keys::meta(&self.name)))
+            .await?;
+        if ttl > 0 {
+            for s in 0..layout.segments() {
+                let _: i64 = self
+                    .conn
+                    .query(
+                        redis::cmd("PEXPIRE")
+                            .arg(self.keys.layer_segment(j, s))
+                            .arg(ttl),
+                    )
+                    .await?;
+            }
         }
         Ok(())
     }

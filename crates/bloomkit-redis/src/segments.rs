@@ -78,6 +78,7 @@ macro_rules! guarded_script {
         )
     };
 }
+pub(crate) use guarded_script;
 
 /// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = records of 12 bytes (4-byte big-endian
 /// word index, 8-byte big-endian mask). Reads every touched word with one
@@ -145,28 +146,46 @@ return table.concat(out)
     ))
 });
 
-/// Lua that runs `BITFIELD KEYS[1]` with the subcommands `ARGV[first..]` (4 arguments each)
-/// in slices of 4,000 arguments (Lua's `unpack` limit is about 8,000) and returns the
-/// concatenated replies.
+/// Lua function `bitfield(cmd, key, args, first, overflow)`: runs `cmd key [OVERFLOW overflow]`
+/// (`BITFIELD` or `BITFIELD_RO`) with the subcommands `args[first..]` in slices of 3,996
+/// arguments (Lua's `unpack` limit is about 8,000; 3,996 is a multiple of both 3 and 4, the
+/// argument counts of `GET` and `SET`/`INCRBY` subcommands) and returns the concatenated
+/// replies (`false` where `OVERFLOW FAIL` refused a subcommand).
+macro_rules! bitfield_fn {
+    () => {
+        r#"
+local function bitfield(cmd, key, args, first, overflow)
+  local n = #args
+  local out = {}
+  local i = first
+  while i <= n do
+    local j = math.min(n, i + 3995)
+    local r
+    if overflow then
+      r = redis.call(cmd, key, 'OVERFLOW', overflow, unpack(args, i, j))
+    else
+      r = redis.call(cmd, key, unpack(args, i, j))
+    end
+    if i == first and j == n then return r end
+    for x = 1, #r do out[#out + 1] = r[x] end
+    i = j + 1
+  end
+  return out
+end
+"#
+    };
+}
+pub(crate) use bitfield_fn;
+
+/// Lua that runs `BITFIELD KEYS[1]` with the subcommands `ARGV[first..]` and returns the
+/// concatenated replies (see [`bitfield_fn`]).
 macro_rules! bitfield_from {
     ($first:literal) => {
         concat!(
-            "local first = ",
+            bitfield_fn!(),
+            "return bitfield('BITFIELD', KEYS[1], ARGV, ",
             $first,
-            "\n",
-            r#"
-local n = #ARGV
-if n - first < 4000 then return redis.call('BITFIELD', KEYS[1], unpack(ARGV, first, n)) end
-local out = {}
-local i = first
-while i <= n do
-  local j = math.min(n, i + 3999)
-  local r = redis.call('BITFIELD', KEYS[1], unpack(ARGV, i, j))
-  for _, v in ipairs(r) do out[#out + 1] = v end
-  i = j + 1
-end
-return out
-"#
+            ")\n"
         )
     };
 }
@@ -213,10 +232,12 @@ return old
     ))
 });
 
-/// Groups `(element index, probe)` by segment and splits each group into commands of at most
-/// [`MAX_PER_COMMAND`] elements.
 /// Puts the per-group answers back in the order of the `len` probes that [`groups`] grouped.
-fn ungroup(groups: &[(u32, Vec<usize>)], results: Vec<Vec<bool>>, len: usize) -> Vec<bool> {
+pub(crate) fn ungroup(
+    groups: &[(u32, Vec<usize>)],
+    results: Vec<Vec<bool>>,
+    len: usize,
+) -> Vec<bool> {
     let mut out = vec![false; len];
     for ((_, idx), flags) in groups.iter().zip(results) {
         for (&i, f) in idx.iter().zip(flags) {
@@ -226,7 +247,9 @@ fn ungroup(groups: &[(u32, Vec<usize>)], results: Vec<Vec<bool>>, len: usize) ->
     out
 }
 
-fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
+/// Groups the probes' indices by segment and splits each group into commands of at most
+/// [`MAX_PER_COMMAND`] elements.
+pub(crate) fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
     if probes.iter().all(|p| p.segment == probes[0].segment) {
         // One segment (the usual case for filters up to 2^27 bits): no map needed.
         let all: Vec<usize> = (0..probes.len()).collect();
@@ -422,17 +445,17 @@ pub fn check_command(
 /// The part of an element's word that holds its bits, from its first to its last bit in Redis
 /// order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Span {
+pub(crate) struct Span {
     /// Bit offset of the first bit inside the segment.
-    offset: u64,
+    pub offset: u64,
     /// Bits in the span, `1..=64`.
-    width: u32,
+    pub width: u32,
     /// The element's bits within the span's value (the span's last bit is the value's bit 0).
-    mask: u64,
+    pub mask: u64,
 }
 
 impl Span {
-    fn of(p: &RegisterProbe) -> Span {
+    pub(crate) fn of(p: &RegisterProbe) -> Span {
         // A mask is never empty (k ≥ 1); the `min`s keep an empty one from overflowing.
         let first = p.mask.leading_zeros().min(63);
         let shift = p.mask.trailing_zeros().min(63 - first);
@@ -507,7 +530,7 @@ pub(crate) async fn add_bulk(
 
 /// At most this many segment commands are in flight at once for whole-filter operations
 /// (count, delete, create), so memory does not grow with the number of segments.
-const IN_FLIGHT: u32 = 64;
+pub(crate) const IN_FLIGHT: u32 = 64;
 
 /// Number of set bits over the segments.
 pub(crate) async fn count_ones(ks: &Keyspace<'_>, segments: u32) -> Result<u64> {
@@ -534,7 +557,7 @@ pub(crate) async fn count_ones(ks: &Keyspace<'_>, segments: u32) -> Result<u64> 
 }
 
 /// Runs `cmd(key)` on every segment key, [`IN_FLIGHT`] at a time.
-async fn each_segment(
+pub(crate) async fn each_segment(
     ks: &Keyspace<'_>,
     segments: u32,
     cmd: impl Fn(&str) -> redis::Cmd + Sync,
@@ -615,7 +638,7 @@ pub(crate) async fn pre_grow(ks: &Keyspace<'_>, layout: &RegisterLayout) -> Resu
     Ok(())
 }
 
-fn unexpected(what: &str) -> Error {
+pub(crate) fn unexpected(what: &str) -> Error {
     Error::Server(redis::RedisError::from((
         redis::ErrorKind::Client,
         "unexpected reply",
@@ -624,7 +647,7 @@ fn unexpected(what: &str) -> Error {
 }
 
 /// Appends the decimal digits of `x` (cheaper than `format!` in the per-element loop).
-fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
+pub(crate) fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {

@@ -11,6 +11,12 @@
 //! rows hash the key inside the timed loop: bloomkit through its pipeline (key bytes → XXH3-128),
 //! "prehashed" peers from `xxh3_64` of the same key bytes computed by the caller. The FPR and
 //! bits-per-key of every filter are printed by `cargo run --release --example fpr_table`.
+//!
+//! Keys (`benches/support/keys.rs`, `BLOOMKIT_BENCH_KEYS=url,u64`): URL-like strings of 20–100
+//! bytes, each its own heap `String`, then `u64`s.
+
+#[path = "support/keys.rs"]
+mod keys;
 
 use bloomkit::concurrent::AtomicBlockedBloomFilter;
 use bloomkit::probe::reduce;
@@ -36,13 +42,6 @@ fn env_list<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
         .collect()
 }
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 /// A key type the benchmark can feed to every library.
 trait BenchKey: bloomkit::Key + std::hash::Hash + Clone {
     fn bytes_hash(&self) -> u64;
@@ -55,7 +54,7 @@ impl BenchKey for u64 {
         xxh3_64(&self.to_le_bytes())
     }
     fn make(i: u64) -> Self {
-        splitmix(i)
+        keys::splitmix(i)
     }
     const NAME: &'static str = "u64";
 }
@@ -65,11 +64,7 @@ impl BenchKey for String {
         xxh3_64(self.as_bytes())
     }
     fn make(i: u64) -> Self {
-        format!(
-            "https://host{:04}.example.com/p/{:016x}",
-            i % 7919,
-            splitmix(i)
-        )
+        keys::url_key(i)
     }
     const NAME: &'static str = "url";
 }
@@ -171,6 +166,12 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
         bench_over(&mut g, id("bloomkit-concurrent-blocked"), pool, |ks| {
             ks.iter().filter(|k| atomic.contains(*k)).count()
         });
+        bench_over(
+            &mut g,
+            id("bloomkit-concurrent-blocked-batch"),
+            pool,
+            |ks| atomic.contains_batch(ks).into_iter().filter(|&b| b).count(),
+        );
         bench_over(&mut g, id("fastbloom"), pool, |ks| {
             ks.iter().filter(|k| fast.contains(*k)).count()
         });
@@ -219,6 +220,15 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
     bench_over(&mut g, id("bloomkit-concurrent-blocked"), &members, |ks| {
         ks.iter().filter(|k| atomic.insert(*k)).count()
     });
+    bench_over(
+        &mut g,
+        id("bloomkit-concurrent-blocked-batch"),
+        &members,
+        |ks| {
+            atomic.insert_batch(ks);
+            0
+        },
+    );
     bench_over(&mut g, id("fastbloom"), &members, |ks| {
         ks.iter().filter(|k| fast.insert(*k)).count()
     });
@@ -242,14 +252,14 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
 fn benches(c: &mut Criterion) {
     let sizes: Vec<u64> = env_list("BLOOMKIT_BENCH_SIZES", "100000,10000000");
     let fpps: Vec<f64> = env_list("BLOOMKIT_BENCH_FPP", "0.01");
-    let keys: Vec<String> = env_list("BLOOMKIT_BENCH_KEYS", "u64,url");
+    let keys: Vec<String> = env_list("BLOOMKIT_BENCH_KEYS", "url,u64");
     for &n in &sizes {
         for &p in &fpps {
-            if keys.iter().any(|k| k == "u64") {
-                run::<u64>(c, n, p);
-            }
             if keys.iter().any(|k| k == "url") {
                 run::<String>(c, n, p);
+            }
+            if keys.iter().any(|k| k == "u64") {
+                run::<u64>(c, n, p);
             }
         }
     }

@@ -1,37 +1,36 @@
-//! Single-key operations out of cache, measured so that a noisy machine cannot tilt the
-//! comparison: every round runs each contender once over the same 2,000,000 keys (in a
-//! rotating order), and the report gives, per contender, the median over rounds of its time
-//! divided by the other contenders' times *in the same round*.
+//! Single-key and batch operations, measured so that a noisy machine cannot tilt the
+//! comparison: every round runs each contender once over the same keys (in a rotating order),
+//! and the report gives, per contender, the median over rounds of its time divided by the
+//! other contenders' times *in the same round*.
 //!
 //! ```text
-//! cargo bench -p bloomkit --bench interleaved            # n = 1e7, p = 1 %, 21 rounds
-//! BLOOMKIT_N=100000000 BLOOMKIT_ROUNDS=41 cargo bench -p bloomkit --bench interleaved
+//! cargo bench -p bloomkit --bench interleaved                 # URL and u64 keys, n = 1e7, p = 1 %
+//! BLOOMKIT_N=100000000 BLOOMKIT_KEYS=url BLOOMKIT_ROUNDS=11 cargo bench -p bloomkit --bench interleaved
 //! ```
 //!
+//! Keys (`benches/support/keys.rs`): URL-like strings of 20–100 bytes, each its own heap
+//! `String` as users hold them, and `u64`s. Each round walks `min(n, 2,000,000)` keys.
+//!
 //! Contenders: bloomkit's default `BlockedBloomFilter` (Parquet's 256-bit half-block split
-//! blocks at 1 %; XXH3 of the key bytes inside `contains`/`insert`) and its 512-bit split-block
-//! layout (`new_split_block`, sized for the same n and p, so 4 % smaller); fastbloom
-//! and sbbf-rs-safe given `xxh3_64` of the same key bytes; the baseline of one random
-//! cache-line load per key over an array the size of bloomkit's filter; and the floor of any
-//! cache-blocked query: a filter of the same size whose `k = 3` bits per element share one
-//! 64-bit word (hash, one load, a three-bit test, all inlined; it needs more memory than
-//! bloomkit's filter to reach 1 %, so here it is a speed reference only, not a usable
-//! filter). Pools: absent keys ("miss"), present keys ("hit"), and a 50/50 random mix ("mix",
-//! where a branch on the answer is unpredictable); inserts re-add present keys.
+//! blocks at 1 %) one key at a time and in batches of 4096 (`contains_batch_into`,
+//! `insert_batch`); the same for `AtomicBlockedBloomFilter`; bloomkit's classic
+//! `BloomFilter`; fastbloom and sbbf-rs-safe given `xxh3_64` of the same key bytes (sbbf-rs-safe
+//! gets bloomkit's bits per key); and two baselines over an array the size of bloomkit's
+//! filter: one random cache-line load per key at a random index (no hashing: the memory
+//! limit), and the key's XXH3 plus that load. Pools: absent keys ("miss"), present keys
+//! ("hit"); "insert" builds: it adds the pool's first keys to an emptied filter of the same
+//! size, so every insert sets new bits.
+
+#[path = "support/keys.rs"]
+mod keys;
 
 use bloomkit::probe::reduce;
-use bloomkit::storage::{BitVec, Block};
-use bloomkit::BlockedBloomFilter;
+use bloomkit::storage::Block;
+use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter, BloomFilter};
+use keys::{splitmix, url_key};
 use std::hint::black_box;
 use std::time::Instant;
 use xxhash_rust::xxh3::xxh3_64;
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -40,81 +39,132 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// A key type every contender takes.
+trait BenchKey: bloomkit::Key + Sized {
+    const NAME: &'static str;
+    fn make(i: u64) -> Self;
+    fn xxh(&self) -> u64;
+}
+
+impl BenchKey for u64 {
+    const NAME: &'static str = "u64";
+    fn make(i: u64) -> Self {
+        splitmix(i)
+    }
+    #[inline(always)]
+    fn xxh(&self) -> u64 {
+        xxh3_64(&self.to_le_bytes())
+    }
+}
+
+impl BenchKey for String {
+    const NAME: &'static str = "url";
+    fn make(i: u64) -> Self {
+        url_key(i)
+    }
+    #[inline(always)]
+    fn xxh(&self) -> u64 {
+        xxh3_64(self.as_bytes())
+    }
+}
+
+/// Keys per call of the batch contenders.
+const BATCH: usize = 4096;
+
 struct Filters {
-    bloomkit: BlockedBloomFilter,
+    blocked: BlockedBloomFilter,
+    atomic: AtomicBlockedBloomFilter,
+    classic: BloomFilter,
     fast: fastbloom::BloomFilter,
     sbbf: sbbf_rs_safe::Filter,
-    baseline: BlockedBloomFilter,
-    floor: BitVec,
-    split512: BlockedBloomFilter,
+    /// An empty filter of bloomkit's size, allocated as its filters are (huge pages where
+    /// large): the baselines' array.
+    lines: BlockedBloomFilter,
 }
 
-const NAMES: [&str; 6] = [
-    "bloomkit",
-    "fastbloom-prehashed-xxh3",
-    "sbbf-rs-safe-xxh3",
-    "baseline",
-    "floor: 3 bits in one word",
-    "bloomkit split-block-512",
+const NAMES: [&str; 9] = [
+    "bloomkit blocked",
+    "bloomkit blocked, batch",
+    "bloomkit atomic blocked",
+    "bloomkit atomic blocked, batch",
+    "bloomkit classic",
+    "fastbloom (xxh3)",
+    "sbbf-rs-safe (xxh3)",
+    "random line load",
+    "xxh3 + random line load",
 ];
-
-/// The contenders that only answer queries (no insert row).
-fn query_only(which: usize) -> bool {
-    which == 3 || which == 4
-}
-
-/// The floor filter's word index and three-bit mask for a key hash.
-#[inline(always)]
-fn floor_probe(h: u64, words: u64) -> (usize, u64) {
-    let mask = (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63)) | (1u64 << ((h >> 12) & 63));
-    (reduce(h, words) as usize, mask)
-}
+const BASELINES: [usize; 2] = [7, 8];
 
 #[inline(never)]
-fn query(f: &Filters, which: usize, keys: &[u64]) -> usize {
+fn query<K: BenchKey>(f: &Filters, which: usize, keys: &[K], salt: u64, out: &mut [bool]) -> usize {
+    let count = |it: &mut dyn Iterator<Item = bool>| it.filter(|&b| b).count();
     match which {
-        0 => keys.iter().filter(|k| f.bloomkit.contains(*k)).count(),
-        5 => keys.iter().filter(|k| f.split512.contains(*k)).count(),
+        0 => count(&mut keys.iter().map(|k| f.blocked.contains(k))),
         1 => keys
-            .iter()
-            .filter(|k| f.fast.contains_hash(xxh3_64(&k.to_le_bytes())))
-            .count(),
-        2 => keys
-            .iter()
-            .filter(|k| f.sbbf.contains_hash(xxh3_64(&k.to_le_bytes())))
-            .count(),
-        4 => {
-            let w = f.floor.as_words();
-            keys.iter()
-                .filter(|k| {
-                    let (i, m) = floor_probe(xxh3_64(&k.to_le_bytes()), w.len() as u64);
-                    w[i] & m == m
-                })
-                .count()
+            .chunks(BATCH)
+            .map(|c| {
+                let out = &mut out[..c.len()];
+                f.blocked.contains_batch_into(c, out);
+                out.iter().filter(|&&b| b).count()
+            })
+            .sum(),
+        2 => count(&mut keys.iter().map(|k| f.atomic.contains(k))),
+        3 => keys
+            .chunks(BATCH)
+            .map(|c| {
+                let out = &mut out[..c.len()];
+                f.atomic.contains_batch_into(c, out);
+                out.iter().filter(|&&b| b).count()
+            })
+            .sum(),
+        4 => count(&mut keys.iter().map(|k| f.classic.contains(k))),
+        5 => count(&mut keys.iter().map(|k| f.fast.contains_hash(k.xxh()))),
+        6 => count(&mut keys.iter().map(|k| f.sbbf.contains_hash(k.xxh()))),
+        7 => {
+            let lines: &[Block] = f.lines.as_blocks();
+            let n = lines.len() as u64;
+            (0..keys.len() as u64)
+                .map(|i| lines[reduce(splitmix(i ^ salt << 32), n) as usize].0[0])
+                .fold(0u64, u64::wrapping_add) as usize
         }
         _ => {
-            let b: &[Block] = f.baseline.as_blocks();
+            let lines: &[Block] = f.lines.as_blocks();
+            let n = lines.len() as u64;
             keys.iter()
-                .map(|k| b[reduce(xxh3_64(&k.to_le_bytes()), b.len() as u64) as usize].0[0])
+                .map(|k| lines[reduce(k.xxh(), n) as usize].0[0])
                 .fold(0u64, u64::wrapping_add) as usize
         }
     }
 }
 
+/// Adds `keys` to contender `which`'s filter (emptied by the caller).
 #[inline(never)]
-fn insert(f: &mut Filters, which: usize, keys: &[u64]) -> usize {
+fn insert<K: BenchKey>(f: &mut Filters, which: usize, keys: &[K]) -> usize {
     match which {
-        0 => keys.iter().filter(|k| f.bloomkit.insert(*k)).count(),
-        5 => keys.iter().filter(|k| f.split512.insert(*k)).count(),
-        1 => keys
-            .iter()
-            .filter(|k| f.fast.insert_hash(xxh3_64(&k.to_le_bytes())))
-            .count(),
-        2 => keys
-            .iter()
-            .filter(|k| f.sbbf.insert_hash(xxh3_64(&k.to_le_bytes())))
-            .count(),
-        _ => unreachable!("the baseline and the floor have no insert"),
+        0 => keys.iter().filter(|k| f.blocked.insert(*k)).count(),
+        1 => {
+            keys.chunks(BATCH).for_each(|c| f.blocked.insert_batch(c));
+            0
+        }
+        2 => keys.iter().filter(|k| f.atomic.insert(*k)).count(),
+        3 => {
+            keys.chunks(BATCH).for_each(|c| f.atomic.insert_batch(c));
+            0
+        }
+        4 => keys.iter().filter(|k| f.classic.insert(*k)).count(),
+        5 => keys.iter().filter(|k| f.fast.insert_hash(k.xxh())).count(),
+        6 => keys.iter().filter(|k| f.sbbf.insert_hash(k.xxh())).count(),
+        _ => unreachable!("the baselines have no insert"),
+    }
+}
+
+fn clear(f: &mut Filters, which: usize) {
+    match which {
+        0 | 1 => f.blocked.clear(),
+        2 | 3 => f.atomic.clear(),
+        4 => f.classic.clear(),
+        5 => f.fast.clear(),
+        _ => f.sbbf.reset(),
     }
 }
 
@@ -123,100 +173,126 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn main() {
-    let n = env("BLOOMKIT_N", 10_000_000);
-    let rounds = env("BLOOMKIT_ROUNDS", 21) as usize;
-    let p = 0.01;
-    let members: Vec<u64> = (0..n).map(splitmix).collect();
-    let strangers: Vec<u64> = (n..2 * n).map(splitmix).collect();
-    let mixed: Vec<u64> = (0..n as usize)
-        .map(|i| {
-            if splitmix(i as u64 ^ 0x5eed) & 1 == 0 {
-                members[i]
-            } else {
-                strangers[i]
-            }
-        })
-        .collect();
-    let bloomkit = BlockedBloomFilter::new(n, p).unwrap();
-    let filter_bits = bloomkit.bits();
+fn filters(n: u64, p: f64) -> Filters {
+    let blocked = BlockedBloomFilter::new(n, p).unwrap();
     // sbbf-rs-safe takes bits per key: give it what bloomkit's sizing needs for p.
-    let bits = (bloomkit.bits() as f64 / n as f64).ceil() as usize;
-    let mut f = Filters {
-        // Allocated the same way as bloomkit's (huge pages where the filter is large).
-        baseline: BlockedBloomFilter::with_layout(
-            bloomkit.blocks(),
-            bloomkit.layout(),
+    let bits = (blocked.bits() as f64 / n as f64).ceil() as usize;
+    Filters {
+        lines: BlockedBloomFilter::with_layout(
+            blocked.blocks(),
+            blocked.layout(),
             Default::default(),
         )
         .unwrap(),
-        bloomkit,
+        atomic: AtomicBlockedBloomFilter::new(n, p).unwrap(),
+        blocked,
+        classic: BloomFilter::new(n, p).unwrap(),
         fast: fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize),
         sbbf: sbbf_rs_safe::Filter::new(bits, n as usize),
-        floor: BitVec::zeros(filter_bits).unwrap(),
-        split512: BlockedBloomFilter::new_split_block(n, p).unwrap(),
-    };
-    for k in &members {
-        f.bloomkit.insert(k);
-        f.split512.insert(k);
-        f.fast.insert_hash(xxh3_64(&k.to_le_bytes()));
-        f.sbbf.insert_hash(xxh3_64(&k.to_le_bytes()));
-        let (i, m) = floor_probe(xxh3_64(&k.to_le_bytes()), f.floor.as_words().len() as u64);
-        for bit in 0..64 {
-            if m >> bit & 1 == 1 {
-                f.floor.set(i as u64 * 64 + bit);
-            }
-        }
     }
-    let sub = 2_000_000.min(n as usize);
-    println!("n = {n}, p = {p}, {rounds} rounds of {sub} keys per contender; ns per key (median over rounds), and the median of per-round ratios");
-    for (what, pool) in [
-        ("miss", &strangers),
-        ("hit", &members),
-        ("mix", &mixed),
-        ("insert", &members),
-    ] {
+}
+
+fn run<K: BenchKey>(n: u64, rounds: usize) {
+    let p = 0.01;
+    let sub = 2_000_000.min(n) as usize;
+    // At most 10^7 members are kept (hashing spreads any of them over the whole filter).
+    let pool = n.min(10_000_000);
+    let members: Vec<K> = (0..pool).map(K::make).collect();
+    let strangers: Vec<K> = (n..n + pool).map(K::make).collect();
+    let mut qf = filters(n, p);
+    let mut bf = filters(n, p);
+    for i in 0..n {
+        let made;
+        let k = match members.get(i as usize) {
+            Some(k) => k,
+            None => {
+                made = K::make(i);
+                &made
+            }
+        };
+        qf.blocked.insert(k);
+        qf.atomic.insert(k);
+        qf.classic.insert(k);
+        qf.fast.insert_hash(k.xxh());
+        qf.sbbf.insert_hash(k.xxh());
+    }
+    let mut out = vec![false; BATCH];
+    println!(
+        "\n## {} keys, n = {n}, p = {p}, {rounds} rounds of {sub} keys per contender",
+        K::NAME
+    );
+    let first: Vec<Vec<u8>> = members
+        .iter()
+        .take(1000)
+        .map(|k| k.to_key_bytes())
+        .collect();
+    println!(
+        "blocked filter: {} bits; checksum of the first {} keys: {:016x}",
+        qf.blocked.bits(),
+        first.len(),
+        keys::checksum(first.iter().map(|k| &k[..]))
+    );
+    println!("ns per key (median over rounds), and medians of per-round ratios");
+    for what in ["miss", "hit", "insert"] {
+        let pool = if what == "miss" { &strangers } else { &members };
         let mut ns: Vec<Vec<f64>> = vec![Vec::new(); NAMES.len()];
         for r in 0..rounds {
-            let start = (r * sub) % (n as usize - sub + 1);
+            let start = (r * sub) % (pool.len() - sub + 1);
             let keys = &pool[start..start + sub];
             for j in 0..NAMES.len() {
                 let which = (j + r) % NAMES.len();
-                if what == "insert" && query_only(which) {
+                if what == "insert" && BASELINES.contains(&which) {
                     ns[which].push(f64::NAN);
                     continue;
                 }
-                let t = Instant::now();
-                let mut c = 0;
-                for chunk in keys.chunks(1024) {
-                    c += if what == "insert" {
-                        insert(&mut f, which, chunk)
-                    } else {
-                        query(&f, which, chunk)
-                    };
+                if what == "insert" {
+                    clear(&mut bf, which);
                 }
+                let t = Instant::now();
+                let c = if what == "insert" {
+                    insert(&mut bf, which, &pool[..sub])
+                } else {
+                    query(&qf, which, keys, r as u64, &mut out)
+                };
                 black_box(c);
                 ns[which].push(t.elapsed().as_nanos() as f64 / sub as f64);
             }
         }
         let ratio =
             |a: usize, b: usize| median(ns[a].iter().zip(&ns[b]).map(|(x, y)| x / y).collect());
-        println!("\n{what}: | contender | ns/key | ÷ fastbloom | ÷ sbbf-rs-safe | ÷ baseline |");
+        println!(
+            "\n{what}: | contender | ns/key | ÷ blocked | ÷ fastbloom | ÷ sbbf-rs-safe | ÷ line load |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|");
         for (i, name) in NAMES.iter().enumerate() {
-            if what == "insert" && query_only(i) {
+            if what == "insert" && BASELINES.contains(&i) {
                 continue;
             }
             let base = if what == "insert" {
                 "–".to_string()
             } else {
-                format!("{:.2}", ratio(i, 3))
+                format!("{:.2}", ratio(i, 7))
             };
             println!(
-                "| {name} | {:.1} | {:.2} | {:.2} | {base} |",
+                "| {name} | {:.1} | {:.2} | {:.2} | {:.2} | {base} |",
                 median(ns[i].clone()),
-                ratio(i, 1),
-                ratio(i, 2)
+                ratio(i, 0),
+                ratio(i, 5),
+                ratio(i, 6)
             );
+        }
+    }
+}
+
+fn main() {
+    let n = env("BLOOMKIT_N", 10_000_000);
+    let rounds = env("BLOOMKIT_ROUNDS", 21) as usize;
+    let keys = std::env::var("BLOOMKIT_KEYS").unwrap_or_else(|_| "url,u64".into());
+    for k in keys.split(',') {
+        match k.trim() {
+            "url" => run::<String>(n, rounds),
+            "u64" => run::<u64>(n, rounds),
+            other => eprintln!("unknown key type {other:?} (url, u64)"),
         }
     }
 }

@@ -8,11 +8,13 @@ use crate::bitmap::{Bitmap, TwoBitMap};
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
+use crate::dleft::DLeftCountingFilter;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::kind::Kind;
 use crate::math::Params;
 use crate::scalable::ScalableBloomFilter;
+use crate::window::{CountWindowFilter, TimeWindowFilter};
 
 /// Any in-memory filter kind, as read from a file whose kind is known only at run time.
 ///
@@ -33,6 +35,12 @@ pub enum AnyFilter {
     Counting(CountingBloomFilter),
     /// A scalable filter.
     Scalable(ScalableBloomFilter),
+    /// A count-window filter (the last `N` insertions).
+    CountWindow(CountWindowFilter),
+    /// A time-window filter (the last span of time).
+    TimeWindow(TimeWindowFilter),
+    /// A d-left counting filter.
+    DLeft(DLeftCountingFilter),
     /// An exact set of integers of a range.
     Bitmap(Bitmap),
     /// Two bits per integer of a range: absent, once, more than once.
@@ -50,7 +58,8 @@ macro_rules! from_filter {
     )*};
 }
 
-from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable);
+from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable, CountWindowFilter => CountWindow, TimeWindowFilter => TimeWindow);
+from_filter!(DLeftCountingFilter => DLeft);
 from_filter!(Bitmap => Bitmap, TwoBitMap => TwoBitMap);
 
 impl AnyFilter {
@@ -61,6 +70,9 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::CountWindow(f) => f,
+            AnyFilter::TimeWindow(f) => f,
+            AnyFilter::DLeft(f) => f,
             AnyFilter::Bitmap(f) => f,
             AnyFilter::TwoBitMap(f) => f,
         }
@@ -73,6 +85,9 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
+            AnyFilter::CountWindow(f) => f,
+            AnyFilter::TimeWindow(f) => f,
+            AnyFilter::DLeft(f) => f,
             AnyFilter::Bitmap(f) => f,
             AnyFilter::TwoBitMap(f) => f,
         }

@@ -213,6 +213,21 @@ macro_rules! blocked_filter {
                 self.path.insert_batch(&self.spec, &$($mut)? self.blocks[..], keys, |_, _| {});
             }
 
+            /// Adds elements by their hash words (each from [`hash`](Self::hash)), a group at a
+            /// time as [`insert_batch`](Self::insert_batch) does: for callers that hash elsewhere,
+            /// such as a binding that hashes while it holds its interpreter's lock.
+            pub fn insert_hash_batch(&$($mut)? self, hashes: &[[u64; 2]]) {
+                let layout = self.spec.layout();
+                self.path.insert_items(layout, &$($mut)? self.blocks[..], hashes, |h| *h, |_, _| {});
+            }
+
+            /// Tests elements by their hash words into `out` (as
+            /// [`contains_batch_into`](Self::contains_batch_into)).
+            pub fn contains_hash_batch_into(&self, hashes: &[[u64; 2]], out: &mut [bool]) {
+                let layout = self.spec.layout();
+                self.path.contains_items(layout, &self.blocks[..], hashes, |h| *h, out);
+            }
+
             /// Tests every element of `keys` (hash, prefetch, then probe, a group at a time).
             pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
                 let mut out = vec![false; keys.len()];
@@ -375,6 +390,42 @@ mod tests {
             }
             assert!(answers[..10_000].iter().all(|&a| a));
         }};
+    }
+
+    /// The batch pipeline (keys hashed a fixed distance ahead of their probe) handles batches
+    /// shorter than, equal to and just past its distance, and an answer slice shorter than the
+    /// keys, on every path: the same bits and answers as one key at a time.
+    #[test]
+    fn batches_of_every_length_match_single_keys() {
+        for layout in [BlockLayout::SplitBlock256, BlockLayout::Bits(7)] {
+            let spec = BlockSpec::new(64, layout, Hashing::Xxh3).unwrap();
+            for len in [0usize, 1, 31, 32, 33, 63, 64, 65, 200] {
+                let keys: Vec<String> = (0..len).map(|i| format!("key-{i}")).collect();
+                let probes: Vec<String> = (0..2 * len).map(|i| format!("key-{i}")).collect();
+                for portable in [false, true] {
+                    let mut single = BlockedBloomFilter::from_spec(spec.clone()).unwrap();
+                    let mut batch = single.clone();
+                    let atomic = AtomicBlockedBloomFilter::from_spec(spec.clone()).unwrap();
+                    if portable {
+                        batch.force_portable();
+                    }
+                    keys.iter().for_each(|k| {
+                        single.insert(k);
+                    });
+                    batch.insert_batch(&keys);
+                    atomic.insert_batch(&keys);
+                    assert!(batch.words().eq(single.words()), "{layout} {len}");
+                    assert!(atomic.words().eq(single.words()), "{layout} {len}");
+                    let want: Vec<bool> = probes.iter().map(|k| single.contains(k)).collect();
+                    assert_eq!(batch.contains_batch(&probes), want, "{layout} {len}");
+                    assert_eq!(atomic.contains_batch(&probes), want, "{layout} {len}");
+                    // Answers for the first `len` probes only, the rest left alone.
+                    let mut out = vec![false; len];
+                    batch.contains_batch_into(&probes, &mut out);
+                    assert_eq!(out, want[..len], "{layout} {len}");
+                }
+            }
+        }
     }
 
     /// The AVX2 paths (single key with the inlined XXH3 key hash or another hashing, by hash,

@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::filter::Filter;
 use crate::key::Key;
 use crate::math::Params;
-use crate::probe::Digest;
+use crate::probe::{enhanced_double, Digest, Scheme};
 use crate::spec::Spec;
 use crate::storage::BitVec;
 use std::fmt;
@@ -31,8 +31,16 @@ pub const DEFAULT_FPP: f64 = 0.01;
 
 /// Sets an element's `k` bits with `set` (which returns whether the bit was clear); `true` if
 /// any was. The one insert loop of every classic storage.
+///
+/// bloomkit's default scheme is walked here, inline, with the "was any bit clear" flag in a
+/// register: held in memory (as a closure passed out of line needs it), its store in every probe
+/// would wait for that probe's cache miss and fill the CPU's store queue, which limits how many
+/// elements' misses overlap.
 #[inline(always)]
 pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
+    if spec.scheme() == Scheme::EnhancedDouble {
+        return enhanced_double(d, spec.hashes(), spec.bits()).fold(false, |new, i| set(i) | new);
+    }
     let mut new = false;
     spec.for_each_position(d, |i| {
         new |= set(i);
@@ -45,7 +53,8 @@ pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64)
 /// query loop of every classic storage.
 #[inline(always)]
 pub(crate) fn contains_positions(spec: &Spec, d: &Digest, get: impl Fn(u64) -> bool) -> bool {
-    spec.for_each_position(d, get)
+    spec.scheme()
+        .for_each_position(d, spec.hashes(), spec.bits(), get)
 }
 
 /// A classic Bloom filter over plain memory.

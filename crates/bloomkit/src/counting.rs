@@ -19,6 +19,28 @@
 //! to zero while elements that map to it are still present, which would be a false negative.
 //! A saturated counter costs a little accuracy (it never returns to zero), never correctness.
 //!
+//! ## Minimal increase (Cohen and Matias, 2003)
+//! [`CountingBloomFilter::with_minimal_increase`] switches insertion to the spectral Bloom
+//! filter's *minimal increase*: only the element's smallest counters go up (those equal to the
+//! minimum); the others already exceed it. Every counter of an element still stays at or above
+//! its true count, so [`CountingBloomFilter::count`] never under-estimates, and counters that
+//! other elements inflated are not inflated further: on skewed streams the over-estimates
+//! fall sharply (`docs/COUNTING.md` has the figures). The price is removal: decrementing an
+//! element's counters could take a counter that another element relies on below that
+//! element's count, so a minimal-increase filter refuses [`remove`](CountingBloomFilter::remove)
+//! with [`Error::Unsupported`]. The choice is stored in the filter's file.
+//!
+//! ```
+//! use bloomkit::CountingBloomFilter;
+//! let mut words = CountingBloomFilter::new(1000, 0.01)?.with_minimal_increase();
+//! for _ in 0..3 {
+//!     words.insert("the");
+//! }
+//! assert!(words.count("the") >= 3);
+//! assert!(words.remove("the").is_err()); // minimal increase cannot remove
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+//!
 //! ## The hazard of removing what was never inserted
 //! [`CountingBloomFilter::remove`] refuses, with [`Error::NotPresent`], an element one of whose
 //! counters is zero: such an element was certainly never inserted. But an element that was never
@@ -59,6 +81,8 @@ use std::fmt;
 pub struct CountingBloomFilter {
     spec: Spec,
     counters: Counters,
+    /// Inserts by minimal increase (and so cannot remove).
+    minimal_increase: bool,
 }
 
 impl CountingBloomFilter {
@@ -71,7 +95,11 @@ impl CountingBloomFilter {
     /// An empty filter with the given spec (`m` counters, `k` hashes) and counter width.
     pub fn from_spec(spec: Spec, width: CounterWidth) -> Result<Self> {
         let counters = Counters::zeros(spec.bits(), width)?;
-        Ok(CountingBloomFilter { spec, counters })
+        Ok(CountingBloomFilter {
+            spec,
+            counters,
+            minimal_increase: false,
+        })
     }
 
     /// A filter from its parts (for example read from a file). There must be exactly
@@ -84,7 +112,24 @@ impl CountingBloomFilter {
                 spec.bits()
             )));
         }
-        Ok(CountingBloomFilter { spec, counters })
+        Ok(CountingBloomFilter {
+            spec,
+            counters,
+            minimal_increase: false,
+        })
+    }
+
+    /// The same filter, inserting from now on by minimal increase (see the module docs): more
+    /// accurate counts, no removal. The switch is one-way: the counters of a filter that
+    /// inserted by minimal increase no longer support removal.
+    pub fn with_minimal_increase(mut self) -> Self {
+        self.minimal_increase = true;
+        self
+    }
+
+    /// Whether the filter inserts by minimal increase (and so refuses removals).
+    pub fn is_minimal_increase(&self) -> bool {
+        self.minimal_increase
     }
 
     /// The filter's spec.
@@ -103,8 +148,23 @@ impl CountingBloomFilter {
     }
 
     /// Adds one occurrence of an element. Returns `true` if it was new (some counter was zero).
+    ///
+    /// Every counter of the element goes up by one or, with minimal increase, only those equal
+    /// to the smallest of them (a counter shared by two of its probes goes up once).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let d = self.spec.digest(key);
+        if self.minimal_increase {
+            let min = self.min_counter(&d);
+            let counters = &mut self.counters;
+            // After its increment a counter exceeds `min`, so a repeated probe skips it.
+            self.spec.for_each_position(&d, |i| {
+                if counters.get(i) == min {
+                    counters.increment(i);
+                }
+                true
+            });
+            return min == 0;
+        }
         let counters = &mut self.counters;
         let mut new = false;
         self.spec.for_each_position(&d, |i| {
@@ -129,10 +189,13 @@ impl CountingBloomFilter {
     /// of its counters. Never below the true count; equal to the counter maximum when
     /// saturated (read it as "at least").
     pub fn count<K: Key + ?Sized>(&self, key: &K) -> u8 {
-        let d = self.spec.digest(key);
+        self.min_counter(&self.spec.digest(key))
+    }
+
+    fn min_counter(&self, d: &Digest) -> u8 {
         let mut min = u8::MAX;
         let counters = &self.counters;
-        self.spec.for_each_position(&d, |i| {
+        self.spec.for_each_position(d, |i| {
             min = min.min(counters.get(i));
             min != 0
         });
@@ -145,7 +208,16 @@ impl CountingBloomFilter {
     /// present: one of its counters is zero (or, where two of its probes share a counter, is
     /// below the number of probes that share it). Saturated counters are left as they are.
     /// See the module docs for the hazard of removing a false positive.
+    ///
+    /// A filter that inserts by minimal increase refuses every removal with
+    /// [`Error::Unsupported`].
     pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
+        if self.minimal_increase {
+            return Err(Error::Unsupported {
+                operation: "remove",
+                kind: "minimal-increase counting",
+            });
+        }
         let d = self.spec.digest(key);
         let mut positions = Vec::with_capacity(self.spec.hashes() as usize);
         self.spec.for_each_position(&d, |i| {
@@ -166,8 +238,8 @@ impl CountingBloomFilter {
         Ok(())
     }
 
-    /// Adds every element of `other`, counter by counter (saturating). Specs and counter widths
-    /// must be equal.
+    /// Adds every element of `other`, counter by counter (saturating). Specs, counter widths
+    /// and insertion modes (minimal increase or not) must be equal.
     pub fn union(&mut self, other: &CountingBloomFilter) -> Result<()> {
         self.check_compatible(other)?;
         self.counters.saturating_add(&other.counters);
@@ -180,6 +252,19 @@ impl CountingBloomFilter {
             return Err(Error::Incompatible(Incompatibility::Kind(
                 format!("{}-bit counting", self.width().bits()),
                 format!("{}-bit counting", other.width().bits()),
+            )));
+        }
+        if self.minimal_increase != other.minimal_increase {
+            let mode = |mi| {
+                if mi {
+                    "minimal-increase counting"
+                } else {
+                    "counting"
+                }
+            };
+            return Err(Error::Incompatible(Incompatibility::Kind(
+                mode(self.minimal_increase).into(),
+                mode(other.minimal_increase).into(),
             )));
         }
         Ok(())
@@ -233,6 +318,7 @@ impl fmt::Debug for CountingBloomFilter {
         f.debug_struct("CountingBloomFilter")
             .field("spec", &self.spec)
             .field("counter_bits", &self.width().bits())
+            .field("minimal_increase", &self.minimal_increase)
             .finish()
     }
 }

@@ -58,8 +58,9 @@ pub enum Error {
     },
 
     /// A counting filter refused to remove an element that cannot be in it (one of its
-    /// counters is zero). Nothing was changed.
-    #[error("cannot remove an element that is not in the filter (one of its counters is zero)")]
+    /// counters is zero; in a d-left filter, its fingerprint is in none of its buckets).
+    /// Nothing was changed.
+    #[error("cannot remove an element that is not in the filter")]
     NotPresent,
 
     /// An integer outside the declared range of a bitmap. Nothing was changed (a batch with

@@ -31,8 +31,8 @@ pub trait Filter: Send + Sync + fmt::Debug {
     /// that can be full (a scalable filter at its limit).
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool>;
 
-    /// Removes one occurrence of an element by its encoded bytes. Only counting filters can;
-    /// the others return [`Error::Unsupported`](crate::Error::Unsupported).
+    /// Removes one occurrence of an element by its encoded bytes. Only counting filters (not
+    /// minimal-increase ones) and d-left filters can; the others return [`Error::Unsupported`](crate::Error::Unsupported).
     fn remove_encoded(&mut self, bytes: &[u8]) -> Result<()> {
         let _ = bytes;
         Err(crate::Error::Unsupported {

@@ -32,34 +32,50 @@ pub enum Kind {
     /// Every probe of an element in one block
     /// ([`BlockedBloomFilter`](crate::BlockedBloomFilter)).
     Blocked,
+    /// The last `N` insertions, age-partitioned
+    /// ([`CountWindowFilter`](crate::window::CountWindowFilter)).
+    CountWindow,
+    /// The last span of time, in generations rotated by a clock
+    /// ([`TimeWindowFilter`](crate::window::TimeWindowFilter)).
+    TimeWindow,
     /// One bit per possible integer of a declared range: an exact set of integer keys
     /// ([`Bitmap`](crate::bitmap::Bitmap)).
     Bitmap,
     /// Two bits per possible integer (absent, seen once, seen more than once)
     /// ([`TwoBitMap`](crate::bitmap::TwoBitMap)).
     TwoBitMap,
+    /// Fingerprints with small counters in d-left hash tables: removal and counting in about
+    /// half a counting filter's memory ([`DLeftCountingFilter`](crate::DLeftCountingFilter)).
+    DLeft,
 }
 
 impl Kind {
     /// Every kind, in order of their codes.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Classic,
         Kind::Counting,
         Kind::Scalable,
         Kind::Blocked,
+        Kind::CountWindow,
+        Kind::TimeWindow,
         Kind::Bitmap,
         Kind::TwoBitMap,
+        Kind::DLeft,
     ];
 
-    /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `bitmap`, `two-bit-map`.
+    /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `count-window`,
+    /// `time-window`, `bitmap`, `two-bit-map`, `dleft`.
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Classic => "classic",
             Kind::Counting => "counting",
             Kind::Scalable => "scalable",
             Kind::Blocked => "blocked",
+            Kind::CountWindow => "count-window",
+            Kind::TimeWindow => "time-window",
             Kind::Bitmap => "bitmap",
             Kind::TwoBitMap => "two-bit-map",
+            Kind::DLeft => "dleft",
         }
     }
 
@@ -70,8 +86,11 @@ impl Kind {
             Kind::Counting => 2,
             Kind::Scalable => 3,
             Kind::Blocked => 4,
+            Kind::CountWindow => 5,
+            Kind::TimeWindow => 6,
             Kind::Bitmap => 7,
             Kind::TwoBitMap => 8,
+            Kind::DLeft => 9,
         }
     }
 
@@ -115,8 +134,11 @@ mod tests {
             (Kind::Counting, "counting", 2),
             (Kind::Scalable, "scalable", 3),
             (Kind::Blocked, "blocked", 4),
+            (Kind::CountWindow, "count-window", 5),
+            (Kind::TimeWindow, "time-window", 6),
             (Kind::Bitmap, "bitmap", 7),
             (Kind::TwoBitMap, "two-bit-map", 8),
+            (Kind::DLeft, "dleft", 9),
         ];
         for (kind, name, code) in pinned {
             assert_eq!(kind.name(), name);
@@ -126,8 +148,7 @@ mod tests {
             assert_eq!(Kind::from_code(code), Some(kind));
         }
         assert_eq!(Kind::from_code(0), None);
-        assert_eq!(Kind::from_code(5), None);
-        assert_eq!(Kind::from_code(6), None);
+        assert_eq!(Kind::from_code(1000), None);
         let err = "Classic".parse::<Kind>().unwrap_err().to_string();
         assert!(err.contains("unknown filter kind 'Classic'"), "{err}");
     }

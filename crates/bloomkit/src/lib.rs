@@ -47,6 +47,7 @@
 //! | `blocked.rs` | [`BlockedBloomFilter`] |
 //! | `concurrent.rs` | [`AtomicBloomFilter`], [`AtomicBlockedBloomFilter`]: the same filters through `&self` |
 //! | `counting.rs` | [`CountingBloomFilter`] |
+//! | `dleft.rs` | [`DLeftCountingFilter`]: the d-left counting filter |
 //! | `scalable.rs` | [`ScalableBloomFilter`], [`ScalableConfig`] |
 //! | `bitmap/` | [`bitmap::Bitmap`], [`bitmap::TwoBitMap`]: exact sets of integers of a range, dense or roaring; [`bitmap::MappedBitmap`] |
 //! | `filter.rs`, `any.rs`, `kind.rs` | the [`Filter`] trait, [`AnyFilter`], [`Kind`]: any kind chosen at run time |
@@ -54,6 +55,7 @@
 //! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
 //! | `clock.rs` | [`clock::Clock`]: where filters that forget read the time |
 //! | `std_traits.rs` | the standard traits: `Extend`, `FromIterator`, `\|=`, `&=`, `Debug` |
+//! | `window/` | [`window::CountWindowFilter`], [`window::TimeWindowFilter`]: filters that forget (the last `N` insertions, the last span of time) and their sizing |
 //! | `error.rs` | [`Error`]: the one error type |
 //!
 //! ## One vocabulary
@@ -63,9 +65,10 @@
 //! a kind can remove (counting filters), `insert_batch` and `contains_batch` for a slice of
 //! elements, and `check_and_insert` for "seen before?" in one step. `insert` returns whether the
 //! element was new. The Redis filters' methods are `async` and return a `Result`, because each
-//! is a round trip to a server. Collections' conventions hold too: every kind implements
+//! is a round trip to a server. Collections' conventions hold too: the kinds implement
 //! [`Extend`] and [`FromIterator`], and `|=`/`&=` combine filters where union and intersection
-//! exist ([`std_traits`] says how, and what the operators do with incompatible filters).
+//! exist ([`std_traits`] says how, which kinds cannot and why, and what the operators do with
+//! incompatible filters).
 //!
 //! ## Cargo features
 //!
@@ -82,8 +85,8 @@
 //! ## Stability
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
-//! documentation: [`bitmap`], [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`file`](mod@file),
-//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`] and [`std_traits`]. The modules `probe` and
+//! documentation: [`bitmap`], [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`dleft`], [`file`](mod@file),
+//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`], [`std_traits`] and [`window`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
 
@@ -100,6 +103,7 @@ pub mod clock;
 pub mod codec;
 pub mod concurrent;
 pub mod counting;
+pub mod dleft;
 pub mod file;
 pub mod hash;
 pub mod key;
@@ -109,6 +113,7 @@ pub mod mmap;
 pub mod scalable;
 pub mod sharing;
 pub mod std_traits;
+pub mod window;
 
 // Modules whose every public item is exported at the root.
 mod any;
@@ -128,6 +133,7 @@ pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
 pub use concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 pub use counting::CountingBloomFilter;
+pub use dleft::DLeftCountingFilter;
 pub use error::{Error, Incompatibility, Result};
 pub use filter::Filter;
 pub use hash::Hashing;

@@ -12,6 +12,7 @@
 //! | FPR from the fill ratio | `p = (X/m)^k` |
 //! | element count from set bits (Swamidass–Baldi) | `n ≈ -(m/k)·ln(1 - X/m)` |
 //! | capacity of (`m`, `k`) at FPR `p` | `n = -(m/k)·ln(1 - p^(1/k))` |
+//! | d-left FPR, `n` fingerprints stored among `F = buckets·2^r` ([`DLeftParams`]) | `p = 1 - (1 - 1/F)^n ≈ 24·2^-r` at the paper's load |
 //!
 //! Besides bloomkit's own sizing ([`params_for`]) this module reproduces the exact sizing of
 //! Guava ([`guava_params`]), Go's bits-and-blooms ([`go_params`]) and Redisson
@@ -556,6 +557,197 @@ pub fn redisson_params(n: u64, p: f64) -> Result<Params> {
     Params { bits, hashes }.validate()
 }
 
+/// The shape of a d-left counting Bloom filter ([`DLeftCountingFilter`](crate::DLeftCountingFilter)):
+/// `tables` sub-tables (the paper's `d`) of `buckets` buckets each, every bucket holding
+/// `cells_per_bucket` cells of a `remainder_bits`-bit fingerprint remainder and a
+/// `counter_bits`-bit counter.
+///
+/// ## Sizing (Bonomi, Mitzenmacher, Panigrahy, Singh and Varghese, 2006)
+/// An element's hash gives a *true fingerprint* in a space of `F = buckets · 2^r` values
+/// (`r` = `remainder_bits`); one permutation per sub-table turns it into a bucket and a
+/// remainder there. A query is a false positive only when another stored element has the same
+/// true fingerprint, so with `n` distinct elements stored
+///
+/// `FPR = 1 − (1 − 1/F)^n ≤ n / F = d · (n / (d · buckets)) · 2^−r`,
+///
+/// that is the number of occupied cells in an element's `d` buckets times `2^−r`. The paper's
+/// design point, used by [`DLeftParams::for_capacity`]: `d = 4` sub-tables, 8 cells per bucket
+/// filled to 6 on average at capacity (so `buckets = ⌈n / 24⌉` and `FPR ≈ 24 · 2^−r`), 2-bit
+/// counters, and the smallest `r` meeting the target. With four choices per element the most
+/// loaded bucket stays within a small constant of the mean, so 8 cells almost never overflow
+/// at 75 % load.
+///
+/// ```
+/// use bloomkit::math::DLeftParams;
+/// let p = DLeftParams::for_capacity(1_000_000, 0.01).unwrap();
+/// assert_eq!((p.tables, p.cells_per_bucket, p.remainder_bits, p.counter_bits), (4, 8, 12, 2));
+/// assert!(p.expected_fpp(1_000_000) <= 0.01);
+/// // 14-bit cells at 75 % load: under 19 bits per element (a 4-bit counting filter: 38.3).
+/// assert!((p.bits() as f64 / 1e6) < 19.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DLeftParams {
+    /// Number of sub-tables, `d` (1 to [`DLeftParams::MAX_TABLES`]).
+    pub tables: u32,
+    /// Buckets in each sub-table.
+    pub buckets: u64,
+    /// Cells in each bucket (1 to [`DLeftParams::MAX_CELLS_PER_BUCKET`]).
+    pub cells_per_bucket: u32,
+    /// Bits of the fingerprint remainder stored in a cell, `r`.
+    pub remainder_bits: u32,
+    /// Bits of each cell's counter (1 to 8).
+    pub counter_bits: u32,
+}
+
+impl DLeftParams {
+    /// The paper's number of sub-tables.
+    pub const DEFAULT_TABLES: u32 = 4;
+    /// The paper's cells per bucket.
+    pub const DEFAULT_CELLS_PER_BUCKET: u32 = 8;
+    /// Mean occupied cells per bucket at the design capacity (75 % of 8).
+    pub const DESIGN_LOAD: u32 = 6;
+    /// The paper's counter width.
+    pub const DEFAULT_COUNTER_BITS: u32 = 2;
+    /// Most sub-tables accepted.
+    pub const MAX_TABLES: u32 = 16;
+    /// Most cells per bucket accepted.
+    pub const MAX_CELLS_PER_BUCKET: u32 = 64;
+
+    /// The paper's design for `n` elements at false-positive probability `p`: 4 sub-tables,
+    /// 8 cells per bucket, buckets for a mean load of 6 at `n`, 2-bit counters, and the smallest
+    /// remainder that keeps [`expected_fpp`](Self::expected_fpp)`(n) ≤ p`.
+    pub fn for_capacity(n: u64, p: f64) -> Result<DLeftParams> {
+        let p = check_fpp(p)?;
+        let n = n.max(1);
+        let tables = Self::DEFAULT_TABLES;
+        let per_table = u64::from(tables * Self::DESIGN_LOAD);
+        let buckets = n.div_ceil(per_table);
+        // n / (buckets · 2^r) ≤ p  ⇔  r ≥ log2(n / (buckets · p)).
+        let need = (n as f64 / (buckets as f64 * p)).log2().ceil().max(1.0);
+        let counter_bits = Self::DEFAULT_COUNTER_BITS;
+        let max_r = 64 - counter_bits;
+        if need > f64::from(max_r) {
+            return Err(Error::InvalidParameters(format!(
+                "a d-left filter stores at most {max_r}-bit fingerprint remainders, enough for a \
+                 false-positive probability of about {:.1e}, not {p}",
+                n as f64 / (buckets as f64 * 2f64.powi(max_r as i32))
+            )));
+        }
+        let mut params = DLeftParams {
+            tables,
+            buckets,
+            cells_per_bucket: Self::DEFAULT_CELLS_PER_BUCKET,
+            remainder_bits: need as u32,
+            counter_bits,
+        };
+        // `n / F` bounds the exact FPR from above; the exact one may allow a bit less (small
+        // `n`), and float rounding at an exact power of two may need one more.
+        if params.expected_fpp(n) > p && params.remainder_bits < max_r {
+            params.remainder_bits += 1;
+        }
+        while params.remainder_bits > 1 {
+            let smaller = DLeftParams {
+                remainder_bits: params.remainder_bits - 1,
+                ..params
+            };
+            if smaller.expected_fpp(n) > p {
+                break;
+            }
+            params = smaller;
+        }
+        params.validate()
+    }
+
+    /// The same shape with `bits`-bit counters (1 to 8): wider counters saturate later (at
+    /// `2^bits − 1` copies of one fingerprint) and cost one bit per cell each.
+    pub fn with_counter_bits(self, bits: u32) -> Result<DLeftParams> {
+        DLeftParams {
+            counter_bits: bits,
+            ..self
+        }
+        .validate()
+    }
+
+    /// Checks that the shape describes a filter this platform can hold.
+    pub fn validate(self) -> Result<DLeftParams> {
+        let bad = |what: String| Err(Error::InvalidParameters(what));
+        if !(1..=Self::MAX_TABLES).contains(&self.tables) {
+            return bad(format!(
+                "a d-left filter has 1 to {} sub-tables, not {}",
+                Self::MAX_TABLES,
+                self.tables
+            ));
+        }
+        if !(1..=Self::MAX_CELLS_PER_BUCKET).contains(&self.cells_per_bucket) {
+            return bad(format!(
+                "a d-left bucket has 1 to {} cells, not {}",
+                Self::MAX_CELLS_PER_BUCKET,
+                self.cells_per_bucket
+            ));
+        }
+        if !(1..=8).contains(&self.counter_bits) {
+            return bad(format!(
+                "a d-left counter has 1 to 8 bits, not {}",
+                self.counter_bits
+            ));
+        }
+        if self.remainder_bits == 0 || self.remainder_bits + self.counter_bits > 64 {
+            return bad(format!(
+                "a d-left cell holds a remainder of 1 to {} bits with {}-bit counters, not {}",
+                64 - self.counter_bits,
+                self.counter_bits,
+                self.remainder_bits
+            ));
+        }
+        if self.buckets == 0 {
+            return Err(Error::ZeroBits);
+        }
+        let bits = self
+            .cells_checked()
+            .and_then(|c| c.checked_mul(u64::from(self.cell_bits())));
+        match bits {
+            Some(b) if b <= MAX_BITS => Ok(self),
+            _ => Err(Error::TooLarge {
+                bits: bits.unwrap_or(u64::MAX),
+                limit: "more cell bits than this platform can address",
+            }),
+        }
+    }
+
+    fn cells_checked(self) -> Option<u64> {
+        u64::from(self.tables)
+            .checked_mul(self.buckets)?
+            .checked_mul(u64::from(self.cells_per_bucket))
+    }
+
+    /// Bits per cell: remainder and counter.
+    pub fn cell_bits(self) -> u32 {
+        self.remainder_bits + self.counter_bits
+    }
+
+    /// Cells in all sub-tables (for validated params).
+    pub fn cells(self) -> u64 {
+        u64::from(self.tables) * self.buckets * u64::from(self.cells_per_bucket)
+    }
+
+    /// Bits of all cells (for validated params).
+    pub fn bits(self) -> u64 {
+        self.cells() * u64::from(self.cell_bits())
+    }
+
+    /// The size of the true-fingerprint space, `buckets · 2^r`.
+    pub fn fingerprint_space(self) -> f64 {
+        self.buckets as f64 * 2f64.powi(self.remainder_bits as i32)
+    }
+
+    /// Expected false-positive probability with `n` distinct elements stored:
+    /// `1 − (1 − 1/F)^n`, `F` = [`fingerprint_space`](Self::fingerprint_space).
+    pub fn expected_fpp(self, n: u64) -> f64 {
+        let f = self.fingerprint_space();
+        -(n as f64 * (-1.0 / f).ln_1p()).exp_m1()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -676,5 +868,82 @@ mod tests {
             assert!((est - n as f64).abs() / (n as f64) < 0.001, "{n} {est}");
         }
         assert!((fpp_from_fill(0.5, 3) - 0.125).abs() < 1e-15);
+    }
+}
+
+#[cfg(test)]
+mod dleft_tests {
+    use super::*;
+
+    #[test]
+    fn dleft_sizing_meets_the_target_with_the_papers_shape() {
+        for n in [1u64, 10, 1000, 123_457, 10_000_000] {
+            for p in [0.5, 0.1, 0.01, 0.001, 1e-6] {
+                let d = DLeftParams::for_capacity(n, p).unwrap();
+                assert_eq!((d.tables, d.cells_per_bucket, d.counter_bits), (4, 8, 2));
+                assert_eq!(d.buckets, n.div_ceil(24), "n = {n}");
+                assert!(d.expected_fpp(n) <= p, "n = {n}, p = {p}");
+                // The smallest remainder: one bit less misses the target.
+                let smaller = DLeftParams {
+                    remainder_bits: d.remainder_bits - 1,
+                    ..d
+                };
+                assert!(d.remainder_bits == 1 || smaller.expected_fpp(n) > p);
+            }
+        }
+        // 24 · 2^-r: r = 12 at 1 % (24/4096 = 0.59 %), r = 15 at 0.1 %.
+        let d = DLeftParams::for_capacity(2_400_000, 0.01).unwrap();
+        assert_eq!(d.remainder_bits, 12);
+        let bound = 24.0 / 4096.0;
+        let exact = d.expected_fpp(2_400_000);
+        assert!(exact <= bound && exact > 0.99 * bound, "{exact}");
+        assert_eq!(
+            DLeftParams::for_capacity(2_400_000, 0.001)
+                .unwrap()
+                .remainder_bits,
+            15
+        );
+    }
+
+    #[test]
+    fn dleft_shapes_outside_the_limits_are_refused() {
+        assert!(matches!(
+            DLeftParams::for_capacity(10, 0.0),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            DLeftParams::for_capacity(10, 1e-30),
+            Err(Error::InvalidParameters(_))
+        ));
+        assert!(matches!(
+            DLeftParams::for_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        let d = DLeftParams::for_capacity(1000, 0.01).unwrap();
+        assert!(d.with_counter_bits(0).is_err());
+        assert!(d.with_counter_bits(9).is_err());
+        assert_eq!(
+            d.with_counter_bits(4).unwrap().cell_bits(),
+            d.remainder_bits + 4
+        );
+        for bad in [
+            DLeftParams { tables: 0, ..d },
+            DLeftParams { tables: 17, ..d },
+            DLeftParams {
+                cells_per_bucket: 0,
+                ..d
+            },
+            DLeftParams {
+                remainder_bits: 0,
+                ..d
+            },
+            DLeftParams {
+                remainder_bits: 63,
+                ..d
+            },
+            DLeftParams { buckets: 0, ..d },
+        ] {
+            assert!(bad.validate().is_err(), "{bad:?}");
+        }
     }
 }

@@ -220,7 +220,7 @@ impl MappedFilter {
                 }
                 MappedKind::Classic(spec)
             }
-            (None, Some(spec)) => {
+            (None, Some(spec)) if header.kind == Kind::Blocked => {
                 self.path = BlockPath::new(spec.layout(), spec.hashing());
                 MappedKind::Blocked(spec)
             }

@@ -4,18 +4,22 @@
 //!
 //! # Collecting and extending
 //!
-//! Every in-memory filter kind ([`BloomFilter`], [`BlockedBloomFilter`],
-//! [`AtomicBloomFilter`], [`AtomicBlockedBloomFilter`], [`CountingBloomFilter`],
-//! [`ScalableBloomFilter`]) implements both:
+//! The in-memory filter kinds [`BloomFilter`], [`BlockedBloomFilter`], [`AtomicBloomFilter`],
+//! [`AtomicBlockedBloomFilter`], [`CountingBloomFilter`], [`ScalableBloomFilter`] and
+//! [`CountWindowFilter`] implement both; [`TimeWindowFilter`] implements `Extend` only (it
+//! needs a window length, which an iterator does not give), and
+//! [`DLeftCountingFilter`](crate::DLeftCountingFilter) neither: its `insert` fails when all of
+//! an element's buckets are full, which `extend` could not report, so call `insert` in a loop.
 //!
-//! - `extend` inserts each element as it comes (the blocked kinds in batches of
-//!   [`EXTEND_BATCH`], through their prefetching batch insert);
+//! - `extend` inserts each element as it comes (in batches of [`EXTEND_BATCH`] through
+//!   `insert_batch` for the kinds that have one);
 //! - `collect` builds a filter at [`DEFAULT_FPP`] (1 %). When the iterator reports its exact
 //!   length (`size_hint` with equal bounds, as for slices, vectors, ranges and maps) the filter
 //!   is sized for that many elements and filled as the iterator runs; otherwise the elements
 //!   are first buffered and counted, then inserted. A [`ScalableBloomFilter`] never buffers: its
 //!   first layer holds the iterator's lower bound (at least [`SCALABLE_INITIAL_CAPACITY`]) and
-//!   it grows from there. Duplicates count towards the size, so the filter can only be larger
+//!   it grows from there. A [`CountWindowFilter`] collected from `n` elements has a window of
+//!   `n`: it remembers them all. Duplicates count towards the size, so the filter can only be larger
 //!   than needed, never smaller. For any other false-positive rate or layout, create the filter
 //!   and `extend` it.
 //!
@@ -77,6 +81,7 @@ use crate::key::Key;
 use crate::scalable::{Layer, ScalableBloomFilter};
 use crate::spec::Spec;
 use crate::storage::{AtomicBitVec, BitVec, Block, Counters};
+use crate::window::{CountWindowFilter, TimeWindowFilter};
 use std::fmt;
 use std::ops::{BitAndAssign, BitOrAssign};
 
@@ -159,8 +164,8 @@ macro_rules! collect_one_by_one {
     };
 }
 
-/// `Extend` in batches through `insert_batch`, and `FromIterator` through [`Elements`].
-macro_rules! collect_in_batches {
+/// `Extend` in batches through `insert_batch`.
+macro_rules! extend_in_batches {
     ($name:ty) => {
         impl<K: Key> Extend<K> for $name {
             /// Inserts every element, [`EXTEND_BATCH`] at a time through
@@ -178,6 +183,13 @@ macro_rules! collect_in_batches {
                 }
             }
         }
+    };
+}
+
+/// `Extend` in batches, and `FromIterator` through [`Elements`] with `$name::new(n, fpp)`.
+macro_rules! collect_in_batches {
+    ($name:ty) => {
+        extend_in_batches!($name);
 
         impl<K: Key> FromIterator<K> for $name {
             /// A filter in the default layout at [`DEFAULT_FPP`] sized for the elements (see
@@ -202,6 +214,10 @@ collect_one_by_one!(CountingBloomFilter, |n| CountingBloomFilter::new(
 .ok());
 collect_in_batches!(BlockedBloomFilter);
 collect_in_batches!(AtomicBlockedBloomFilter);
+// A count window collected from `n` elements remembers all `n`.
+collect_in_batches!(CountWindowFilter);
+// A time window needs a window length, which an iterator cannot give: `Extend` only.
+extend_in_batches!(TimeWindowFilter);
 
 impl<K: Key> Extend<K> for ScalableBloomFilter {
     /// Inserts every element, adding layers as needed. `Extend` cannot report an error, so when
@@ -387,7 +403,7 @@ impl fmt::Debug for Content<'_> {
     }
 }
 
-#[cfg(feature = "mmap")]
+#[cfg(all(feature = "mmap", not(loom)))]
 impl fmt::Debug for crate::mmap::MappedFilter {
     /// What is mapped and how, not the bits.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -431,11 +447,23 @@ mod tests {
         assert!((0..5_000u64).all(|i| atomic.contains(&i)));
         let atomic: AtomicBloomFilter = (0..5_000u64).collect();
         assert!((0..5_000u64).all(|i| atomic.contains(&i)));
+        let window: CountWindowFilter = unsized_iter(5_000).collect();
+        assert!(
+            (0..5_000u64).all(|i| window.contains(&i)),
+            "a window of all of them"
+        );
         let counting: CountingBloomFilter = ["a", "b", "a"].into_iter().collect();
         assert_eq!((counting.count("a"), counting.count("b")), (2, 1));
 
         let empty: BloomFilter = std::iter::empty::<u64>().collect();
         assert!(empty.is_empty() && !empty.contains(&1u64));
+        let none = || std::iter::empty::<u64>();
+        assert!(!none().collect::<BlockedBloomFilter>().contains(&1u64));
+        assert!(!none().collect::<AtomicBloomFilter>().contains(&1u64));
+        assert!(!none().collect::<AtomicBlockedBloomFilter>().contains(&1u64));
+        assert!(!none().collect::<CountingBloomFilter>().contains(&1u64));
+        assert!(!none().collect::<ScalableBloomFilter>().contains(&1u64));
+        assert!(!none().collect::<CountWindowFilter>().contains(&1u64));
     }
 
     #[test]
@@ -473,6 +501,13 @@ mod tests {
         let mut blocked = BlockedBloomFilter::new(10_000, 0.01).unwrap();
         blocked.extend(unsized_iter(1_000));
         assert!((0..1_000u64).all(|i| blocked.contains(&i)));
+
+        let clock = std::sync::Arc::new(crate::clock::ManualClock::new(0));
+        let mut timed = TimeWindowFilter::new(std::time::Duration::from_secs(60), 4, 1_000, 0.01)
+            .unwrap()
+            .with_clock(clock);
+        timed.extend(unsized_iter(1_000));
+        assert!((0..1_000u64).all(|i| timed.contains(&i)));
 
         let mut config = ScalableConfig::new(100, 0.01);
         config.max_layers = Some(2);

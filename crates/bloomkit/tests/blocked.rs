@@ -149,6 +149,19 @@ fn batches_answer_like_single_calls_for(empty: BlockedBloomFilter) {
     // Odd lengths (not multiples of the internal group size).
     assert_eq!(batch.contains_batch(&keys[..37]).len(), 37);
     assert!(batch.contains_batch::<u64>(&[]).is_empty());
+    // By hash words computed first (as a binding does while it holds its interpreter's lock).
+    let hashes: Vec<[u64; 2]> = keys.iter().map(|k| batch.hash(k)).collect();
+    let mut by_hash = empty_like(&batch);
+    by_hash.insert_hash_batch(&hashes[..5000]);
+    assert_eq!(by_hash, batch);
+    let mut hash_answers = vec![false; keys.len()];
+    by_hash.contains_hash_batch_into(&hashes, &mut hash_answers);
+    assert_eq!(hash_answers, answers);
+}
+
+/// An empty filter of the same spec.
+fn empty_like(f: &BlockedBloomFilter) -> BlockedBloomFilter {
+    BlockedBloomFilter::from_spec(f.spec().clone()).unwrap()
 }
 
 #[test]

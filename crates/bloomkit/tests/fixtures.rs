@@ -13,8 +13,8 @@
 use bloomkit::codec::native::{self, Design};
 use bloomkit::storage::CounterWidth;
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Filter, Hashing, Preset,
-    ScalableBloomFilter, Spec,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Filter,
+    Hashing, Preset, ScalableBloomFilter, Spec,
 };
 use std::path::PathBuf;
 
@@ -77,6 +77,20 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
     all.extend([
         ("counting4.bloom", counting(CounterWidth::Four), design),
         ("counting8.bloom", counting(CounterWidth::Eight), design),
+        // Added with the d-left kind and minimal increase (same format version).
+        (
+            "counting4-minimal-increase.bloom",
+            match counting(CounterWidth::Four) {
+                AnyFilter::Counting(c) => c.with_minimal_increase().into(),
+                other => other,
+            },
+            design,
+        ),
+        (
+            "dleft.bloom",
+            DLeftCountingFilter::new(1000, 0.01).unwrap().into(),
+            design,
+        ),
         (
             // 300 keys into layers of 100, 200, ...: three layers.
             "scalable.bloom",

@@ -28,6 +28,19 @@ macro_rules! bench {
     }};
 }
 
+/// Single-key rows only (for the classic filter, which has no batch methods).
+macro_rules! bench_single {
+    ($f:expr, $keys:expr, $what:expr) => {{
+        let t = Instant::now();
+        if $what == 0 {
+            let mut c = 0u64; for k in $keys.iter() { c += $f.contains(k.as_str()) as u64; } black_box(c);
+        } else {
+            for k in $keys.iter() { black_box($f.insert(k.as_str())); }
+        }
+        t.elapsed().as_secs_f64() * 1e9 / $keys.len() as f64
+    }};
+}
+
 fn main() {
     let n: u64 = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
     let rounds: usize = std::env::var("ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(11);
@@ -35,6 +48,10 @@ fn main() {
     let mut fo = old::BlockedBloomFilter::new(n, 0.01).unwrap();
     let mut fnw = new::BlockedBloomFilter::new(n, 0.01).unwrap();
     fo.insert_batch(&members[..]); fnw.insert_batch(&members[..]);
+    // The classic filter too (its single-key paths).
+    let mut co = old::BloomFilter::new(n, 0.01).unwrap();
+    let mut cn = new::BloomFilter::new(n, 0.01).unwrap();
+    for k in &members { co.insert(k.as_str()); cn.insert(k.as_str()); }
     let q = 2_000_000u64;
     let hits: Vec<String> = (0..q).map(|i| members[((i * 2654435761) % n) as usize].clone()).collect();
     let misses: Vec<String> = (0..q).map(|i| url(n + 1 + i)).collect();
@@ -56,6 +73,20 @@ fn main() {
         println!("atomic/plain (new build): batch contains {:.3}, batch insert of new keys {:.3}", median(rc), median(ri));
     }
     for (name, keys) in [("hit", &hits), ("miss", &misses)] {
+        for what in [0, 2] {
+            let (mut r, mut to, mut tn) = (vec![], vec![], vec![]);
+            for round in 0..rounds {
+                let (a, b) = if round % 2 == 0 {
+                    let a = bench_single!(co, keys, what); let b = bench_single!(cn, keys, what); (a, b)
+                } else {
+                    let b = bench_single!(cn, keys, what); let a = bench_single!(co, keys, what); (a, b)
+                };
+                to.push(a); tn.push(b); r.push(b / a);
+            }
+            println!("{name:4} classic {:6}: old {:6.1} ns, new {:6.1} ns, median new/old {:.3} (min {:.3}, max {:.3})",
+                ["single", "", "ins1"][what], median(to), median(tn), median(r.clone()),
+                r.iter().cloned().fold(f64::MAX, f64::min), r.iter().cloned().fold(0.0, f64::max));
+        }
         for what in 0..4 {
             let (mut r, mut to, mut tn) = (vec![], vec![], vec![]);
             for round in 0..rounds {

@@ -13,7 +13,9 @@ in Rust, in the ``bloomkit`` command-line tool and in Redis::
 
 Kinds: ``BloomFilter`` (classic; Guava/Go/Redisson presets), ``BlockedBloomFilter``
 (fastest), ``AtomicBloomFilter`` and ``AtomicBlockedBloomFilter`` (lock-free adds from many
-threads), ``CountingBloomFilter`` (``remove``), ``ScalableBloomFilter`` (grows).
+threads), ``CountingBloomFilter`` and ``DLeftCountingFilter`` (``remove``),
+``ScalableBloomFilter`` (grows), ``CountWindowFilter`` and ``TimeWindowFilter`` (forget: the
+last N insertions, the last span of time).
 ``bloomkit.redis`` has filters shared through Redis, ``bloomkit.scrapy`` a Scrapy duplicate
 filter.
 """
@@ -24,10 +26,13 @@ from ._bloomkit import (
     BlockedBloomFilter,
     BloomFilter,
     CountingBloomFilter,
+    CountWindowFilter,
+    DLeftCountingFilter,
     Filter,
     MappedFilter,
     RedisError,
     ScalableBloomFilter,
+    TimeWindowFilter,
     load,
 )
 
@@ -37,9 +42,12 @@ __all__ = [
     "BlockedBloomFilter",
     "BloomFilter",
     "CountingBloomFilter",
+    "CountWindowFilter",
+    "DLeftCountingFilter",
     "Filter",
     "MappedFilter",
     "RedisError",
     "ScalableBloomFilter",
+    "TimeWindowFilter",
     "load",
 ]

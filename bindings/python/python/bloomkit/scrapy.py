@@ -16,12 +16,22 @@ Where the filter lives (settings, Scrapy style):
     by one of them). ``BLOOMKIT_DUPEFILTER_REDIS_KEY`` names it (default
     ``"%(spider)s-dupefilter"``, formatted with the spider's name).
 ``BLOOMKIT_DUPEFILTER_PATH``
-    a local file (bloomkit's native format; the ``bloomkit`` CLI reads it). It is loaded at
-    start if it exists, saved atomically when the spider closes and every
-    ``BLOOMKIT_DUPEFILTER_SAVE_INTERVAL`` seconds (default 60) while new requests arrive, so a
-    paused or interrupted crawl resumes without fetching again what it fetched before the
-    last save. Default: ``requests.bloom`` in ``JOBDIR`` when that is set. One crawl
-    process per file: processes that run at once share a filter through Redis.
+    a local file (bloomkit's native format; the ``bloomkit`` CLI reads it), created if it does
+    not exist. Default: ``requests.bloom`` in ``JOBDIR`` when that is set.
+
+    With the ``blocked`` and ``classic`` kinds the file is used in place, memory-mapped and
+    shared: each request is recorded in the file under its lock before ``request_seen``
+    answers, so any number of crawl processes on the machine can use one file at once (each
+    request is fetched by one of them), and a crawl that stops, even by a crash, resumes
+    without fetching again anything it fetched. The file's checksum is brought up to date when
+    the spider closes and every ``BLOOMKIT_DUPEFILTER_SAVE_INTERVAL`` seconds (default 60).
+    Its size is fixed: the capacity must cover every request of every crawl that uses it.
+
+    A ``scalable`` filter (which grows, so cannot be changed in place) is loaded at start,
+    saved atomically when the spider closes and every ``BLOOMKIT_DUPEFILTER_SAVE_INTERVAL``
+    seconds while new requests arrive. One process at a time per file: a second one is
+    refused with :class:`FilterFileBusyError` (processes that run at once share a scalable
+    filter through Redis).
 
 Without either, the filter lives in memory for one crawl.
 
@@ -38,6 +48,11 @@ import logging
 import os
 import time
 
+try:
+    import fcntl
+except ImportError:  # not on this system: the one-process rule is only documented there
+    fcntl = None
+
 from scrapy.dupefilters import BaseDupeFilter
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
@@ -46,6 +61,11 @@ import bloomkit
 import bloomkit.redis
 
 logger = logging.getLogger(__name__)
+
+class FilterFileBusyError(RuntimeError):
+    """Another process uses this scalable filter's file (scalable filter files are used by one
+    crawl process at a time; blocked and classic ones by any number)."""
+
 
 _LOCAL_KINDS = {
     "blocked": bloomkit.BlockedBloomFilter,
@@ -80,22 +100,55 @@ class BloomDupeFilter(BaseDupeFilter):
         self.stats = stats
         self._dirty = False
         self._last_save = time.monotonic()
+        self._lock_file = None
         if redis_url:
             if kind == "scalable":
                 self.filter = bloomkit.redis.ScalableRedisFilter(redis_url, redis_key, capacity, fpp)
             else:
                 self.filter = bloomkit.redis.RedisFilter(redis_url, redis_key, capacity, fpp)
             self.path = None
-        else:
-            if kind not in _LOCAL_KINDS:
-                raise ValueError(
-                    f"BLOOMKIT_DUPEFILTER_KIND must be one of {', '.join(_LOCAL_KINDS)}, got {kind!r}"
-                )
-            if path and os.path.exists(path):
+            return
+        if kind not in _LOCAL_KINDS:
+            raise ValueError(
+                f"BLOOMKIT_DUPEFILTER_KIND must be one of {', '.join(_LOCAL_KINDS)}, got {kind!r}"
+            )
+        if not path:
+            self.filter = _LOCAL_KINDS[kind](capacity, fpp)
+        elif kind == "scalable" or not _mappable(path):
+            self._lock_whole_file(path)
+            if os.path.exists(path):
                 self.filter = bloomkit.load(path)
                 logger.info("Resuming with %d requests seen before, from %s", len(self.filter), path)
             else:
                 self.filter = _LOCAL_KINDS[kind](capacity, fpp)
+        else:
+            # Blocked and classic files are changed in place, shared by every process that
+            # maps them. Of several processes creating the file at once, one succeeds and the
+            # others use its file.
+            try:
+                _LOCAL_KINDS[kind](capacity, fpp).save_new(path)
+            except FileExistsError:
+                pass
+            self.filter = bloomkit.BloomFilter.open_mmap(path, writable=True)
+            logger.info("Sharing %s (%s, about %d requests seen before)", path,
+                        self.filter.kind, len(self.filter))
+
+    def _lock_whole_file(self, path: str) -> None:
+        """Makes this process the only user of a scalable filter's file (the lock goes with the
+        process, even if it dies): `FilterFileBusyError` if another one has it."""
+        if fcntl is None:
+            return
+        self._lock_file = open(f"{path}.lock", "a+b")
+        try:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.close()
+            self._lock_file = None
+            raise FilterFileBusyError(
+                f"another crawl process uses the duplicate filter file {path}: a scalable filter "
+                f"file is used by one process at a time (use the blocked or classic kind, which "
+                f"many processes share in place, or a Redis filter)"
+            ) from None
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -136,14 +189,26 @@ class BloomDupeFilter(BaseDupeFilter):
         return False
 
     def save(self) -> None:
-        """Writes the filter to its file now (atomically), if it has one."""
+        """Writes the filter to its file now, if it has one: a whole-file save (atomic) for a
+        scalable filter; for a shared one, whose requests are in the file already, the
+        checksum is brought up to date and the changes flushed to disk."""
         self._last_save = time.monotonic()
         if self.path and self._dirty:
-            self.filter.save(self.path)
+            if isinstance(self.filter, bloomkit.MappedFilter):
+                self.filter.flush()
+            else:
+                self.filter.save(self.path)
             self._dirty = False
 
     def close(self, reason: str) -> None:
-        self.save()
+        try:
+            self.save()
+            if isinstance(self.filter, bloomkit.MappedFilter):
+                self.filter.close()
+        finally:
+            if self._lock_file is not None:
+                self._lock_file.close()  # releases the lock
+                self._lock_file = None
 
     def log(self, request, spider) -> None:
         if self.debug:
@@ -163,3 +228,17 @@ class BloomDupeFilter(BaseDupeFilter):
         stats = self.stats or getattr(getattr(spider, "crawler", None), "stats", None)
         if stats is not None:
             stats.inc_value("dupefilter/filtered")
+
+
+def _mappable(path: str) -> bool:
+    """Whether the file at `path` can be shared in place (no file yet: it will be created of
+    the configured kind; a file holding a scalable or counting filter cannot)."""
+    try:
+        bloomkit.BloomFilter.open_mmap(path).close()
+    except FileNotFoundError:
+        return True
+    except ValueError:
+        # Not a classic or blocked file, or a damaged one: loading it tells which (and raises
+        # the error of a damaged one).
+        return isinstance(bloomkit.load(path), (bloomkit.BloomFilter, bloomkit.BlockedBloomFilter))
+    return True

@@ -1,6 +1,7 @@
 //! `bloomkit merge` and `bloomkit intersect`.
 
-use crate::commands::open;
+use crate::commands::{open, plural};
+use crate::summary::{check_health, Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Result};
 use bloomkit::{AnyFilter, Filter};
@@ -47,11 +48,19 @@ pub(crate) fn run(
     inputs: &[String],
     force: bool,
     ctx: &Context,
-    quiet: bool,
+    output: &Output,
 ) -> Result<ExitCode> {
     let out_location = Location::parse(out)?;
+    let name = if op == Op::Union {
+        "merge"
+    } else {
+        "intersect"
+    };
     if inputs.len() < 2 {
-        bail!("give at least two input filters");
+        bail!(
+            "{name} needs the output filter and at least two input filters: bloomkit {name} OUT A B... (given: OUT {out} and only {})",
+            inputs.join(" ")
+        );
     }
     let is_out = |i: &String| Location::parse(i).ok().as_ref() == Some(&out_location);
     let t = if inputs.iter().any(is_out) {
@@ -85,10 +94,13 @@ pub(crate) fn run(
         };
         Target::replace(&out_location, filter, design, force, ctx)?
     };
-    if !quiet {
-        let d = t.describe()?;
+    if output.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let d = check_health(&t, output)?;
+    if output.text() {
         eprintln!(
-            "wrote the {} of {} filters to {}: about {:.0} items",
+            "wrote the {} of {} filters to {}: about {}",
             if op == Op::Union {
                 "union"
             } else {
@@ -96,8 +108,12 @@ pub(crate) fn run(
             },
             inputs.len(),
             out_location.display(),
-            d.estimated_items
+            plural(d.estimated_items.round() as u64, "item", "items")
         );
     }
+    Summary::new(name, &out_location.display())
+        .set("inputs", inputs.to_vec())
+        .filter(&d)
+        .print(output, false)?;
     Ok(ExitCode::SUCCESS)
 }

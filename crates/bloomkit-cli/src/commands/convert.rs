@@ -2,9 +2,10 @@
 
 use crate::cli::Format;
 use crate::commands::open;
+use crate::summary::{check_health, Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Context as _, Result};
-use bloomkit::codec::{go, guava};
+use bloomkit::codec::{detect, go, guava, Detected};
 use bloomkit::{AnyFilter, Filter, Scheme};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -22,10 +23,28 @@ fn format_name(f: Format) -> &'static str {
 pub(crate) fn export(
     target: &str,
     format: Format,
-    output: &Path,
+    output: Option<&Path>,
+    force: bool,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
+    let output = output.unwrap_or(Path::new("-"));
+    let to_stdout = output.as_os_str() == "-";
+    let special = bloomkit::sharing::special_file(output)
+        .filter(|k| k.starts_with("a FIFO") || k.starts_with("a character device"));
+    if output.is_dir() {
+        bail!(
+            "{}: it is a directory; give -o the path of a file",
+            output.display()
+        );
+    }
+    // A regular file is replaced only with --force, as create, merge and import do.
+    if !to_stdout && !force && special.is_none() && output.exists() {
+        bail!(
+            "{}: the file exists (use --force to replace it)",
+            output.display()
+        );
+    }
     let t = open(target, ctx)?;
     let (filter, _) = t.snapshot()?;
     let f = match filter {
@@ -61,13 +80,11 @@ pub(crate) fn export(
         Format::GoJson => go::to_json(&f).map(String::into_bytes),
     }
     .map_err(|e| anyhow!("{target}: {e}"))?;
-    if output.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(&bytes)?;
-        out.flush()?;
-    } else if let Some(kind) = bloomkit::sharing::special_file(output)
-        .filter(|k| k.starts_with("a FIFO") || k.starts_with("a character device"))
-    {
+    if to_stdout {
+        let mut o = std::io::stdout().lock();
+        o.write_all(&bytes)?;
+        o.flush()?;
+    } else if let Some(kind) = special {
         // /dev/stdout, /dev/null, a named pipe: write into it, never replace the node.
         let mut out = std::fs::OpenOptions::new()
             .write(true)
@@ -79,8 +96,9 @@ pub(crate) fn export(
     } else {
         // A regular file is replaced atomically (through a symbolic link, keeping its mode
         // and owner); a directory, socket or block device is refused.
+        crate::commands::check_parent(output)?;
         bloomkit::file::write_atomic(output, &bytes).map_err(|e| anyhow!("{e}"))?;
-        if !quiet {
+        if out.text() {
             eprintln!(
                 "exported {target} as {} to {} ({} bytes)",
                 format_name(format),
@@ -89,6 +107,11 @@ pub(crate) fn export(
             );
         }
     }
+    Summary::new("export", target)
+        .set("format", format_name(format))
+        .set("output", output.display().to_string())
+        .set("bytes", bytes.len())
+        .print(out, to_stdout || special.is_some())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -115,13 +138,43 @@ fn read_stdin() -> Result<Vec<u8>> {
     }
 }
 
+/// The CLI format of a detected one (`None` for bloomkit's own).
+fn cli_format(d: Detected) -> Option<Format> {
+    match d {
+        Detected::Native => None,
+        Detected::Guava => Some(Format::Guava),
+        Detected::Guava32 => Some(Format::Guava32),
+        Detected::Go => Some(Format::Go),
+        Detected::GoJson => Some(Format::GoJson),
+    }
+}
+
+/// What to say about a file that is not in the format it was said (or found) to be in.
+fn looks_like(file: &Path, bytes: &[u8]) -> String {
+    match detect(bytes) {
+        Some(Detected::Native) => format!(
+            "it is a bloomkit filter file already: use it as it is, or copy it (cp {} ...)",
+            file.display()
+        ),
+        Some(d) => format!(
+            "it looks like {} (--format {})",
+            d.describe(),
+            cli_format(d).map_or("?", format_name)
+        ),
+        None => format!(
+            "its {} bytes look like no format bloomkit reads (Guava, Go binary, Go JSON)",
+            bytes.len()
+        ),
+    }
+}
+
 pub(crate) fn import(
     file: &Path,
-    format: Format,
+    format: Option<Format>,
     target: &str,
     force: bool,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
     let bytes = if file.as_os_str() == "-" {
@@ -130,24 +183,60 @@ pub(crate) fn import(
         // A regular file only (a FIFO would block, /dev/zero never end), read up to its size.
         bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?
     };
+    let detected = detect(&bytes);
+    let format = match (format, detected) {
+        (Some(f), _) => f,
+        (None, Some(d)) => match cli_format(d) {
+            Some(f) => f,
+            None => bail!("{}: {}", file.display(), looks_like(file, &bytes)),
+        },
+        (None, None) => bail!(
+            "{}: {}; give --format if you know it",
+            file.display(),
+            looks_like(file, &bytes)
+        ),
+    };
     let filter = match format {
         Format::Guava | Format::Guava32 => guava::from_bytes(&bytes),
         Format::Go => go::from_bytes(&bytes),
         Format::GoJson => go::from_json(&bytes),
     }
-    .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    .map_err(|e| {
+        // Name the real problem: the file is in another format than the one given.
+        if detected.and_then(cli_format) != Some(format) {
+            anyhow!(
+                "{}: not a {} filter ({e}); {}",
+                file.display(),
+                format_name(format),
+                looks_like(file, &bytes)
+            )
+        } else {
+            anyhow!("{}: {e}", file.display())
+        }
+    })?;
+    if let Location::File(path) = &location {
+        crate::commands::check_parent(path)?;
+    }
     let t = Target::replace(&location, filter.into(), None, force, ctx)?;
-    if !quiet {
-        let d = t.describe()?;
+    if out.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let d = check_health(&t, out)?;
+    if out.text() {
         eprintln!(
-            "imported {} ({}) into {}: {} bits, {} hashes, about {:.0} items",
+            "imported {} ({}) into {}: {} bits, {} hashes, about {}",
             file.display(),
             format_name(format),
             location.display(),
             d.bits,
             d.hashes,
-            d.estimated_items
+            crate::commands::plural(d.estimated_items.round() as u64, "item", "items")
         );
     }
+    Summary::new("import", &location.display())
+        .set("file", file.display().to_string())
+        .set("format", format_name(format))
+        .filter(&d)
+        .print(out, false)?;
     Ok(ExitCode::SUCCESS)
 }

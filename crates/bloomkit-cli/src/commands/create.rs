@@ -1,36 +1,38 @@
 //! `bloomkit create`.
 
-use crate::cli::{Kind, SchemeName, Sizing};
+use crate::cli::{Creation, SchemeName};
 use crate::commands::human_bytes;
-use crate::target::{Context, Location, NewFilter, Target};
+use crate::summary::{Output, Summary};
+use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::process::ExitCode;
 
 pub(crate) fn run(
-    target: &str,
-    sizing: &Sizing,
-    kind: Option<Kind>,
+    filter: &Creation,
+    minimal_increase: bool,
     scheme: SchemeName,
     force: bool,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
-    let location = Location::parse(target)?;
-    let Some(new) = NewFilter::from_sizing(sizing, kind, scheme)? else {
+    let location = Location::parse(&filter.target)?;
+    let Some(mut new) = new_filter(filter, scheme)? else {
         bail!("create needs --capacity N and --fpp P (see: bloomkit calc), or --range START..END for a bitmap");
     };
+    new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
-    if !quiet {
-        let d = t.describe()?;
-        if let (Some(range), Some(form)) = (&d.range, &d.layout) {
-            eprintln!(
-                "created {} {} of range {range} ({form}, {})",
-                d.kind,
-                location.display(),
-                human_bytes(d.bytes)
-            );
-            return Ok(ExitCode::SUCCESS);
-        }
+    let d = t.describe()?;
+    Summary::new("create", &location.display())
+        .filter(&d)
+        .print(out, false)?;
+    if let (true, Some(range), Some(form)) = (out.text(), &d.range, &d.layout) {
+        eprintln!(
+            "created {} {} of range {range} ({form}, {})",
+            d.kind,
+            location.display(),
+            human_bytes(d.bytes)
+        );
+    } else if out.text() {
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

@@ -1,27 +1,30 @@
 //! `bloomkit dedup`: a first-seen filter for a stream of lines.
 
-use crate::cli::{ItemArgs, Kind, SaveArgs, SchemeName, Sizing};
-use crate::commands::{finish, write_policy};
+use crate::cli::{Creation, ItemArgs, SaveArgs, SchemeName};
+use crate::commands::window_info::check_same_window;
+use crate::commands::{finish, plural, write_policy};
+use crate::items::Sources;
 use crate::stream::{self, End};
-use crate::target::{Context, Location, NewFilter, Target};
+use crate::summary::{check_health, Output, Summary};
+use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Opens the filter, or creates it when it does not exist and the sizing is given. Another
 /// process may create it at the same moment: then this one opens theirs.
-fn open_or_create(
-    location: &Location,
-    sizing: &Sizing,
-    kind: Option<Kind>,
-    ctx: &Context,
-) -> Result<Target> {
+fn open_or_create(location: &Location, filter: &Creation, ctx: &Context) -> Result<Target> {
     if Target::exists(location)? {
-        return Target::open_for_update(location, ctx);
+        let t = Target::open_for_update(location, ctx)?;
+        if let Some(asked) = filter.window {
+            let d = t.describe()?;
+            check_same_window(&location.display(), d.window.as_ref(), asked)?;
+        }
+        return Ok(t);
     }
-    let Some(new) = NewFilter::from_sizing(sizing, kind, SchemeName::Default)? else {
+    let Some(new) = new_filter(filter, SchemeName::Default)? else {
         bail!(
-            "{}: no such filter; give --capacity N and --fpp P (or --range for a bitmap) to create it",
+            "{}: no such filter; give --capacity N and --fpp P (or --window, or --range for a bitmap) to create it",
             location.display()
         );
     };
@@ -39,51 +42,67 @@ fn open_or_create(
 }
 
 pub(crate) fn run(
-    target: &str,
-    sizing: &Sizing,
-    kind: Option<Kind>,
+    filter: &Creation,
     item_args: &ItemArgs,
     save: &SaveArgs,
     ctx: &Context,
-    quiet: bool,
+    out: &Output,
 ) -> Result<ExitCode> {
-    let location = Location::parse(target)?;
-    let mut t = open_or_create(&location, sizing, kind, ctx)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut sources = Sources::new(&[], item_args, out)?;
+    let location = Location::parse(&filter.target)?;
+    let mut t = open_or_create(&location, filter, ctx)?;
+    sources.set_format(item_args.format_for(t.kind()));
+    let end = sources.terminator();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();
     let mut kept = 0u64;
     let policy = write_policy(&t, item_args, save, true);
-    let mut outcome = stream::run(
-        &[],
-        item_args.format_for(t.kind()),
-        quiet,
-        policy,
-        |chunk| {
-            // Recorded (saved, for a file) first, printed after.
-            t.insert_chunk(chunk, &mut new, false)?;
-            for ((line, _), &n) in chunk.iter().zip(&new) {
-                if n {
-                    kept += 1;
-                    out.write_all(line)?;
-                    out.write_all(b"\n")?;
+    let mut outcome = stream::run(sources, out.progress, policy, |chunk| {
+        // Recorded (saved, for a file) first, printed after.
+        t.insert_chunk(chunk, &mut new, false)?;
+        for ((line, _), &n) in chunk.iter().zip(&new) {
+            if n {
+                kept += 1;
+                if !out.quiet {
+                    stdout.write_all(line)?;
+                    stdout.write_all(end)?;
                 }
             }
-            out.flush()?;
-            Ok(())
-        },
-    );
+        }
+        stdout.flush()?;
+        Ok(())
+    });
+    drop(stdout);
     let code = finish(&t, &mut outcome)?;
-    if !quiet && !matches!(outcome.end, End::ClosedOutput) {
-        let total = outcome.applied;
+    let total = outcome.applied;
+    let signal = match outcome.end {
+        End::Signal(s) => Some(s),
+        _ => None,
+    };
+    let closed = matches!(outcome.end, End::ClosedOutput);
+    if out.text() && !closed {
         eprintln!(
-            "dedup {}: {total} lines read, {kept} new lines written, {} dropped as seen before{}",
+            "dedup {}: {} read, {kept} new {} written, {} dropped as seen before{}",
             location.display(),
+            plural(total, "line", "lines"),
+            if kept == 1 { "line" } else { "lines" },
             total - kept,
-            match outcome.end {
-                End::Signal(s) => format!(" (stopped by signal {s}; every printed line is saved)"),
-                _ => String::new(),
+            match signal {
+                Some(s) => format!(" (stopped by signal {s}; every printed line is saved)"),
+                None => String::new(),
             }
         );
+    }
+    // The check reads the whole filter: not when nothing changed and no JSON is wanted.
+    if !out.quiet && !closed && (kept > 0 || out.json) {
+        let d = check_health(&t, out)?;
+        Summary::new("dedup", &location.display())
+            .set("items", total)
+            .set("new", kept)
+            .set("dropped", total - kept)
+            .set("signal", signal)
+            .filter(&d)
+            .print(out, true)?;
     }
     Ok(code.unwrap_or(ExitCode::SUCCESS))
 }

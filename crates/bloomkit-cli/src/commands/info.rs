@@ -1,92 +1,89 @@
 //! `bloomkit info`.
 
 use crate::commands::{human_bytes, open, prob};
-use crate::target::{Context, Description};
+use crate::summary::{filter_json, health, Output};
+use crate::target::Context;
 use anyhow::Result;
-use serde_json::{json, Value};
+use std::io::Write;
 use std::process::ExitCode;
 
-/// The JSON object: exactly kind, scheme, bits, hashes, bytes, capacity, fpp,
-/// estimated_items, fill_ratio, estimated_fpp, plus layout for blocked filters and layers for
-/// scalable ones.
-pub(crate) fn to_json(d: &Description) -> Value {
-    let mut v = json!({
-        "kind": d.kind,
-        "scheme": d.scheme,
-        "bits": d.bits,
-        "hashes": d.hashes,
-        "bytes": d.bytes,
-        "capacity": d.capacity,
-        "fpp": d.fpp,
-        "estimated_items": d.estimated_items.round() as u64,
-        "fill_ratio": d.fill_ratio,
-        "estimated_fpp": d.estimated_fpp,
-    });
-    if let Some(layout) = &d.layout {
-        v["layout"] = json!(layout);
-    }
-    if let Some(range) = &d.range {
-        v["range"] = json!(range);
-    }
-    if let Some(layers) = &d.layers {
-        v["layers"] = layers
-            .iter()
-            .map(|l| {
-                json!({
-                    "capacity": l.capacity,
-                    "fpp": l.fpp,
-                    "bits": l.bits,
-                    "hashes": l.hashes,
-                    "inserted": l.inserted,
-                    "fill_ratio": l.fill_ratio,
-                })
-            })
-            .collect();
-    }
-    v
-}
-
-pub(crate) fn run(target: &str, json: bool, ctx: &Context) -> Result<ExitCode> {
+pub(crate) fn run(target: &str, ctx: &Context, out: &Output) -> Result<ExitCode> {
     let t = open(target, ctx)?;
     let d = t.describe()?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&d))?);
+    if out.quiet {
         return Ok(ExitCode::SUCCESS);
     }
+    let mut o = std::io::stdout().lock();
+    if out.json {
+        writeln!(o, "{}", serde_json::to_string_pretty(&filter_json(&d))?)?;
+        o.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let h = health(&d);
     let unknown = || "unknown".to_string();
-    println!("target:           {}", t.location().display());
-    println!("kind:             {}", d.kind);
-    println!("scheme:           {} (hashing {})", d.scheme, d.hashing);
-    println!("bits:             {}", d.bits);
-    println!("hashes:           {}", d.hashes);
+    let mut text = String::new();
+    fn line(text: &mut String, label: &str, value: String) {
+        text.push_str(&format!("{:<18}{value}\n", format!("{label}:")));
+    }
+    line(&mut text, "target", t.location().display());
+    line(&mut text, "kind", d.kind.to_string());
+    line(
+        &mut text,
+        "scheme",
+        format!("{} (hashing {})", d.scheme, d.hashing),
+    );
+    line(&mut text, "bits", d.bits.to_string());
+    line(&mut text, "hashes", d.hashes.to_string());
     if let Some(layout) = &d.layout {
-        println!("layout:           {layout}");
+        line(&mut text, "layout", layout.clone());
     }
     if let Some(range) = &d.range {
-        println!("range:            {range}");
+        line(&mut text, "range", range.clone());
     }
-    println!("bytes:            {} ({})", d.bytes, human_bytes(d.bytes));
-    println!(
-        "capacity:         {}",
-        d.capacity.map_or_else(unknown, |c| c.to_string())
+    line(
+        &mut text,
+        "bytes",
+        format!("{} ({})", d.bytes, human_bytes(d.bytes)),
     );
-    println!("fpp:              {}", d.fpp.map_or_else(unknown, prob));
-    println!("estimated items:  {:.0}", d.estimated_items);
-    println!("fill ratio:       {:.4}", d.fill_ratio);
-    println!("estimated fpp:    {}", prob(d.estimated_fpp));
+    line(
+        &mut text,
+        "capacity",
+        d.capacity.map_or_else(unknown, |c| c.to_string()),
+    );
+    line(&mut text, "fpp", d.fpp.map_or_else(unknown, prob));
+    line(
+        &mut text,
+        "estimated items",
+        if h.saturated {
+            "unknown (saturated: nearly every bit is set)".to_string()
+        } else {
+            format!("{:.0}", d.estimated_items)
+        },
+    );
+    line(&mut text, "fill ratio", format!("{:.4}", d.fill_ratio));
+    line(&mut text, "estimated fpp", prob(d.estimated_fpp));
+    if h.over_capacity {
+        line(&mut text, "over capacity", "yes".to_string());
+    }
+    for l in d.window.iter().flat_map(super::window_info::lines) {
+        text.push_str(&l);
+        text.push('\n');
+    }
     if let Some(layers) = &d.layers {
-        println!("layers:           {}", layers.len());
+        line(&mut text, "layers", layers.len().to_string());
         for (i, l) in layers.iter().enumerate() {
-            println!(
-                "  {i}: capacity {}, fpp {}, {} bits, {} hashes, {} inserted, fill {:.4}",
+            text.push_str(&format!(
+                "  {i}: capacity {}, fpp {}, {} bits, {} hashes, {} inserted, fill {:.4}\n",
                 l.capacity,
                 prob(l.fpp),
                 l.bits,
                 l.hashes,
                 l.inserted,
                 l.fill_ratio
-            );
+            ));
         }
     }
+    o.write_all(text.as_bytes())?;
+    o.flush()?;
     Ok(ExitCode::SUCCESS)
 }

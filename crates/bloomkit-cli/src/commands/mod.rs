@@ -8,13 +8,17 @@ mod combine;
 mod convert;
 mod create;
 mod dedup;
+mod expire;
 mod info;
+mod man;
 mod remove;
 mod singles;
 mod sort_unique;
+pub(crate) mod window_info;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
 use crate::stream::{End, Outcome, Policy};
+use crate::summary::Output;
 use crate::target::{Context, Location, Target};
 use anyhow::Result;
 use clap::CommandFactory;
@@ -27,30 +31,47 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         key: cli.key_file.as_deref().map(Context::load_key).transpose()?,
     };
     crate::redis_target::set_password_file(cli.password_file.clone());
-    let quiet = cli.quiet;
+    let out = Output {
+        quiet: cli.quiet,
+        json: cli.json,
+        progress: !cli.quiet && !cli.no_progress,
+    };
+    let out = &out;
     match cli.command {
         Command::Create {
             filter: f,
             scheme,
             force,
-        } => create::run(&f.target, &f.sizing, f.kind, scheme, force, &ctx, quiet),
-        Command::Add(args) => add::run(&args, &ctx, quiet),
+            minimal_increase,
+        } => create::run(&f, minimal_increase, scheme, force, &ctx, out),
+        Command::Add(args) => add::run(&args, &ctx, out),
         Command::Check {
             target,
             items,
             absent,
             count,
             item_args,
-        } => check::run(&target, &items, &item_args, absent, count, &ctx, quiet),
+        } => check::run(
+            check::CheckArgs {
+                target: &target,
+                items: &items,
+                item_args: &item_args,
+                absent,
+                count,
+            },
+            &ctx,
+            out,
+        ),
         Command::Dedup {
-            filter: f,
+            filter,
             item_args,
             save,
-        } => dedup::run(&f.target, &f.sizing, f.kind, &item_args, &save, &ctx, quiet),
-        Command::Remove(args) => remove::run(&args, &ctx, quiet),
-        Command::Info { target, json } => info::run(&target, json, &ctx),
+        } => dedup::run(&filter, &item_args, &save, &ctx, out),
+        Command::Remove(args) => remove::run(&args, &ctx, out),
+        Command::Expire { target, ttl } => expire::run(&target, ttl, out),
+        Command::Info { target } => info::run(&target, &ctx, out),
         Command::Merge(c) => {
-            combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, quiet)
+            combine::run(combine::Op::Union, &c.out, &c.inputs, c.force, &ctx, out)
         }
         Command::Intersect(c) => combine::run(
             combine::Op::Intersect,
@@ -58,7 +79,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             &c.inputs,
             c.force,
             &ctx,
-            quiet,
+            out,
         ),
         Command::Calc {
             sizing,
@@ -67,38 +88,72 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             plot,
             filter,
         } => calc::run(
-            &sizing,
-            bits,
-            hashes,
-            plot.as_deref(),
-            filter.as_deref(),
+            calc::CalcArgs {
+                sizing: &sizing,
+                bits,
+                hashes,
+                plot: plot.as_deref(),
+                filter: filter.as_deref(),
+            },
             &ctx,
+            out,
         ),
         Command::Export {
             target,
             format,
             output,
-        } => convert::export(&target, format, &output, &ctx, quiet),
+            force,
+        } => convert::export(&target, format, output.as_deref(), force, &ctx, out),
         Command::Import {
             file,
             format,
             target,
             force,
-        } => convert::import(&file, format, &target, force, &ctx, quiet),
-        Command::SortUnique(args) => sort_unique::run(&args, quiet),
-        Command::Singles(args) => singles::run(&args, quiet),
+        } => convert::import(&file, format, &target, force, &ctx, out),
+        Command::SortUnique(args) => sort_unique::run(&args, out.quiet || out.json),
+        Command::Singles(args) => singles::run(&args, out.quiet || out.json),
         Command::Completions { shell } => {
-            let mut out = std::io::stdout().lock();
-            clap_complete::generate(shell, &mut Cli::command(), "bloomkit", &mut out);
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "bloomkit", &mut buf);
+            write_stdout(&buf)
         }
-        Command::Man => {
-            let mut out = std::io::stdout().lock();
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Man { command, dir } => man::run(command.as_deref(), dir.as_deref(), out),
+    }
+}
+
+/// Writes `bytes` to standard output (a closed pipe ends the command quietly, see `main`).
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<ExitCode> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(bytes)?;
+    o.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `1 item`, `2 items`.
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Fails, naming the directory, when the directory a new file is to be written in does not
+/// exist (rather than naming the temporary file the save would have written first).
+pub(crate) fn check_parent(path: &std::path::Path) -> Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => return Ok(()),
+    };
+    match std::fs::metadata(parent) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => anyhow::bail!(
+            "{}: {} is not a directory",
+            path.display(),
+            parent.display()
+        ),
+        Err(_) => anyhow::bail!(
+            "{}: the directory {} does not exist (create it first: mkdir -p {})",
+            path.display(),
+            parent.display(),
+            parent.display()
+        ),
     }
 }
 
@@ -108,6 +163,9 @@ pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
     match (target.location(), applied) {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
+        (Location::Redis(_), n) if target.kind() == bloomkit::Kind::Counting => format!(
+            "the {n} items before it were applied, the batch after them may be in part; a counting filter counts every change, so check before running it again"
+        ),
         (Location::Redis(_), n) => format!(
             "the {n} items before it were applied, the batch after them may be in part; running it again is safe: adding an element twice changes nothing"
         ),

@@ -1,50 +1,61 @@
 //! `bloomkit remove` (counting filters).
 
 use crate::cli::Update;
-use crate::commands::{finish, write_policy};
-use crate::stream;
+use crate::commands::{finish, plural, write_policy};
+use crate::items::Sources;
+use crate::stream::{self, End};
+use crate::summary::{Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Result};
 use std::process::ExitCode;
 
-pub(crate) fn run(args: &Update, ctx: &Context, quiet: bool) -> Result<ExitCode> {
+pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode> {
+    let mut sources = Sources::new(&args.items, &args.item_args, out)?;
     let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
-    if !matches!(t.kind(), bloomkit::Kind::Counting | bloomkit::Kind::Bitmap) {
+    sources.set_format(args.item_args.format_for(t.kind()));
+    if !matches!(
+        t.kind(),
+        bloomkit::Kind::Counting | bloomkit::Kind::DLeft | bloomkit::Kind::Bitmap
+    ) {
         bail!(
-            "{}: a {} filter cannot remove items; only counting filters and bitmaps can (create one with --kind counting)",
+            "{}: a {} filter cannot remove items; only counting filters, d-left filters and bitmaps can (create one with --kind counting, or --kind dleft)",
             t.location().display(),
             t.kind()
         );
     }
-    let what = if args.items.is_empty() {
-        "line"
-    } else {
-        "argument"
-    };
     let policy = write_policy(&t, &args.item_args, &args.save, false);
-    let mut outcome = stream::run(
-        &args.items,
-        args.item_args.format_for(t.kind()),
-        quiet,
-        policy,
-        |chunk| {
-            t.remove_chunk(chunk).map_err(|(i, e)| {
-                let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
-                anyhow!(
-                    "{what} {}: cannot remove '{}': {e:#}",
-                    chunk.first + i as u64,
-                    String::from_utf8_lossy(line)
-                )
-            })
-        },
-    );
+    let mut outcome = stream::run(sources, out.progress, policy, |chunk| {
+        t.remove_chunk(chunk).map_err(|(i, e)| {
+            let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
+            anyhow!(
+                "{}: cannot remove '{}': {e:#}",
+                chunk.position(i),
+                String::from_utf8_lossy(line)
+            )
+        })
+    });
     let code = finish(&t, &mut outcome)?;
-    if !quiet {
+    let place = t.location().display();
+    if out.text() {
         eprintln!(
-            "removed {} items from {}",
-            outcome.applied,
-            t.location().display()
+            "removed {} from {place}",
+            plural(outcome.applied, "item", "items")
         );
+    }
+    if out.json && !out.quiet {
+        let d = t.describe()?;
+        Summary::new("remove", &place)
+            .set("items", outcome.applied)
+            .set("removed", outcome.applied)
+            .set(
+                "signal",
+                match outcome.end {
+                    End::Signal(s) => Some(s),
+                    _ => None,
+                },
+            )
+            .filter(&d)
+            .print(out, false)?;
     }
     Ok(code.unwrap_or(ExitCode::SUCCESS))
 }

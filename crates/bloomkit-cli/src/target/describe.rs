@@ -52,8 +52,9 @@ pub struct Description {
     /// Design FPR, if known.
     pub fpp: Option<f64>,
     /// How a blocked filter places an element's bits in its block (`split-block-256`,
-    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); `None` for
-    /// the other kinds.
+    /// `split-block`, `bits-K`; `register` for the Redis filter's 64-bit words); a d-left
+    /// filter's tables and cells; `minimal-increase` for a counting filter that inserts so;
+    /// `None` for the other kinds.
     pub layout: Option<String>,
     /// Estimated distinct elements.
     pub estimated_items: f64,
@@ -63,33 +64,74 @@ pub struct Description {
     pub estimated_fpp: f64,
     /// Layers (scalable only).
     pub layers: Option<Vec<LayerInfo>>,
+    /// The window of an expiring filter (count-window, time-window).
+    pub window: Option<WindowInfo>,
     /// The integers a bitmap kind holds, `START..END` (bitmap kinds only).
     pub range: Option<String>,
 }
 
-/// Describes a bitmap kind: its range width as bits, its form (dense or roaring) as its
-/// layout, its exact count, no false positives.
-fn describe_bitmap(filter: &AnyFilter, design: Option<Design>) -> Option<Description> {
-    let (range, form, len) = match filter {
-        AnyFilter::Bitmap(b) => (b.range(), b.form(), b.len()),
-        AnyFilter::TwoBitMap(m) => (m.range(), m.form(), m.len()),
+/// What an expiring filter remembers, and how full its generations are.
+#[derive(Debug, Clone)]
+pub enum WindowInfo {
+    /// The last `insertions` insertions.
+    Count {
+        /// The window asked for.
+        insertions: u64,
+        /// Each of this many last insertions is always found (`l·g`).
+        guaranteed: u64,
+        /// An element has no bit left this many insertions after it was last inserted.
+        forgotten_after: u64,
+        /// Slices an element is inserted into (`k`) and extra slices (`l`).
+        k: u32,
+        /// Extra slices: generations an element outlives its own.
+        l: u32,
+        /// Insertions per generation (`g`).
+        generation_size: u64,
+        /// Insertions ever.
+        inserted: u64,
+        /// Fill ratio of each slice, newest first.
+        slice_fills: Vec<f64>,
+    },
+    /// The last `window` of time.
+    Time {
+        /// The window.
+        window: std::time::Duration,
+        /// Generations per window.
+        generations: u32,
+        /// Length of a generation.
+        generation_length: std::time::Duration,
+        /// The live generations, newest first.
+        live: Vec<bloomkit::window::Generation>,
+        /// An element is certainly forgotten this long after its last insertion (one
+        /// generation more in Redis, where the window tolerates clock skew).
+        forgotten_by: std::time::Duration,
+    },
+}
+
+/// The window of an expiring filter.
+fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
+    Some(match filter {
+        AnyFilter::CountWindow(f) => {
+            let s = f.shape();
+            WindowInfo::Count {
+                insertions: f.window(),
+                guaranteed: f.guaranteed_window(),
+                forgotten_after: f.forgotten_after(),
+                k: s.k,
+                l: s.l,
+                generation_size: s.generation,
+                inserted: f.inserted(),
+                slice_fills: f.slice_fills(),
+            }
+        }
+        AnyFilter::TimeWindow(f) => WindowInfo::Time {
+            window: f.window(),
+            generations: f.generations(),
+            generation_length: f.generation_length(),
+            live: f.generations_live(),
+            forgotten_by: f.window() + f.generation_length(),
+        },
         _ => return None,
-    };
-    Some(Description {
-        kind: filter.kind().name(),
-        scheme: "exact".into(),
-        hashing: "none".into(),
-        bits: filter.params().bits,
-        hashes: 0,
-        bytes: filter.memory_bytes() as u64,
-        capacity: design.map(|d| d.capacity),
-        fpp: Some(0.0),
-        layout: Some(form.name().to_string()),
-        estimated_items: len as f64,
-        fill_ratio: len as f64 / range.width() as f64,
-        estimated_fpp: 0.0,
-        layers: None,
-        range: Some(range.to_string()),
     })
 }
 
@@ -101,6 +143,9 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
     let (scheme, hashing) = match (spec_of(filter), filter) {
         (Some(spec), _) => (scheme_name(spec), spec.hashing().id()),
         (None, AnyFilter::Blocked(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::CountWindow(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::TimeWindow(f)) => ("default".to_string(), f.hashing().id()),
+        (None, AnyFilter::DLeft(f)) => ("default".to_string(), f.hashing().id()),
         (None, other) => (other.kind().to_string(), String::new()),
     };
     let (bits, fill, capacity, fpp, layers) = match filter {
@@ -137,6 +182,34 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
                 Some(info),
             )
         }
+        AnyFilter::CountWindow(f) => {
+            let fills = f.slice_fills();
+            (
+                f.shape().bits(),
+                fills.iter().sum::<f64>() / fills.len() as f64,
+                Some(f.window()),
+                Some(f.fpp()),
+                None,
+            )
+        }
+        AnyFilter::TimeWindow(f) => {
+            let live = f.generations_live();
+            let slots = f64::from(f.generations() + 1);
+            (
+                filter.params().bits,
+                live.iter().map(|g| g.fill).sum::<f64>() / slots,
+                Some(f.capacity()),
+                Some(f.fpp()),
+                None,
+            )
+        }
+        AnyFilter::DLeft(f) => (
+            f.params().bits(),
+            f.load(),
+            design.map(|d| d.capacity),
+            design.map(|d| d.fpp),
+            None,
+        ),
         // A kind added to the library later: what the Filter trait tells.
         other => (other.params().bits, f64::NAN, None, None, None),
     };
@@ -154,11 +227,51 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         estimated_fpp: filter.estimated_fpp(),
         layout: match filter {
             AnyFilter::Blocked(f) => Some(f.spec().name()),
+            AnyFilter::Counting(f) if f.is_minimal_increase() => Some("minimal-increase".into()),
+            AnyFilter::DLeft(f) => {
+                let p = f.params();
+                let saturated = match f.saturated() {
+                    0 => String::new(),
+                    n => format!(", {n} saturated (never removed)"),
+                };
+                Some(format!(
+                    "{} tables x {} buckets x {} cells of {}+{} bits{saturated}",
+                    p.tables, p.buckets, p.cells_per_bucket, p.remainder_bits, p.counter_bits
+                ))
+            }
             _ => None,
         },
         layers,
+        window: window_info(filter),
         range: None,
     }
+}
+
+/// Describes a bitmap kind: its range width as bits, its form (dense or roaring) as its
+/// layout, its exact count, no false positives.
+fn describe_bitmap(filter: &AnyFilter, design: Option<Design>) -> Option<Description> {
+    let (range, form, len) = match filter {
+        AnyFilter::Bitmap(b) => (b.range(), b.form(), b.len()),
+        AnyFilter::TwoBitMap(m) => (m.range(), m.form(), m.len()),
+        _ => return None,
+    };
+    Some(Description {
+        kind: filter.kind().name(),
+        scheme: "exact".into(),
+        hashing: "none".into(),
+        bits: filter.params().bits,
+        hashes: 0,
+        bytes: filter.memory_bytes() as u64,
+        capacity: design.map(|d| d.capacity),
+        fpp: Some(0.0),
+        layout: Some(form.name().to_string()),
+        estimated_items: len as f64,
+        fill_ratio: len as f64 / range.width() as f64,
+        estimated_fpp: 0.0,
+        layers: None,
+        window: None,
+        range: Some(range.to_string()),
+    })
 }
 
 #[cfg(test)]

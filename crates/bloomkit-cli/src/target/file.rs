@@ -66,8 +66,45 @@ fn already_exists(e: &bloomkit::Error) -> bool {
     matches!(e, bloomkit::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists)
 }
 
+/// When the file at `path` is not a bloomkit filter at all, what it is (for an error that
+/// names the real problem rather than the first check that failed), or `None`.
+fn not_a_filter(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    // The whole file when it is small enough to look at (foreign formats are recognised by
+    // their length), else its first bytes.
+    let mut bytes = Vec::new();
+    file.by_ref()
+        .take(len.min(64 << 20))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.starts_with(&bloomkit::codec::native::MAGIC) {
+        return None;
+    }
+    let shown = path.display();
+    Some(match bloomkit::codec::detect(&bytes) {
+        Some(d) => format!(
+            "{shown}: not a bloomkit filter file: it looks like {} (import it: bloomkit import {shown} NEW.bloom)",
+            d.describe()
+        ),
+        None if len == 0 => format!("{shown}: an empty file, not a bloomkit filter file"),
+        None => format!(
+            "{shown}: not a bloomkit filter file ({len} bytes that do not start with bloomkit's header)"
+        ),
+    })
+}
+
 /// A library error about `path` in the user's terms.
 pub fn file_error(path: &Path, e: bloomkit::Error) -> anyhow::Error {
+    if matches!(
+        e,
+        bloomkit::Error::Truncated { .. } | bloomkit::Error::Corrupt { .. }
+    ) {
+        if let Some(what) = not_a_filter(path) {
+            return anyhow!("{what}");
+        }
+    }
     match e {
         bloomkit::Error::MissingKey(_) => {
             anyhow!("{}: {e} (pass the key with --key-file)", path.display())
@@ -106,6 +143,7 @@ impl FileTarget {
         let state = match Mapped::open(&real, path, &keys)? {
             Some(m) => State::Mapped(m),
             None => {
+                crate::memory::ensure_loadable(path)?;
                 let decoded = bloomkit::file::load(&real, &keys).map_err(open_error(path))?;
                 State::Whole(Whole {
                     filter: decoded.filter,
@@ -137,6 +175,7 @@ impl FileTarget {
         if let Some(m) = Mapped::open_shared(&locked, path, keys)? {
             return Ok(State::Mapped(m));
         }
+        crate::memory::ensure_loadable(path)?;
         let decoded = locked.load(keys).map_err(|e| file_error(path, e))?;
         let held = hold(locked.unlock().map_err(|e| file_error(path, e))?, path)?;
         Ok(State::Whole(Whole {
@@ -249,7 +288,9 @@ impl FileTarget {
                                     .map_err(|err| anyhow!("{display}: {err}"))?,
                             );
                         }
-                        let changed = new.contains(&true);
+                        // Counters change even when nothing is new.
+                        let counts = matches!(filter, AnyFilter::Counting(_) | AnyFilter::DLeft(_));
+                        let changed = counts || new.contains(&true);
                         Ok((new, changed))
                     })?;
                     return Ok(());

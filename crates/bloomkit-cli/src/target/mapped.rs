@@ -213,6 +213,7 @@ impl Mapped {
             fill_ratio: self.map.count_ones() as f64 / params.bits as f64,
             estimated_fpp: self.map.estimated_fpp(),
             layers: None,
+            window: None,
             range: None,
         }
     }

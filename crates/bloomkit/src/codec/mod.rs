@@ -121,3 +121,119 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 }
+
+/// A serialised form recognised by [`detect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    /// bloomkit's native format ([`native`]): starts with its magic bytes.
+    Native,
+    /// Guava's stream with strategy `MURMUR128_MITZ_64` ([`guava`]).
+    Guava,
+    /// Guava's stream with strategy `MURMUR128_MITZ_32` ([`guava`]).
+    Guava32,
+    /// Go bits-and-blooms' binary form ([`go::from_bytes`]).
+    Go,
+    /// Go bits-and-blooms' JSON form ([`go::from_json`]).
+    GoJson,
+}
+
+impl Detected {
+    /// A short description for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Detected::Native => "a bloomkit filter file",
+            Detected::Guava => "a Guava BloomFilter stream (MURMUR128_MITZ_64)",
+            Detected::Guava32 => "a Guava BloomFilter stream (MURMUR128_MITZ_32)",
+            Detected::Go => "a Go bits-and-blooms binary filter",
+            Detected::GoJson => "a Go bits-and-blooms JSON filter",
+        }
+    }
+}
+
+/// Recognises which serialised form `bytes` has, from its shape alone: the native magic;
+/// Guava's strategy ordinal, hash count and word count that match the length exactly; Go's
+/// `m`, `k` and bit-set length that match the length exactly; or a JSON object. `None` when
+/// it looks like none of them. A match says only that the shape fits: decoding may still find
+/// it corrupt.
+///
+/// ```
+/// use bloomkit::codec::{detect, guava, Detected};
+/// use bloomkit::{BloomFilter, Preset, Spec};
+/// let f = BloomFilter::from_spec(Spec::preset(Preset::Guava, 100, 0.01)?)?;
+/// assert_eq!(detect(&guava::to_bytes(&f)?), Some(Detected::Guava));
+/// assert_eq!(detect(b"hello!"), None);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn detect(bytes: &[u8]) -> Option<Detected> {
+    if bytes.starts_with(&native::MAGIC) {
+        return Some(Detected::Native);
+    }
+    let len = bytes.len() as u64;
+    if bytes.len() >= 6 && bytes[0] <= 1 && bytes[1] >= 1 {
+        let words = i32::from_be_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
+        if words > 0 && len == 6 + 8 * words as u64 {
+            return Some(if bytes[0] == 0 {
+                Detected::Guava32
+            } else {
+                Detected::Guava
+            });
+        }
+    }
+    if bytes.len() >= 24 {
+        let be = |i: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&bytes[i..i + 8]);
+            u64::from_be_bytes(a)
+        };
+        let (m, k, set) = (be(0), be(8), be(16));
+        if m > 0
+            && (1..=u64::from(u32::MAX)).contains(&k)
+            && set == m
+            && Some(len)
+                == m.div_ceil(64)
+                    .checked_mul(8)
+                    .and_then(|w| w.checked_add(24))
+        {
+            return Some(Detected::Go);
+        }
+    }
+    let text = bytes.trim_ascii();
+    if text.starts_with(b"{") && text.ends_with(b"}") {
+        return Some(Detected::GoJson);
+    }
+    None
+}
+
+#[cfg(test)]
+mod detect_tests {
+    use super::*;
+    use crate::{AnyFilter, BloomFilter, Preset, Spec};
+
+    #[test]
+    fn every_format_is_recognised_and_garbage_is_not() {
+        let g = BloomFilter::from_spec(Spec::preset(Preset::Guava, 1000, 0.01).unwrap()).unwrap();
+        let g32 =
+            BloomFilter::from_spec(Spec::preset(Preset::Guava32, 1000, 0.01).unwrap()).unwrap();
+        let go = BloomFilter::from_spec(Spec::preset(Preset::Go, 1000, 0.01).unwrap()).unwrap();
+        let native_bytes = native::to_bytes(&AnyFilter::from(go.clone()), None).unwrap();
+        assert_eq!(detect(&native_bytes), Some(Detected::Native));
+        assert_eq!(detect(&guava::to_bytes(&g).unwrap()), Some(Detected::Guava));
+        assert_eq!(
+            detect(&guava::to_bytes(&g32).unwrap()),
+            Some(Detected::Guava32)
+        );
+        assert_eq!(detect(&go::to_bytes(&go).unwrap()), Some(Detected::Go));
+        assert_eq!(
+            detect(go::to_json(&go).unwrap().as_bytes()),
+            Some(Detected::GoJson)
+        );
+        for garbage in [
+            &b""[..],
+            b"abcdef",
+            b"\x01\x07\x00\x00\x00\x09short",
+            &[0u8; 40],
+        ] {
+            assert_eq!(detect(garbage), None, "{garbage:?}");
+        }
+    }
+}

@@ -7,7 +7,8 @@
 
 use super::native;
 use crate::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, Kind, ScalableBloomFilter,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Kind,
+    ScalableBloomFilter,
 };
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -63,3 +64,4 @@ via_any!(BloomFilter, Classic);
 via_any!(BlockedBloomFilter, Blocked);
 via_any!(CountingBloomFilter, Counting);
 via_any!(ScalableBloomFilter, Scalable);
+via_any!(DLeftCountingFilter, DLeft);

@@ -24,6 +24,7 @@
 
 pub mod blocked;
 
+pub mod dleft;
 pub mod register;
 
 use std::fmt;
@@ -78,6 +79,20 @@ pub fn reduce(x: u64, m: u64) -> u64 {
     ((u128::from(x) * u128::from(m)) >> 64) as u64
 }
 
+/// The positions of bloomkit's default scheme ([`Scheme::EnhancedDouble`]) in `[0, m)`: an
+/// iterator, so that a filter's loop over them keeps its state in registers (the classic
+/// filter's insert and query use it directly for that scheme).
+#[inline(always)]
+pub(crate) fn enhanced_double(d: &Digest, k: u32, m: u64) -> impl Iterator<Item = u64> {
+    let (mut x, mut y) = (d.h1, d.h2);
+    (0..u64::from(k)).map(move |i| {
+        let p = reduce(x, m);
+        x = x.wrapping_add(y);
+        y = y.wrapping_add(i);
+        p
+    })
+}
+
 impl Scheme {
     /// Every scheme, in a fixed order (for tests and tools).
     pub const ALL: [Scheme; 5] = [
@@ -115,25 +130,28 @@ impl Scheme {
     /// `false`. Returns `false` if `f` stopped the walk, `true` if every position was visited.
     ///
     /// `m` must be at least 1.
-    #[inline]
-    pub fn for_each_position(
+    #[inline(always)]
+    pub fn for_each_position(self, d: &Digest, k: u32, m: u64, f: impl FnMut(u64) -> bool) -> bool {
+        debug_assert!(m > 0);
+        if self == Scheme::EnhancedDouble {
+            return enhanced_double(d, k, m).all(f);
+        }
+        self.for_each_position_other(d, k, m, f)
+    }
+
+    /// [`for_each_position`](Self::for_each_position) for the schemes of other libraries, out
+    /// of line.
+    #[inline(never)]
+    fn for_each_position_other(
         self,
         d: &Digest,
         k: u32,
         m: u64,
         mut f: impl FnMut(u64) -> bool,
     ) -> bool {
-        debug_assert!(m > 0);
         match self {
             Scheme::EnhancedDouble => {
-                let (mut x, mut y) = (d.h1, d.h2);
-                for i in 0..u64::from(k) {
-                    if !f(reduce(x, m)) {
-                        return false;
-                    }
-                    x = x.wrapping_add(y);
-                    y = y.wrapping_add(i);
-                }
+                unreachable!("the default scheme is handled by for_each_position")
             }
             Scheme::GuavaMitz64 => {
                 let mut c = d.h1;

@@ -5,7 +5,7 @@
 //! and the memory-mapped filters run the same probing loops:
 //! - `BlockCell`: reading a block. Plain memory is tested in place (the probe loads the
 //!   words it needs, vector-wide where it can); atomic memory is read word by word with relaxed
-//!   loads and compared with the element's mask.
+//!   loads (only the words the layout needs) and compared with the element's bits.
 //! - `BlocksMut`: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
 //!   with one `fetch_or` per word that receives bits, so concurrent inserts (from threads, or from
 //!   processes sharing a mapped file) never lose a bit.
@@ -39,8 +39,12 @@ impl AtomicBlock {
 /// Reading one block, plain or atomic (see the module docs).
 pub(crate) trait BlockCell: Sync {
     /// Whether every bit of the element is set: plain blocks call `test` on their words, atomic
-    /// blocks compare their words with `mask()`.
-    fn probe(&self, test: impl FnOnce(&[u64; 8]) -> bool, mask: impl FnOnce() -> [u64; 8]) -> bool;
+    /// blocks call `test_atomic` on theirs (which reads the words it needs with relaxed loads).
+    fn probe(
+        &self,
+        test: impl FnOnce(&[u64; 8]) -> bool,
+        test_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+    ) -> bool;
 
     /// The block's words (a snapshot for atomic blocks).
     fn words(&self) -> [u64; 8];
@@ -59,7 +63,11 @@ pub(crate) trait BlockCell: Sync {
 
 impl BlockCell for Block {
     #[inline(always)]
-    fn probe(&self, test: impl FnOnce(&[u64; 8]) -> bool, _: impl FnOnce() -> [u64; 8]) -> bool {
+    fn probe(
+        &self,
+        test: impl FnOnce(&[u64; 8]) -> bool,
+        _: impl FnOnce(&[AtomicU64; 8]) -> bool,
+    ) -> bool {
         test(&self.0)
     }
 
@@ -85,13 +93,12 @@ impl BlockCell for Block {
 
 impl BlockCell for AtomicBlock {
     #[inline(always)]
-    fn probe(&self, _: impl FnOnce(&[u64; 8]) -> bool, mask: impl FnOnce() -> [u64; 8]) -> bool {
-        // Written as a fold over all eight words (no early exit), as the vector kernels do.
-        let mut missing = 0u64;
-        for (w, m) in self.0.iter().zip(mask()) {
-            missing |= m & !w.load(Ordering::Relaxed);
-        }
-        missing == 0
+    fn probe(
+        &self,
+        _: impl FnOnce(&[u64; 8]) -> bool,
+        test_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+    ) -> bool {
+        test_atomic(&self.0)
     }
 
     #[inline(always)]
@@ -177,13 +184,23 @@ impl BlocksMut for &[AtomicBlock] {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
         let block = unsafe { self.get_unchecked(i) };
+        // All loads first: a locked read-modify-write on x86 also holds back every later load
+        // until it completes, so loads after the first OR would wait for it.
+        let words: [u64; 8] = std::array::from_fn(|i| block.0[i].load(Ordering::Relaxed));
         let mut missing = 0u64;
-        for (w, m) in block.0.iter().zip(mask()) {
+        for ((w, m), old) in block.0.iter().zip(mask()).zip(words) {
             // A locked read-modify-write costs far more than a load and stops the CPU from
             // overlapping the next elements' loads: skip it when the bits are already set (bits
             // are never cleared while the filter is shared, so a set bit stays set).
-            if m & !w.load(Ordering::Relaxed) != 0 {
-                missing |= m & !w.fetch_or(m, Ordering::Relaxed);
+            let absent = m & !old;
+            if absent != 0 {
+                // The answer comes from the load, so the OR's old value is unused: x86 then
+                // ORs with one `lock or` instead of a compare-and-swap loop. Two threads adding
+                // the same element at once may both answer "new"; at least one does (a thread
+                // that saw every bit set saw the other's ORs, which it made after seeing a bit
+                // clear).
+                missing |= absent;
+                w.fetch_or(m, Ordering::Relaxed);
             }
         }
         missing != 0

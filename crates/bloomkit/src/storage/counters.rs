@@ -7,7 +7,7 @@
 //! saturation the true count is unknown and decrementing could bring it to zero while elements
 //! that still map to it are present (a false negative).
 
-use super::zeroed_words;
+use super::{check_packed, zeroed_words};
 use crate::error::{Error, Result};
 use crate::math::MAX_BITS;
 
@@ -88,20 +88,7 @@ impl Counters {
         if len == 0 {
             return Err(Error::ZeroBits);
         }
-        let need = len.div_ceil(width.per_word());
-        if words.len() as u64 != need {
-            return Err(Error::InvalidParameters(format!(
-                "{} words cannot hold exactly {len} {}-bit counters (need {need})",
-                words.len(),
-                width.bits()
-            )));
-        }
-        let used_bits = (len % width.per_word()) * u64::from(width.bits());
-        if used_bits != 0 && words[words.len() - 1] >> used_bits != 0 {
-            return Err(Error::InvalidParameters(
-                "counter words have bits set past the last counter".into(),
-            ));
-        }
+        check_packed(&words, len, width.bits(), "counter")?;
         Ok(Counters { words, len, width })
     }
 

@@ -14,6 +14,8 @@
 //!   filters, read through `BlockCell` and updated through `BlocksMut`, the two traits
 //!   the blocked probing loops are written over.
 //! - [`Counters`]: packed saturating 4- or 8-bit counters, for counting filters.
+//! - [`PackedCells`] (`cells.rs`): fields of any width up to 64 bits, for the d-left filter's
+//!   fingerprint-and-counter cells.
 //! - Memory-mapped files ([`crate::mmap`]) are viewed as atomic words or atomic blocks: the
 //!   same storage, over the mapping instead of the heap, so that processes sharing a file
 //!   write it soundly.
@@ -23,20 +25,24 @@
 mod alloc;
 mod bits;
 mod blocks;
+mod cells;
 mod counters;
 mod sync;
 
 pub(crate) use alloc::zeroed_vec;
 // Views of mapped files (`crate::mmap`) use these.
 #[cfg(feature = "mmap")]
+// Used by the memory-mapped filters, which the loom build leaves out.
+#[cfg_attr(loom, allow(unused_imports))]
 pub(crate) use bits::{atomic_get, atomic_set, count_ones};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
 pub(crate) use blocks::{BlockCell, BlocksMut};
+use cells::check_packed;
+pub use cells::PackedCells;
 pub use counters::{CounterWidth, Counters};
-#[cfg(feature = "mmap")]
 pub(crate) use sync::{AtomicU64, Ordering};
 
 use crate::error::Result;

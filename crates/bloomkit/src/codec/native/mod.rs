@@ -13,8 +13,10 @@
 //! ```
 
 mod bitmap;
+mod dleft;
 mod fixed;
 mod table;
+mod window;
 
 pub(crate) use bitmap::is_bitmap_file;
 #[cfg(feature = "mmap")]
@@ -70,6 +72,11 @@ const SCHEME_BLOCKED_SPLIT256: u8 = 8;
 
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
+
+/// Set in a counting filter's counter-width byte when it inserts by minimal increase
+/// ([`CountingBloomFilter::with_minimal_increase`]): `0x84` or `0x88`. Readers that predate it
+/// refuse the width, rather than allow the removals it forbids.
+const MINIMAL_INCREASE: u8 = 0x80;
 
 /// What a filter was designed for, when known (kept in the header for `info`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -152,6 +159,17 @@ struct Parts<'a> {
     counter_bits: u8,
     layers: Vec<LayerOut<'a>>,
     config: Option<&'a ScalableConfig>,
+    /// The design and kind-specific header fields of an expiring filter.
+    extra: Option<Extra>,
+}
+
+/// Header fields an expiring filter fills itself (see `window.rs`).
+struct Extra {
+    capacity: u64,
+    fpp: f64,
+    growth: u32,
+    max_layers: u32,
+    max_capacity: u64,
 }
 
 impl<'a> Parts<'a> {
@@ -170,6 +188,7 @@ impl<'a> Parts<'a> {
             counter_bits,
             layers: vec![layer],
             config: None,
+            extra: None,
         }
     }
 
@@ -208,7 +227,12 @@ impl<'a> Parts<'a> {
                 let spec = f.spec();
                 let words = Words::Flat(f.counters().as_words());
                 let l = layer(spec.bits(), spec.hashes(), words);
-                let bits = f.width().bits() as u8;
+                let flag = if f.is_minimal_increase() {
+                    MINIMAL_INCREASE
+                } else {
+                    0
+                };
+                let bits = f.width().bits() as u8 | flag;
                 Parts::single(
                     Kind::Counting,
                     scheme_code(spec.scheme()),
@@ -221,6 +245,10 @@ impl<'a> Parts<'a> {
             AnyFilter::Bitmap(_) | AnyFilter::TwoBitMap(_) => {
                 unreachable!("bitmap kinds are written by bitmap.rs")
             }
+            AnyFilter::CountWindow(f) => window::count_parts(f),
+            AnyFilter::TimeWindow(f) => window::time_parts(f),
+            // `encoded_len` and `write_to` hand d-left filters to `dleft.rs` first.
+            AnyFilter::DLeft(_) => unreachable!("d-left filters have their own body"),
         }
     }
 
@@ -244,6 +272,7 @@ impl<'a> Parts<'a> {
             counter_bits: 0,
             layers,
             config: Some(f.config()),
+            extra: None,
         }
     }
 
@@ -252,11 +281,13 @@ impl<'a> Parts<'a> {
     fn fixed(&self, design: Option<Design>, payload_offset: usize, file_len: usize) -> Fixed {
         let (hashing, fingerprint) = hashing_code(self.hashing);
         let config = self.config;
-        let (fpp, capacity) = match (config, design) {
-            (Some(c), _) => (c.fpp, c.initial_capacity),
-            (None, Some(d)) => (d.fpp, d.capacity),
-            (None, None) => (0.0, 0),
+        let (fpp, capacity) = match (config, design, &self.extra) {
+            (_, _, Some(e)) => (e.fpp, e.capacity),
+            (Some(c), _, _) => (c.fpp, c.initial_capacity),
+            (None, Some(d), _) => (d.fpp, d.capacity),
+            (None, None, _) => (0.0, 0),
         };
+        let extra = self.extra.as_ref();
         Fixed {
             kind: self.kind,
             scheme: self.scheme,
@@ -267,10 +298,14 @@ impl<'a> Parts<'a> {
             layer_count: self.layers.len() as u32,
             fpp,
             capacity,
-            growth: config.map_or(0, |c| c.growth),
-            max_layers: config.and_then(|c| c.max_layers).unwrap_or(0),
+            growth: extra.map_or(config.map_or(0, |c| c.growth), |e| e.growth),
+            max_layers: extra.map_or(config.and_then(|c| c.max_layers).unwrap_or(0), |e| {
+                e.max_layers
+            }),
             tightening: config.map_or(0.0, |c| c.tightening),
-            max_capacity: config.and_then(|c| c.max_capacity).unwrap_or(0),
+            max_capacity: extra.map_or(config.and_then(|c| c.max_capacity).unwrap_or(0), |e| {
+                e.max_capacity
+            }),
             payload_offset: payload_offset as u64,
             file_len: file_len as u64,
         }
@@ -296,6 +331,9 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 pub fn encoded_len(filter: &AnyFilter, design: Option<Design>) -> u64 {
     if let Some(len) = bitmap::encoded_len(filter) {
         return len;
+    }
+    if let AnyFilter::DLeft(f) = filter {
+        return dleft::encoded_len(f) as u64;
     }
     Layout::of(&Parts::of(filter, design)).total as u64
 }
@@ -332,6 +370,9 @@ pub fn write_to(
 ) -> io::Result<()> {
     if let Some(written) = bitmap::write_to(filter, design, out) {
         return written;
+    }
+    if let AnyFilter::DLeft(f) = filter {
+        return dleft::write_to(f, design, out);
     }
     let parts = Parts::of(filter, design);
     let layout = Layout::of(&parts);
@@ -406,6 +447,9 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
             fixed.kind
         )));
     }
+    if fixed.kind == Kind::DLeft {
+        return Err(r.corrupt("only classic and blocked filters can be memory-mapped"));
+    }
     let scheme = scheme_of(&fixed, &r)?;
     let width = check_fixed(&fixed, file_len, &r)?;
     let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys, &r)?;
@@ -419,7 +463,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     let layers = table::read_table(&mut r, count, width, payload_offset, file_len)?;
     let first = layers[0].params;
     let block_spec = match fixed.kind {
-        Kind::Blocked => {
+        Kind::Blocked | Kind::TimeWindow => {
             let layout = block_layout(fixed.scheme, first, &r)?;
             Some(BlockSpec::new(
                 first.bits / BLOCK_BITS,
@@ -453,7 +497,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
 /// names a block layout (checked to be a known one here).
 fn scheme_of(fixed: &Fixed, r: &Reader) -> Result<Option<Scheme>> {
     let code = fixed.scheme;
-    if fixed.kind != Kind::Blocked {
+    if !matches!(fixed.kind, Kind::Blocked | Kind::TimeWindow) {
         return match scheme_from_code(code) {
             Some(s) => Ok(Some(s)),
             None => Err(r.corrupt(format!("unknown probing scheme code {code}"))),
@@ -474,7 +518,11 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     }
     let width = match (kind, counter_bits) {
         (Kind::Counting, 4 | 8) => u64::from(counter_bits),
-        (Kind::Classic | Kind::Scalable | Kind::Blocked, 0) => 1,
+        (Kind::Counting, 0x84 | 0x88) => u64::from(counter_bits & !MINIMAL_INCREASE),
+        (
+            Kind::Classic | Kind::Scalable | Kind::Blocked | Kind::CountWindow | Kind::TimeWindow,
+            0,
+        ) => 1,
         _ => {
             return Err(r.corrupt(format!(
                 "counter width {counter_bits} does not fit filter kind {kind}"
@@ -497,6 +545,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     let layer_count = fixed.layer_count;
     let layers_ok = match kind {
         Kind::Scalable => (1..=MAX_LAYERS).contains(&layer_count),
+        Kind::CountWindow | Kind::TimeWindow => window::layers_ok(kind, layer_count),
         _ => layer_count == 1,
     };
     if !layers_ok {
@@ -568,6 +617,9 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
     if is_bitmap_file(bytes) {
         return bitmap::decode(bytes);
     }
+    if bytes[10..12] == Kind::DLeft.code().to_le_bytes() {
+        return dleft::decode(bytes, keys);
+    }
     let header = parse_header(bytes, bytes.len() as u64, keys)?;
     if header.kind == Kind::Scalable {
         let filter = AnyFilter::Scalable(decode_scalable(&header, bytes)?);
@@ -580,7 +632,10 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         capacity: header.capacity,
         fpp: header.fpp,
     });
-    let filter = decode_single(&header, bytes)?;
+    let filter = match header.kind {
+        Kind::CountWindow | Kind::TimeWindow => window::decode(&header, bytes)?,
+        _ => decode_single(&header, bytes)?,
+    };
     Ok(Decoded { filter, design })
 }
 
@@ -619,13 +674,18 @@ fn decode_single(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
         }
         // Counting: the only other kind of one layer (`parse_header` checked the count).
         _ => {
-            let width = if header.counter_bits == 4 {
+            let width = if header.counter_bits & !MINIMAL_INCREASE == 4 {
                 CounterWidth::Four
             } else {
                 CounterWidth::Eight
             };
             let counters = Counters::from_words(words, e.params.bits, width).map_err(corrupt)?;
-            AnyFilter::Counting(CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?)
+            let f = CountingBloomFilter::from_parts(spec(), counters).map_err(corrupt)?;
+            AnyFilter::Counting(if header.counter_bits & MINIMAL_INCREASE != 0 {
+                f.with_minimal_increase()
+            } else {
+                f
+            })
         }
     })
 }

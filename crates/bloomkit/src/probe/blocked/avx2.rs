@@ -13,9 +13,7 @@
 
 use super::portable::{half_of, SALT};
 use super::{contains_at, contains_loop, insert_at, insert_loop, BlockLayout, Kernel};
-use crate::key::Key;
-use crate::spec::BlockSpec;
-use crate::storage::{BlockCell, BlocksMut};
+use crate::storage::{AtomicU64, BlockCell, BlocksMut, Ordering};
 use core::arch::x86_64::*;
 
 /// Whether this CPU runs the AVX2 kernels (known at compile time when the build targets AVX2,
@@ -115,6 +113,17 @@ fn split256_test(block: &[u64; 8], h: u64) -> bool {
     _mm256_testc_si256(b, mask256(h)) != 0
 }
 
+/// [`split256_test`] on atomic words: relaxed loads of the half's four words only, gathered
+/// into one vector (a vector load of atomic words would be a non-atomic read).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn split256_test_atomic(block: &[AtomicU64; 8], h: u64) -> bool {
+    let (half, h) = half_of(h);
+    let w: [u64; 4] = std::array::from_fn(|i| block[4 * half + i].load(Ordering::Relaxed));
+    let b = _mm256_set_epi64x(w[3] as i64, w[2] as i64, w[1] as i64, w[0] as i64);
+    _mm256_testc_si256(b, mask256(h)) != 0
+}
+
 #[inline]
 #[target_feature(enable = "avx2")]
 fn split256_set(block: &mut [u64; 8], h: u64) -> bool {
@@ -171,6 +180,11 @@ impl Kernel for Split256 {
     fn test(self, block: &[u64; 8], h2: u64) -> bool {
         // SAFETY: a `Split256` exists only on a CPU with AVX2 (see `Split`).
         unsafe { split256_test(block, h2) }
+    }
+    #[inline(always)]
+    fn test_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        // SAFETY: as above.
+        unsafe { split256_test_atomic(block, h2) }
     }
     #[inline(always)]
     fn set(self, block: &mut [u64; 8], h2: u64) -> bool {
@@ -231,16 +245,17 @@ pub(super) unsafe fn contains256<B: BlockCell>(blocks: &[B], h: u64) -> bool {
 /// # Safety
 /// The CPU must support AVX2, and the layout must be a split-block one.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn insert_batch<S: BlocksMut, K: Key>(
-    spec: &BlockSpec,
+pub(super) unsafe fn insert_batch<S: BlocksMut, T>(
+    layout: BlockLayout,
     blocks: S,
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     on_new: impl FnMut(usize, bool),
 ) {
-    if spec.layout() == BlockLayout::SplitBlock256 {
-        insert_loop(spec, blocks, Split256(()), keys, on_new);
+    if layout == BlockLayout::SplitBlock256 {
+        insert_loop(blocks, Split256(()), items, hash, on_new);
     } else {
-        insert_loop(spec, blocks, Split(()), keys, on_new);
+        insert_loop(blocks, Split(()), items, hash, on_new);
     }
 }
 
@@ -249,16 +264,17 @@ pub(super) unsafe fn insert_batch<S: BlocksMut, K: Key>(
 /// # Safety
 /// The CPU must support AVX2, and the layout must be a split-block one.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn contains_batch<B: BlockCell, K: Key>(
-    spec: &BlockSpec,
+pub(super) unsafe fn contains_batch<B: BlockCell, T>(
+    layout: BlockLayout,
     blocks: &[B],
-    keys: &[K],
+    items: &[T],
+    hash: impl Fn(&T) -> [u64; 2],
     out: &mut [bool],
 ) {
-    if spec.layout() == BlockLayout::SplitBlock256 {
-        contains_loop(spec, blocks, Split256(()), keys, out);
+    if layout == BlockLayout::SplitBlock256 {
+        contains_loop(blocks, Split256(()), items, hash, out);
     } else {
-        contains_loop(spec, blocks, Split(()), keys, out);
+        contains_loop(blocks, Split(()), items, hash, out);
     }
 }
 
@@ -302,6 +318,12 @@ mod tests {
                     }
                 };
                 assert_eq!(test, layout.test(&block, h), "{layout} {h:x}");
+                let atomic: [AtomicU64; 8] = block.map(AtomicU64::new);
+                let atomic_test = match layout {
+                    BlockLayout::SplitBlock => Split(()).test_atomic(&atomic, h),
+                    _ => Split256(()).test_atomic(&atomic, h),
+                };
+                assert_eq!(atomic_test, test, "{layout} {h:x}");
                 assert_eq!(mask, layout.mask(h));
                 let mut p = block;
                 assert_eq!(set.1, layout.set(&mut p, h));

@@ -1,0 +1,130 @@
+//! `bloomkit.CountWindowFilter` and `bloomkit.TimeWindowFilter`: filters that forget, the
+//! last `window` insertions or what was added within the last `window` seconds.
+
+use crate::errors;
+use crate::filters::{new_filter, positive, sized, Class, Filter};
+use bloomkit::codec::native::Design;
+use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
+use bloomkit::AnyFilter;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::PyClassInitializer;
+use std::time::Duration;
+
+/// A filter of the last `window` insertions (age-partitioned): each of them is found, with
+/// an FPR of at most `fpp`, and older ones are forgotten as new ones arrive.
+#[pyclass(name = "CountWindowFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyCountWindowFilter;
+
+fn count_window<R>(
+    slf: &PyRef<'_, PyCountWindowFilter>,
+    f: impl FnOnce(&CountWindowFilter) -> R,
+) -> Option<R> {
+    slf.as_super()
+        .local(slf.py(), |any| match any {
+            AnyFilter::CountWindow(w) => Some(f(w)),
+            _ => None,
+        })
+        .flatten()
+}
+
+#[pymethods]
+impl PyCountWindowFilter {
+    #[new]
+    fn new(window: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+        Ok(
+            sized(Class::CountWindow, window, fpp, CountWindowFilter::new)?
+                .add_subclass(PyCountWindowFilter),
+        )
+    }
+
+    /// How many of the last insertions are remembered (the `window` it was made with).
+    #[getter]
+    fn window(slf: PyRef<'_, Self>) -> u64 {
+        count_window(&slf, |w| w.window()).unwrap_or(0)
+    }
+
+    /// How many of the last insertions are always found (at least `window`).
+    #[getter]
+    fn guaranteed_window(slf: PyRef<'_, Self>) -> u64 {
+        count_window(&slf, |w| w.guaranteed_window()).unwrap_or(0)
+    }
+
+    /// After this many later insertions an element is surely forgotten.
+    #[getter]
+    fn forgotten_after(slf: PyRef<'_, Self>) -> u64 {
+        count_window(&slf, |w| w.forgotten_after()).unwrap_or(0)
+    }
+
+    /// Insertions ever made.
+    #[getter]
+    fn inserted(slf: PyRef<'_, Self>) -> u64 {
+        count_window(&slf, |w| w.inserted()).unwrap_or(0)
+    }
+}
+
+/// A filter of what was added within the last `window` seconds: generations of blocked
+/// filters by the system clock, `capacity` insertions per window at FPR `fpp`.
+#[pyclass(name = "TimeWindowFilter", module = "bloomkit", extends = Filter, frozen)]
+pub struct PyTimeWindowFilter;
+
+fn time_window<R>(
+    slf: &PyRef<'_, PyTimeWindowFilter>,
+    f: impl FnOnce(&TimeWindowFilter) -> R,
+) -> Option<R> {
+    slf.as_super()
+        .local(slf.py(), |any| match any {
+            AnyFilter::TimeWindow(w) => Some(f(w)),
+            _ => None,
+        })
+        .flatten()
+}
+
+#[pymethods]
+impl PyTimeWindowFilter {
+    /// `window` in seconds; `generations` (default: 30, or `capacity` if smaller, as the CLI)
+    /// is how finely it forgets: an element stays between `window` and `window` plus one
+    /// generation.
+    #[new]
+    #[pyo3(signature = (window, capacity, fpp, generations = None))]
+    fn new(
+        window: f64,
+        capacity: i128,
+        fpp: f64,
+        generations: Option<u32>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let window = Duration::try_from_secs_f64(window)
+            .ok()
+            .filter(|w| !w.is_zero())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "window must be a positive number of seconds, got {window}"
+                ))
+            })?;
+        let capacity = positive("capacity", capacity)?;
+        let generations = generations.unwrap_or_else(|| capacity.clamp(1, 30) as u32);
+        let f = TimeWindowFilter::new(window, generations, capacity, fpp).map_err(errors::core)?;
+        Ok(
+            new_filter(Class::TimeWindow, f.into(), Some(Design { capacity, fpp }))?
+                .add_subclass(PyTimeWindowFilter),
+        )
+    }
+
+    /// The window, in seconds.
+    #[getter]
+    fn window(slf: PyRef<'_, Self>) -> f64 {
+        time_window(&slf, |w| w.window().as_secs_f64()).unwrap_or(0.0)
+    }
+
+    /// The number of generations.
+    #[getter]
+    fn generations(slf: PyRef<'_, Self>) -> u32 {
+        time_window(&slf, |w| w.generations()).unwrap_or(0)
+    }
+
+    /// The length of one generation, in seconds.
+    #[getter]
+    fn generation_length(slf: PyRef<'_, Self>) -> f64 {
+        time_window(&slf, |w| w.generation_length().as_secs_f64()).unwrap_or(0.0)
+    }
+}

@@ -1,0 +1,328 @@
+//! Throughput of the time-window and counting filters against a real redis-server, side by
+//! side in one run with what they are measured against:
+//!
+//! - time-window checks (a single-generation filter, then filters whose every generation is
+//!   filled) against RedisBloom's `BF.MEXISTS` on a filter of the same `n` at 1 %;
+//! - counting adds and removes against the per-bit `SETBIT` pipeline of the seed designs
+//!   (a classic filter, one `SETBIT` per bit, pipelined per batch).
+//!
+//! Run: `cargo bench -p bloomkit-redis --bench window_counting`; the RedisBloom rows need
+//! `BLOOMKIT_REDISBLOOM=/path/to/redisbloom.so` (docs/REDIS.md, "Tests and benchmarks").
+//!
+//! Each rate is the median of several timed passes over the same elements in batches of 1,000
+//! (one batch in flight) on a tokio runtime with 2 workers; the passes of the contenders are
+//! interleaved, so load on the machine hits them alike. Also printed: requests (round trips)
+//! per batch, counted by the connection.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use bloomkit::clock::{Clock, ManualClock, SystemClock};
+use bloomkit::Spec;
+use bloomkit_redis::{
+    Connection, CountingRedisFilter, Options, RedisFilter, TimeWindowRedisFilter, WindowParams,
+};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const BATCH: usize = 1000;
+const PASSES: usize = 7;
+const P: f64 = 0.01;
+const HOUR: u64 = 3_600_000;
+
+fn items(range: std::ops::Range<u64>) -> Vec<String> {
+    range
+        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Elements per second of one pass of `f` over `n` elements.
+async fn rate(n: usize, f: impl AsyncFnOnce()) -> f64 {
+    let t = Instant::now();
+    f().await;
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+/// A time-window filter of `generations` generations for `n` insertions per window, with
+/// `filled` generations holding `n / generations` elements each (the newest is current).
+/// Returns it and the elements of the current generation.
+async fn window(
+    conn: &Connection,
+    name: &str,
+    generations: u32,
+    filled: u32,
+    n: usize,
+) -> (TimeWindowRedisFilter, Vec<String>) {
+    let params = WindowParams::new(
+        Duration::from_millis(u64::from(generations) * HOUR),
+        generations,
+        n as u64,
+        P,
+    );
+    let clock = Arc::new(ManualClock::new(SystemClock.now_ms() / HOUR * HOUR));
+    let f = TimeWindowRedisFilter::create(conn, name, params)
+        .await
+        .unwrap()
+        .with_clock(clock.clone());
+    let per = n / generations as usize;
+    let mut last = Vec::new();
+    for g in 0..filled {
+        last = items(u64::from(g) * per as u64..u64::from(g + 1) * per as u64);
+        for b in last.chunks(BATCH) {
+            f.insert_batch(b).await.unwrap();
+        }
+        if g + 1 < filled {
+            clock.advance(Duration::from_millis(HOUR));
+        }
+    }
+    // A fresh handle on the same clock, as another process would open it.
+    let reader = TimeWindowRedisFilter::open(conn, name)
+        .await
+        .unwrap()
+        .with_clock(clock);
+    reader.contains_batch(&last[..BATCH]).await.unwrap(); // learns the generations
+    (reader, last)
+}
+
+async fn window_checks(f: &TimeWindowRedisFilter, data: &[String]) -> f64 {
+    rate(data.len(), async || {
+        for b in data.chunks(BATCH) {
+            assert!(f.contains_batch(b).await.unwrap().iter().all(|&x| x));
+        }
+    })
+    .await
+}
+
+async fn mexists(conn: &Connection, key: &str, data: &[String]) -> f64 {
+    rate(data.len(), async || {
+        for b in data.chunks(BATCH) {
+            let r: Vec<i64> = conn
+                .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
+                .await
+                .unwrap();
+            assert!(r.iter().all(|&x| x == 1));
+        }
+    })
+    .await
+}
+
+async fn absent_hits(f: &TimeWindowRedisFilter, absent: &[String]) -> f64 {
+    let mut fp = 0;
+    for b in absent.chunks(BATCH) {
+        fp += f
+            .contains_batch(b)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|&&x| x)
+            .count();
+    }
+    fp as f64 / absent.len() as f64
+}
+
+async fn window_rows(conn: &Connection, redisbloom: bool) {
+    let n = 200_000;
+    let absent = items(10_000_000..10_100_000);
+    println!("\n### Time-window checks (n = {n} per window, p = 1 %, batches of {BATCH})\n");
+    let (single, data) = window(conn, "w1", 1, 1, n).await;
+    if redisbloom {
+        let _: () = conn
+            .query(redis::cmd("BF.RESERVE").arg("rb").arg(P).arg(n))
+            .await
+            .unwrap();
+        for b in data.chunks(BATCH) {
+            let _: Vec<i64> = conn
+                .query(redis::cmd("BF.MADD").arg("rb").arg(b))
+                .await
+                .unwrap();
+        }
+    }
+    // The plain register filter of the same n and p, for reference.
+    let plain = RedisFilter::create(conn, "plain", n as u64, P)
+        .await
+        .unwrap();
+    for b in data.chunks(BATCH) {
+        plain.insert_batch(b).await.unwrap();
+    }
+    // Interleaved passes: time window, RedisBloom, plain filter, time window, ...
+    let (mut w, mut rb, mut ratios, mut pl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut trips = 0;
+    for _ in 0..PASSES {
+        let before = conn.round_trips();
+        let a = window_checks(&single, &data).await;
+        trips += conn.round_trips() - before;
+        w.push(a);
+        pl.push(
+            rate(data.len(), async || {
+                for b in data.chunks(BATCH) {
+                    assert!(plain.contains_batch(b).await.unwrap().iter().all(|&x| x));
+                }
+            })
+            .await,
+        );
+        if redisbloom {
+            let b = mexists(conn, "rb", &data).await;
+            rb.push(b);
+            ratios.push(a / b);
+        }
+    }
+    let trips = trips as f64 / (PASSES * data.len().div_ceil(BATCH)) as f64;
+    println!("| filter | generations read (with a key) | checks/s | measured FPR | round trips per batch |");
+    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| time window, 1 generation, one filled | 1 | {:.0} | {:.4} | {trips:.2} |",
+        median(w),
+        absent_hits(&single, &absent).await
+    );
+    if redisbloom {
+        println!(
+            "| RedisBloom `BF.MEXISTS` | – | {:.0} | – | 1 |",
+            median(rb)
+        );
+    }
+    println!(
+        "| plain register filter (`RedisFilter`, for reference) | – | {:.0} | – | 1 |",
+        median(pl)
+    );
+    plain.delete().await.unwrap();
+    server_time(conn, "the single-generation passes").await;
+    for (generations, filled) in [(1u32, 3u32), (8, 10), (30, 32)] {
+        let (f, data) = window(
+            conn,
+            &format!("w{generations}-{filled}"),
+            generations,
+            filled,
+            n,
+        )
+        .await;
+        let before = conn.round_trips();
+        let checks = median({
+            let mut v = Vec::new();
+            for _ in 0..3 {
+                v.push(window_checks(&f, &data).await);
+            }
+            v
+        });
+        let trips = (conn.round_trips() - before) as f64 / (3 * data.len().div_ceil(BATCH)) as f64;
+        println!(
+            "| time window, {generations} generations, all filled | {filled} | {checks:.0} | {:.4} | {trips:.2} |",
+            absent_hits(&f, &absent).await
+        );
+        f.delete().await.unwrap();
+    }
+    if redisbloom {
+        let r: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        println!(
+            "\nsingle-generation checks ÷ BF.MEXISTS per pass: {} (median {:.2})",
+            r.join(", "),
+            median(ratios)
+        );
+    }
+    single.delete().await.unwrap();
+}
+
+/// Server time per call of the commands run since the last `CONFIG RESETSTAT`
+/// (`INFO commandstats`), to tell the server's share of the time from the client's.
+async fn server_time(conn: &Connection, what: &str) {
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    println!("\nserver time ({what}, `INFO commandstats`):\n");
+    for line in stats.lines().filter(|l| l.starts_with("cmdstat_")) {
+        println!("    {line}");
+    }
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+}
+
+async fn counting_rows(conn: &Connection) {
+    println!("\n### Counting adds and removes (p = 1 %, batches of {BATCH})\n");
+    let n = 200_000;
+    let data = items(0..n as u64);
+    // The per-bit pipeline: a classic filter, one SETBIT per bit.
+    let m = 50_000;
+    let spec = Spec::for_capacity(m as u64, P).unwrap();
+    let perbit = &data[..m];
+    let (mut adds, mut removes, mut bits) = (Vec::new(), Vec::new(), Vec::new());
+    let f = CountingRedisFilter::create(conn, "cnt", n as u64, P)
+        .await
+        .unwrap();
+    for pass in 0..PASSES {
+        adds.push(
+            rate(n, async || {
+                for b in data.chunks(BATCH) {
+                    f.insert_batch(b).await.unwrap();
+                }
+            })
+            .await,
+        );
+        bits.push(
+            rate(m, async || {
+                for b in perbit.chunks(BATCH) {
+                    let mut pipe = redis::pipe();
+                    for x in b {
+                        for pos in spec.positions(x) {
+                            pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
+                        }
+                    }
+                    let () = conn.pipe(&pipe).await.unwrap();
+                }
+            })
+            .await,
+        );
+        removes.push(
+            rate(n, async || {
+                for b in data.chunks(BATCH) {
+                    assert!(f.remove_batch(b).await.unwrap().iter().all(|&r| r));
+                }
+            })
+            .await,
+        );
+        if pass == 0 {
+            let info = f.info().await.unwrap();
+            assert_eq!(info.nonzero_counters, 0, "every counter back to 0");
+        }
+    }
+    server_time(conn, "counting and per-bit passes").await;
+    let (a, r, s) = (median(adds), median(removes), median(bits));
+    println!(
+        "| method | n | k | elements/s | ÷ per-bit |\n|---|---:|---:|---:|---:|\n| counting add (`MULTI` + `BITFIELD OVERFLOW SAT INCRBY u4`) | {n} | {} | {a:.0} | {:.1} |\n| counting remove (`OVERFLOW FAIL` script) | {n} | {} | {r:.0} | {:.1} |\n| per-bit `SETBIT` pipeline | {m} | {} | {s:.0} | 1 |",
+        f.layout().hashes(),
+        a / s,
+        f.layout().hashes(),
+        r / s,
+        spec.hashes()
+    );
+    f.delete().await.unwrap();
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let module = std::env::var("BLOOMKIT_REDISBLOOM")
+        .ok()
+        .filter(|p| std::path::Path::new(p).exists());
+    let server = match &module {
+        Some(m) => common::Server::start_with(&["--save", "", "--loadmodule", m]),
+        None => common::Server::start(),
+    };
+    if module.is_none() {
+        eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
+    }
+    let conn = Connection::open(&server.url(), &Options::default())
+        .await
+        .unwrap();
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+    window_rows(&conn, module.is_some()).await;
+    counting_rows(&conn).await;
+}

@@ -1,0 +1,805 @@
+//! [`CountingRedisFilter`]: a counting Bloom filter in Redis, shared by every process that opens
+//! it: 4-bit saturating counters, so elements can be removed across processes.
+//!
+//! ## Layout
+//! `m` counters of 4 bits are split into equal segments (one Redis string each, at most
+//! `max_segment_bits / 4` counters); counter `j` of a segment is the field `u4 #j` of
+//! `BITFIELD` (bits `4j .. 4j+3`, most significant first). An element lives in one segment,
+//! `reduce(reverse_bits(h2), segments)`, and inside it at the `k` counters of the core library's
+//! classic probing (`Scheme::EnhancedDouble` over the segment's counters, the same
+//! [`Spec`] as an in-memory filter of that size). With one segment (up to 2²⁵ counters by
+//! default) the layout is the classic counting filter's.
+//!
+//! Sizing is the core library's classic model ([`bloomkit::math::bits_for_hashes`]): the
+//! smallest `k` whose counter count is within 20 % of the smallest over all `k` (each counter
+//! costs a `BITFIELD` subcommand; at 1 %: `k = 4`, 10.5 counters per element, where `k = 7`
+//! needs 9.6).
+//!
+//! ## Operations
+//! - **insert**: per segment and 256 elements, `MULTI; EXISTS <segment>; BITFIELD <segment>
+//!   OVERFLOW SAT INCRBY u4 #j 1 …; EXEC`: atomic, counters stop at 15. If the segment did not
+//!   exist (the filter was deleted, or its keys lost), the client deletes the key the
+//!   `BITFIELD` created and fails with [`Error::Gone`]. On a cluster, a script does the same
+//!   with the check first (the identity guard of plain filters), getting the counters `#j`
+//!   one argument each. An element is
+//!   new if one of its counters was 0, and reports saturation if one is now 15.
+//! - **remove**: one script per segment and 256 elements. It first decrements everything with
+//!   `OVERFLOW FAIL` (a counter at 0 is left alone and answers nil); if no counter refused and
+//!   none was saturated, that is the result. Otherwise it undoes those decrements and replays
+//!   the elements one by one on the counters' values: an element is removed only if each of its
+//!   counters is saturated or at least the number of its probes on it; else it is refused and
+//!   changes nothing. Check and decrement happen in the one script: atomic.
+//! - **contains**: one `BITFIELD_RO … GET u4 #j …` per segment and 256 elements, pipelined with
+//!   `EXISTS` of the segment key (gone: [`Error::Gone`]).
+//!
+//! See [`bloomkit::counting`] for why removing an element that was never inserted can cause
+//! false negatives: remove only what you know you inserted.
+
+use crate::conn::Connection;
+use crate::error::{Error, Result};
+use crate::filter::{delete_meta, new_id, num, segment_keys, FilterOptions, MAX_SEGMENTS};
+use crate::keys::{self, SegmentKeys};
+use crate::meta::{check_head, create_with_segments, head_fields, incompatible, open_meta};
+use crate::segments::{self, Keyspace, MAX_PER_COMMAND};
+use bloomkit::math::Params;
+use bloomkit::probe::register::RegisterLayout;
+use bloomkit::probe::{reduce, Digest, Scheme};
+use bloomkit::{Hashing, Incompatibility, Key, Spec};
+use futures_util::future::try_join_all;
+use redis::Script;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// The `kind` field of a counting filter's metadata.
+pub const COUNTING_KIND: &str = "counting";
+
+/// The probing scheme name stored for the counting layout.
+pub const COUNTING_SCHEME: &str = "counters4";
+
+/// A counter's largest value: it saturates there.
+pub const COUNTER_MAX: i64 = 15;
+
+/// The most hash functions sizing considers.
+const MAX_COUNTING_HASHES: u32 = 24;
+
+/// Lua function `counters(op, overflow, value, list, first)`: runs `BITFIELD KEYS[1]
+/// [OVERFLOW overflow] <op> u4 <list[x]> <value> ...` for `x = first ..` (`op` = `INCRBY` or
+/// `SET`; `value` a string, or a table indexed like `list`), or `BITFIELD_RO ... GET u4
+/// <list[x]> ...` for `op` = `GET`, in slices of 1,500 subcommands (Lua's `unpack` limit is
+/// about 8,000 values), and returns the replies (`false` where `OVERFLOW FAIL` refused one).
+/// The client sends one argument per counter (`#<j>`), not four: each argument costs Redis a
+/// conversion into Lua and back.
+macro_rules! counters_fn {
+    () => {
+        r#"
+local function counters(op, overflow, value, list, first)
+  local n = #list
+  local out = {}
+  local i = first
+  while i <= n do
+    local j = math.min(n, i + 1499)
+    local t = {}
+    local c = 0
+    if overflow then t[1] = 'OVERFLOW'; t[2] = overflow; c = 2 end
+    for x = i, j do
+      if op == 'GET' then
+        t[c + 1] = 'GET'; t[c + 2] = 'u4'; t[c + 3] = list[x]; c = c + 3
+      else
+        local v = value
+        if type(value) == 'table' then v = value[x] end
+        t[c + 1] = op; t[c + 2] = 'u4'; t[c + 3] = list[x]; t[c + 4] = v; c = c + 4
+      end
+    end
+    local r = redis.call(op == 'GET' and 'BITFIELD_RO' or 'BITFIELD', KEYS[1], unpack(t))
+    if i == first and j == n then return r end
+    for x = 1, #r do out[#out + 1] = r[x] end
+    i = j + 1
+  end
+  return out
+end
+"#
+    };
+}
+
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = counters `#<j>`. Adds 1 to each
+/// (saturating at 15) and returns the new values.
+static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(crate::segments::guarded_script!(concat!(
+        counters_fn!(),
+        "return counters('INCRBY', 'SAT', '1', ARGV, 2)\n"
+    )))
+});
+
+/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = k; ARGV[3..] = counters `#<j>`, `k`
+/// per element. Returns one byte per element: '1' removed, '0' refused (and nothing of it
+/// changed). See the module docs.
+static REMOVE_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(crate::segments::guarded_script!(concat!(
+        counters_fn!(),
+        r#"
+local k = tonumber(ARGV[2])
+local first = 3
+local total = #ARGV - 2
+local n = total / k
+local function at(i) return ARGV[first + i - 1] end
+local r = counters('INCRBY', 'FAIL', '-1', ARGV, first)
+local clean = true
+for i = 1, total do
+  if r[i] == false or r[i] == 14 then clean = false break end
+end
+if clean then return string.rep('1', n) end
+-- Undo the decrements that happened (+1 restores each exactly), then replay one by one.
+local undo = {}
+for i = 1, total do
+  if r[i] ~= false then undo[#undo + 1] = at(i) end
+end
+if #undo > 0 then counters('INCRBY', nil, '1', undo, 1) end
+local vals = counters('GET', nil, nil, ARGV, first)
+local cur = {}
+for i = 1, total do
+  if cur[at(i)] == nil then cur[at(i)] = vals[i] end
+end
+local out = {}
+local changed = {}
+for e = 0, n - 1 do
+  local need = {}
+  for c = 1, k do
+    local o = at(e * k + c)
+    need[o] = (need[o] or 0) + 1
+  end
+  local ok = true
+  for o, m in pairs(need) do
+    if cur[o] ~= 15 and cur[o] < m then ok = false end
+  end
+  if ok then
+    for o, m in pairs(need) do
+      if cur[o] ~= 15 then cur[o] = cur[o] - m; changed[o] = true end
+    end
+    out[e + 1] = '1'
+  else
+    out[e + 1] = '0'
+  end
+end
+local list = {}
+local values = {}
+for o, _ in pairs(changed) do
+  list[#list + 1] = o
+  values[#list] = cur[o]
+end
+if #list > 0 then counters('SET', nil, values, list, 1) end
+return table.concat(out)
+"#
+    )))
+});
+
+/// The shape of a counting filter in Redis: segments of 4-bit counters and `k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CountingLayout {
+    segments: u32,
+    segment_counters: u64,
+    hashes: u32,
+}
+
+impl CountingLayout {
+    /// The layout for `n` elements at FPR `p` with segments of at most `max_segment_bits` bits
+    /// (see the module docs for the choice of `k`).
+    pub fn for_capacity(n: u64, p: f64, max_segment_bits: u64) -> Result<Self> {
+        let sizes: Vec<(u32, u64)> = (1..=MAX_COUNTING_HASHES)
+            .filter_map(|k| Some((k, bloomkit::math::bits_for_hashes(n, p, k).ok()?)))
+            .collect();
+        let best = sizes.iter().map(|&(_, m)| m).min().ok_or_else(|| {
+            Error::Core(bloomkit::math::check_fpp(p).err().unwrap_or(
+                bloomkit::Error::InvalidParameters(format!("no counting layout reaches p = {p}")),
+            ))
+        })?;
+        let (k, m) = sizes
+            .into_iter()
+            .find(|&(_, m)| m as f64 <= 1.2 * best as f64)
+            .expect("the smallest size is within 20 % of itself");
+        Self::new(m, k, max_segment_bits)
+    }
+
+    /// At least `counters` counters (rounded up to equal segments of at most
+    /// `max_segment_bits / 4` counters) and `hashes` counters per element.
+    pub fn new(counters: u64, hashes: u32, max_segment_bits: u64) -> Result<Self> {
+        // The register layout checks the same limits (segment size, k, non-zero size).
+        let words = RegisterLayout::new(counters.div_ceil(16), hashes, max_segment_bits)?;
+        let per_segment = max_segment_bits / 4;
+        let segments = u32::try_from(counters.div_ceil(per_segment)).map_err(|_| {
+            bloomkit::Error::TooLarge {
+                bits: counters.saturating_mul(4),
+                limit: "more than 2^32 segments",
+            }
+        })?;
+        Self::from_shape(
+            segments,
+            counters.div_ceil(u64::from(segments)),
+            words.hashes(),
+        )
+    }
+
+    /// A layout from its stored shape.
+    pub fn from_shape(segments: u32, segment_counters: u64, hashes: u32) -> Result<Self> {
+        if segments == 0 || segment_counters == 0 {
+            return Err(bloomkit::Error::ZeroBits.into());
+        }
+        if segment_counters.saturating_mul(4) > bloomkit::probe::register::MAX_SEGMENT_BITS {
+            return Err(bloomkit::Error::TooLarge {
+                bits: segment_counters.saturating_mul(4),
+                limit: "a segment holds at most 2^32 bits",
+            }
+            .into());
+        }
+        if hashes == 0 || hashes > MAX_COUNTING_HASHES {
+            return Err(bloomkit::Error::TooManyHashes {
+                hashes: hashes.into(),
+                max: MAX_COUNTING_HASHES,
+            }
+            .into());
+        }
+        Ok(CountingLayout {
+            segments,
+            segment_counters,
+            hashes,
+        })
+    }
+
+    /// Number of segments.
+    pub fn segments(&self) -> u32 {
+        self.segments
+    }
+
+    /// Counters per segment.
+    pub fn segment_counters(&self) -> u64 {
+        self.segment_counters
+    }
+
+    /// Counters in all, `m`.
+    pub fn counters(&self) -> u64 {
+        u64::from(self.segments) * self.segment_counters
+    }
+
+    /// Counters per element, `k`.
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// Bytes in Redis when every segment is fully grown (`m / 2`).
+    pub fn bytes(&self) -> u64 {
+        u64::from(self.segments) * self.segment_counters.div_ceil(2)
+    }
+
+    /// The modelled FPR after `n` distinct elements (the classic formula).
+    pub fn expected_fpp(&self, n: u64) -> f64 {
+        bloomkit::math::expected_fpp(self.counters(), self.hashes, n)
+    }
+}
+
+/// Where an element's counters are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountingProbe {
+    /// Segment index.
+    pub segment: u32,
+    /// Counter indices inside the segment, `k` of them (a counter may repeat).
+    pub counters: Vec<u64>,
+}
+
+/// What [`CountingRedisFilter::insert_batch_report`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inserted {
+    /// Per element: one of its counters was 0 before (it was new).
+    pub new: Vec<bool>,
+    /// Per element: one of its counters is now saturated at 15 (its count is "at least 15"
+    /// from now on, and that counter never decreases again).
+    pub saturated: Vec<bool>,
+}
+
+/// What [`CountingRedisFilter::info`] reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountingInfo {
+    /// The filter's name.
+    pub name: String,
+    /// Hash function id.
+    pub hashing: String,
+    /// The filter id.
+    pub id: String,
+    /// The layout.
+    pub layout: CountingLayout,
+    /// The capacity it was sized for.
+    pub capacity: u64,
+    /// The target FPR it was sized for.
+    pub fpp: f64,
+    /// Counters that are not 0.
+    pub nonzero_counters: u64,
+    /// Counters saturated at 15.
+    pub saturated_counters: u64,
+    /// Estimated number of distinct elements present.
+    pub estimated_count: f64,
+    /// Estimated FPR now, from the non-zero counters.
+    pub estimated_fpp: f64,
+}
+
+/// A counting Bloom filter in Redis (async API). See the module docs.
+#[derive(Clone)]
+pub struct CountingRedisFilter {
+    conn: Connection,
+    name: String,
+    layout: CountingLayout,
+    spec: Spec,
+    capacity: u64,
+    fpp: f64,
+    id: String,
+    keys: SegmentKeys,
+}
+
+impl std::fmt::Debug for CountingRedisFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CountingRedisFilter")
+            .field("name", &self.name)
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
+impl CountingRedisFilter {
+    /// Creates the counting filter `name` for `n` elements at FPR `p` (or opens it if it
+    /// exists with the same parameters), hashing with XXH3.
+    pub async fn create(conn: &Connection, name: &str, n: u64, p: f64) -> Result<Self> {
+        Self::create_with(conn, name, n, p, FilterOptions::default()).await
+    }
+
+    /// [`create`](Self::create) with options (hashing and segment size).
+    pub async fn create_with(
+        conn: &Connection,
+        name: &str,
+        n: u64,
+        p: f64,
+        options: FilterOptions,
+    ) -> Result<Self> {
+        keys::check_name(name)?;
+        let layout = CountingLayout::for_capacity(n, p, options.max_segment_bits)?;
+        if layout.segments() > MAX_SEGMENTS {
+            return Err(bloomkit::Error::TooLarge {
+                bits: layout.counters().saturating_mul(4),
+                limit: "more than 65,536 segments: use larger segments",
+            }
+            .into());
+        }
+        let id = new_id()?;
+        let mut fields = head_fields(COUNTING_KIND, &id, COUNTING_SCHEME, &options);
+        fields.extend([
+            ("segments".into(), layout.segments().to_string()),
+            (
+                "segment_counters".into(),
+                layout.segment_counters().to_string(),
+            ),
+            ("hashes".into(), layout.hashes().to_string()),
+            ("capacity".into(), n.to_string()),
+            ("fpp".into(), p.to_string()),
+        ]);
+        // The segment keys exist from creation on (one zero byte; the identity guard).
+        let created = create_with_segments(conn, name, &id, &fields, layout.segments()).await?;
+        let f = Self::open_with(conn, name, options.hashing.clone()).await?;
+        if !created && f.layout != layout {
+            return Err(incompatible(Incompatibility::Bits(
+                f.layout.counters(),
+                layout.counters(),
+            )));
+        }
+        Ok(f)
+    }
+
+    /// Opens an existing counting filter by name.
+    pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
+        let (meta, hashing) = open_meta(conn, name, None).await?;
+        Self::from_meta(conn, name, &meta, Some(hashing))
+    }
+
+    /// Opens an existing counting filter with this hash function (it must match the stored
+    /// hashing id).
+    pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
+        let (meta, hashing) = open_meta(conn, name, Some(hashing)).await?;
+        Self::from_meta(conn, name, &meta, Some(hashing))
+    }
+
+    /// A handle only for deleting or expiring the filter (it hashes nothing).
+    pub(crate) fn for_maintenance(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+    ) -> Result<Self> {
+        Self::from_meta(conn, name, meta, None)
+    }
+
+    fn from_meta(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+        hashing: Option<Hashing>,
+    ) -> Result<Self> {
+        let hashing = check_head(name, meta, COUNTING_KIND, COUNTING_SCHEME, hashing)?;
+        let corrupt = |reason: String| Error::CorruptMetadata {
+            name: name.into(),
+            reason,
+        };
+        let (id, keys) = segment_keys(name, meta)?;
+        let id = id.ok_or_else(|| corrupt("a counting filter needs layout 2".into()))?;
+        let segments: u32 = num(name, meta, "segments")?;
+        if segments > MAX_SEGMENTS {
+            return Err(corrupt(format!(
+                "{segments} segments (at most {MAX_SEGMENTS})"
+            )));
+        }
+        let layout = CountingLayout::from_shape(
+            segments,
+            num(name, meta, "segment_counters")?,
+            num(name, meta, "hashes")?,
+        )
+        .map_err(|e| corrupt(e.to_string()))?;
+        let spec = Spec::new(
+            Params {
+                bits: layout.segment_counters(),
+                hashes: layout.hashes(),
+            },
+            Scheme::EnhancedDouble,
+            hashing,
+        )?;
+        Ok(CountingRedisFilter {
+            conn: conn.clone(),
+            name: name.into(),
+            layout,
+            spec,
+            capacity: num(name, meta, "capacity")?,
+            fpp: num(name, meta, "fpp")?,
+            id,
+            keys,
+        })
+    }
+
+    /// The filter's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The filter id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &CountingLayout {
+        &self.layout
+    }
+
+    /// The key of segment `s`.
+    pub fn segment_key(&self, s: u32) -> String {
+        self.keys.segment(s)
+    }
+
+    fn key_of(&self) -> impl Fn(u32) -> String + Sync + '_ {
+        move |s| self.keys.segment(s)
+    }
+
+    /// Where an element's counters are.
+    pub fn probe<K: Key + ?Sized>(&self, key: &K) -> CountingProbe {
+        let d: Digest = self.spec.digest(key);
+        let segment = reduce(d.h2.reverse_bits(), u64::from(self.layout.segments())) as u32;
+        let mut counters = Vec::with_capacity(self.layout.hashes() as usize);
+        self.spec.for_each_position(&d, |i| {
+            counters.push(i);
+            true
+        });
+        CountingProbe { segment, counters }
+    }
+
+    /// Groups probe indices by segment, at most [`MAX_PER_COMMAND`] per group.
+    fn groups(probes: &[CountingProbe]) -> Vec<(u32, Vec<usize>)> {
+        let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, p) in probes.iter().enumerate() {
+            by_segment.entry(p.segment).or_default().push(i);
+        }
+        let mut out = Vec::new();
+        for (seg, idx) in by_segment {
+            for chunk in idx.chunks(MAX_PER_COMMAND) {
+                out.push((seg, chunk.to_vec()));
+            }
+        }
+        out
+    }
+
+    /// Runs `script` per group with `ARGV = [guard, extra..., #<j> ...]` (every element's
+    /// counters) and returns the replies per group.
+    async fn per_group<T: redis::FromRedisValue>(
+        &self,
+        script: &Script,
+        probes: &[CountingProbe],
+        groups: &[(u32, Vec<usize>)],
+        extra: Option<&str>,
+    ) -> Result<Vec<T>> {
+        let futs = groups.iter().map(|(seg, idx)| async move {
+            let mut inv = script.prepare_invoke();
+            inv.key(self.segment_key(*seg)).arg("1");
+            if let Some(x) = extra {
+                inv.arg(x);
+            }
+            let mut at = Vec::with_capacity(24);
+            for &i in idx {
+                for &c in &probes[i].counters {
+                    at.clear();
+                    at.push(b'#');
+                    segments::push_decimal(&mut at, c);
+                    inv.arg(&at[..]);
+                }
+            }
+            self.conn
+                .invoke::<T>(&inv)
+                .await
+                .map_err(|e| e.about(&self.name))
+        });
+        try_join_all(futs).await
+    }
+
+    /// Adds one occurrence of an element; `true` if it was new (a counter was 0).
+    pub async fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.insert_batch(&[key]).await?[0])
+    }
+
+    /// Adds one occurrence of each element; returns whether each was new.
+    pub async fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        Ok(self.insert_batch_report(keys).await?.new)
+    }
+
+    /// Adds one occurrence of each element (one atomic script per segment and 256 elements,
+    /// all pipelined); reports which were new and which reached a saturated counter.
+    pub async fn insert_batch_report<K: Key>(&self, keys: &[K]) -> Result<Inserted> {
+        let probes: Vec<CountingProbe> = keys.iter().map(|k| self.probe(k)).collect();
+        let groups = Self::groups(&probes);
+        let replies: Vec<Vec<i64>> = if self.conn.is_cluster() {
+            self.per_group(&ADD_SCRIPT, &probes, &groups, None).await?
+        } else {
+            self.add_transactions(&probes, &groups).await?
+        };
+        let k = self.layout.hashes() as usize;
+        let mut new = vec![false; probes.len()];
+        let mut saturated = vec![false; probes.len()];
+        for ((_, idx), values) in groups.iter().zip(replies) {
+            if values.len() != idx.len() * k {
+                return Err(segments::unexpected("BITFIELD reply length"));
+            }
+            for (&i, v) in idx.iter().zip(values.chunks_exact(k)) {
+                new[i] = v.contains(&1);
+                saturated[i] = v.contains(&COUNTER_MAX);
+            }
+        }
+        Ok(Inserted { new, saturated })
+    }
+
+    /// Standalone adds: per group, `MULTI; EXISTS <segment>; BITFIELD <segment> OVERFLOW SAT
+    /// INCRBY u4 #j 1 …; EXEC` (atomic, and no Lua: a script costs Redis about twice the
+    /// `BITFIELD`'s own time, converting every argument into Lua and back). If the segment
+    /// did not exist, the `BITFIELD` just created it for a deleted (or lost) filter: the key is
+    /// deleted again and the add fails with [`Error::Gone`], as the guarded script would.
+    async fn add_transactions(
+        &self,
+        probes: &[CountingProbe],
+        groups: &[(u32, Vec<usize>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        let futs = groups.iter().map(|(seg, idx)| async move {
+            let key = self.segment_key(*seg);
+            let k = self.layout.hashes() as usize;
+            let mut bf = redis::Cmd::with_capacity(4 + 4 * k * idx.len(), 16 * k * idx.len());
+            bf.arg("BITFIELD").arg(&key).arg("OVERFLOW").arg("SAT");
+            let mut at = Vec::with_capacity(24);
+            for &i in idx {
+                for &c in &probes[i].counters {
+                    at.clear();
+                    at.push(b'#');
+                    segments::push_decimal(&mut at, c);
+                    bf.arg("INCRBY").arg("u4").arg(&at[..]).arg(1);
+                }
+            }
+            let mut pipe = redis::pipe();
+            pipe.atomic().cmd("EXISTS").arg(&key).add_command(bf);
+            let (exists, values): (i64, Vec<i64>) = self.conn.pipe(&pipe).await?;
+            if exists == 0 {
+                let _: i64 = self.conn.query(redis::cmd("DEL").arg(&key)).await?;
+                return Err(Error::Gone(self.name.clone()));
+            }
+            Ok(values)
+        });
+        try_join_all(futs).await
+    }
+
+    /// Removes one occurrence of an element; refused with
+    /// [`bloomkit::Error::NotPresent`] (as [`Error::Core`]), changing nothing, when one of its
+    /// counters is 0 (it was certainly never inserted, or already removed).
+    pub async fn remove<K: Key + ?Sized>(&self, key: &K) -> Result<()> {
+        if self.remove_batch(&[key]).await?[0] {
+            Ok(())
+        } else {
+            Err(Error::Core(bloomkit::Error::NotPresent))
+        }
+    }
+
+    /// Removes one occurrence of each element, in order; returns for each whether it was
+    /// removed (`false`: refused, nothing of it changed; see [`remove`](Self::remove)).
+    /// Each segment's part of the batch is one atomic script.
+    pub async fn remove_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        let probes: Vec<CountingProbe> = keys.iter().map(|k| self.probe(k)).collect();
+        let groups = Self::groups(&probes);
+        let k = self.layout.hashes().to_string();
+        let replies: Vec<Vec<u8>> = self
+            .per_group(&REMOVE_SCRIPT, &probes, &groups, Some(&k))
+            .await?;
+        let mut removed = vec![false; probes.len()];
+        for ((_, idx), flags) in groups.iter().zip(replies) {
+            if flags.len() != idx.len() {
+                return Err(segments::unexpected("remove script reply length"));
+            }
+            for (&i, f) in idx.iter().zip(flags) {
+                removed[i] = f == b'1';
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Reads every element's counters (one `BITFIELD_RO` per segment and 256 elements, with
+    /// `EXISTS` of the segment in the same pipeline).
+    async fn read_counters(&self, probes: &[CountingProbe]) -> Result<Vec<Vec<i64>>> {
+        let groups = Self::groups(probes);
+        let k = self.layout.hashes() as usize;
+        let futs = groups.iter().map(|(seg, idx)| async move {
+            let key = self.segment_key(*seg);
+            let mut cmd = redis::cmd("BITFIELD_RO");
+            cmd.arg(&key);
+            for &i in idx {
+                for c in &probes[i].counters {
+                    cmd.arg("GET").arg("u4").arg(format!("#{c}"));
+                }
+            }
+            let mut pipe = redis::pipe();
+            pipe.add_command(cmd).cmd("EXISTS").arg(&key);
+            let (values, exists): (Vec<i64>, i64) = self.conn.pipe(&pipe).await?;
+            if exists == 0 {
+                return Err(Error::Gone(self.name.clone()));
+            }
+            if values.len() != idx.len() * k {
+                return Err(segments::unexpected("BITFIELD_RO reply length"));
+            }
+            Ok(values)
+        });
+        let replies = try_join_all(futs).await?;
+        let mut out = vec![Vec::new(); probes.len()];
+        for ((_, idx), values) in groups.iter().zip(replies) {
+            for (&i, v) in idx.iter().zip(values.chunks_exact(k)) {
+                out[i] = v.to_vec();
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the element may be present (all its counters non-zero).
+    pub async fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
+        Ok(self.contains_batch(&[key]).await?[0])
+    }
+
+    /// Checks a batch.
+    pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
+        let probes: Vec<CountingProbe> = keys.iter().map(|k| self.probe(k)).collect();
+        let counters = self.read_counters(&probes).await?;
+        Ok(counters.iter().map(|c| c.iter().all(|&v| v > 0)).collect())
+    }
+
+    /// The estimated number of occurrences of each element: the minimum of its counters
+    /// (15 means "at least 15").
+    pub async fn count_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<u8>> {
+        let probes: Vec<CountingProbe> = keys.iter().map(|k| self.probe(k)).collect();
+        let counters = self.read_counters(&probes).await?;
+        Ok(counters
+            .iter()
+            .map(|c| c.iter().copied().min().unwrap_or(0).clamp(0, COUNTER_MAX) as u8)
+            .collect())
+    }
+
+    /// Parameters and fill (reads every segment, 4 MiB per command).
+    pub async fn info(&self) -> Result<CountingInfo> {
+        const CHUNK: u64 = 4 << 20;
+        let (mut nonzero, mut saturated) = (0u64, 0u64);
+        let seg_bytes = self.layout.segment_counters().div_ceil(2);
+        for s in 0..self.layout.segments() {
+            let key = self.segment_key(s);
+            let mut off = 0;
+            while off < seg_bytes {
+                let end = (off + CHUNK).min(seg_bytes) - 1;
+                let mut pipe = redis::pipe();
+                pipe.cmd("GETRANGE")
+                    .arg(&key)
+                    .arg(off)
+                    .arg(end)
+                    .cmd("EXISTS")
+                    .arg(&key);
+                let (bytes, exists): (Vec<u8>, i64) = self.conn.pipe(&pipe).await?;
+                if exists == 0 {
+                    return Err(Error::Gone(self.name.clone()));
+                }
+                for b in bytes {
+                    for nibble in [b >> 4, b & 15] {
+                        nonzero += u64::from(nibble != 0);
+                        saturated += u64::from(i64::from(nibble) == COUNTER_MAX);
+                    }
+                }
+                off = end + 1;
+            }
+        }
+        let m = self.layout.counters();
+        let k = self.layout.hashes();
+        Ok(CountingInfo {
+            name: self.name.clone(),
+            hashing: self.spec.hashing().id(),
+            id: self.id.clone(),
+            layout: self.layout,
+            capacity: self.capacity,
+            fpp: self.fpp,
+            nonzero_counters: nonzero,
+            saturated_counters: saturated,
+            estimated_count: bloomkit::math::estimate_count(m, k, nonzero),
+            estimated_fpp: bloomkit::math::fpp_from_fill(nonzero as f64 / m as f64, k),
+        })
+    }
+
+    /// Removes every element (each segment back to one zero byte; a segment deleted
+    /// meanwhile stays deleted).
+    pub async fn clear(&self) -> Result<()> {
+        let key_of = self.key_of();
+        let shape = RegisterLayout::from_shape(self.layout.segments(), 1, 1)?;
+        segments::clear(&self.keyspace(&key_of), &shape).await
+    }
+
+    fn keyspace<'a>(&'a self, key_of: &'a (dyn Fn(u32) -> String + Sync)) -> Keyspace<'a> {
+        Keyspace {
+            conn: &self.conn,
+            name: &self.name,
+            key_of,
+            guarded: true,
+        }
+    }
+
+    /// The segment keys.
+    pub(crate) fn segment_keys(&self) -> Vec<String> {
+        (0..self.layout.segments())
+            .map(|s| self.segment_key(s))
+            .collect()
+    }
+
+    /// Deletes the filter: its metadata (only if it is still this filter, else
+    /// [`Error::Gone`]), then its segments.
+    pub async fn delete(self) -> Result<()> {
+        delete_meta(&self.conn, &self.name, Some(&self.id)).await?;
+        let key_of = self.key_of();
+        segments::delete(&self.keyspace(&key_of), self.layout.segments()).await
+    }
+
+    /// The connection.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_prefers_fewer_counters_per_element() {
+        let l = CountingLayout::for_capacity(1_000_000, 0.01, 1 << 27).unwrap();
+        assert_eq!(l.hashes(), 4);
+        let per_element = l.counters() as f64 / 1e6;
+        assert!(per_element > 9.6 && per_element < 11.0, "{per_element}");
+        assert!(l.expected_fpp(1_000_000) <= 0.01);
+        let big = CountingLayout::for_capacity(10_000_000, 0.01, 1 << 20).unwrap();
+        assert!(big.segments() > 1 && big.segment_counters() * 4 <= 1 << 20);
+        assert!(CountingLayout::for_capacity(10, 1.5, 1 << 27).is_err());
+        assert!(CountingLayout::from_shape(1, 1 << 31, 3).is_err());
+        assert!(CountingLayout::from_shape(1, 10, 0).is_err());
+    }
+}

@@ -1,0 +1,126 @@
+//! Expiry of whole filters against a real redis-server (see common/mod.rs): every key of every
+//! kind gets the time to live and vanishes; keys created later inherit it.
+
+mod common;
+
+use bloomkit_redis::{
+    expire_filter, Connection, CountingRedisFilter, Error, Options, RedisFilter, RedissonFilter,
+    ScalableParams, ScalableRedisFilter, TimeWindowRedisFilter, WindowParams,
+};
+use common::Server;
+use std::time::{Duration, Instant};
+
+async fn all_keys(conn: &Connection) -> Vec<String> {
+    let mut keys: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
+    keys.sort();
+    keys
+}
+
+async fn pttl(conn: &Connection, key: &str) -> i64 {
+    conn.query(redis::cmd("PTTL").arg(key)).await.unwrap()
+}
+
+#[tokio::test]
+async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
+    let server = Server::start();
+    let conn = Connection::open(&server.url(), &Options::default())
+        .await
+        .unwrap();
+    let small = bloomkit_redis::FilterOptions {
+        max_segment_bits: 1 << 12,
+        ..Default::default()
+    };
+    let plain = RedisFilter::create_with(&conn, "plain", 2_000, 0.01, small.clone())
+        .await
+        .unwrap();
+    assert!(plain.layout().segments() > 1);
+    let mut sp = ScalableParams::new(100, 0.01);
+    sp.max_segment_bits = 1 << 12;
+    let scalable = ScalableRedisFilter::create(&conn, "scalable", sp)
+        .await
+        .unwrap();
+    let counting = CountingRedisFilter::create_with(&conn, "counting", 2_000, 0.01, small)
+        .await
+        .unwrap();
+    let window = TimeWindowRedisFilter::create(
+        &conn,
+        "window",
+        WindowParams::new(Duration::from_secs(3_600), 4, 1_000, 0.01),
+    )
+    .await
+    .unwrap();
+    let redisson = RedissonFilter::create(&conn, "redisson", 1_000, 0.01)
+        .await
+        .unwrap();
+    let data: Vec<String> = (0..300).map(|i| format!("x{i}")).collect();
+    plain.insert_batch(&data).await.unwrap();
+    scalable.insert_batch(&data).await.unwrap(); // grows past its first layer
+    counting.insert_batch(&data).await.unwrap();
+    window.insert_batch(&data).await.unwrap();
+    redisson.insert_batch(&data).await.unwrap();
+    assert!(scalable.layers().len() > 1);
+    let before = all_keys(&conn).await;
+    assert!(before.len() > 15, "{before:?}");
+
+    // A long time to live first: every key has it.
+    let ttl = Duration::from_secs(600);
+    plain.expire(ttl).await.unwrap();
+    scalable.expire(ttl).await.unwrap();
+    counting.expire(ttl).await.unwrap();
+    window.expire(ttl).await.unwrap();
+    assert!(expire_filter(&conn, "redisson", ttl).await.unwrap());
+    for k in &before {
+        let t = pttl(&conn, k).await;
+        assert!(t > 0 && t <= 600_000, "{k}: {t}");
+    }
+    // Keys created afterwards inherit it: a new layer of the scalable filter...
+    let more: Vec<String> = (300..3_000).map(|i| format!("x{i}")).collect();
+    scalable.insert_batch(&more).await.unwrap();
+    // ...and a new generation of the time-window filter never outlives its anchor.
+    window.insert_batch(&more).await.unwrap();
+    let after = all_keys(&conn).await;
+    assert!(after.len() > before.len(), "the scalable filter grew");
+    for k in &after {
+        let t = pttl(&conn, k).await;
+        assert!(t > 0 && t <= 600_000, "{k}: {t}");
+    }
+
+    // Then a short one, through the one call that takes any kind by name: all vanish.
+    for name in ["plain", "scalable", "counting", "window", "redisson"] {
+        assert!(expire_filter(&conn, name, Duration::from_millis(200))
+            .await
+            .unwrap());
+    }
+    let start = Instant::now();
+    while !all_keys(&conn).await.is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(10), "keys left");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(matches!(plain.insert(&"x").await, Err(Error::Gone(_))));
+    assert!(matches!(window.insert(&"x").await, Err(Error::Gone(_))));
+    assert!(!expire_filter(&conn, "plain", Duration::from_secs(1))
+        .await
+        .unwrap());
+}
+
+#[tokio::test]
+async fn expiring_a_recreated_filter_through_an_old_handle_is_refused() {
+    let server = Server::start();
+    let conn = Connection::open(&server.url(), &Options::default())
+        .await
+        .unwrap();
+    let old = RedisFilter::create(&conn, "f", 1_000, 0.01).await.unwrap();
+    bloomkit_redis::delete_filter(&conn, "f").await.unwrap();
+    let new = RedisFilter::create(&conn, "f", 1_000, 0.01).await.unwrap();
+    assert!(matches!(
+        old.expire(Duration::from_secs(5)).await,
+        Err(Error::Gone(_))
+    ));
+    assert!(matches!(
+        new.expire(Duration::ZERO).await,
+        Err(Error::Core(bloomkit::Error::InvalidParameters(_)))
+    ));
+    for k in all_keys(&conn).await {
+        assert_eq!(pttl(&conn, &k).await, -1, "{k} got an expiry");
+    }
+}

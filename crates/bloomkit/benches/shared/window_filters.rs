@@ -1,0 +1,23 @@
+//! The filters the `window` bench and the `window_speed` example compare: a count window of
+//! the last N = 10⁶ insertions at 1%, and a blocked filter (default half-block layout) of the
+//! same number of bits, both filled as in steady use: the count window has seen three windows,
+//! the blocked filter holds the last one (what the count window remembers).
+
+use bloomkit::window::CountWindowFilter;
+use bloomkit::{BlockLayout, BlockedBloomFilter, Hashing};
+
+/// The window.
+pub const N: u64 = 1_000_000;
+
+/// The two filters, filled with the keys `0..3N` (the blocked filter with `2N..3N`).
+pub fn filled() -> (CountWindowFilter, BlockedBloomFilter) {
+    let mut window = CountWindowFilter::new(N, 0.01).unwrap();
+    let bits = window.shape().bits();
+    let mut blocked =
+        BlockedBloomFilter::with_layout(bits / 512, BlockLayout::SplitBlock256, Hashing::Xxh3)
+            .unwrap();
+    let members: Vec<u64> = (0..3 * N).collect();
+    window.insert_batch(&members);
+    blocked.insert_batch(&members[2 * N as usize..]);
+    (window, blocked)
+}

@@ -1,0 +1,185 @@
+//! The bodies of the two expiring kinds in the native format: `count-window` (kind 5) and
+//! `time-window` (kind 6). docs/FORMAT.md, "Count-window filters" and "Time-window filters",
+//! specifies them; the header and layer table are the common ones.
+//!
+//! | field | count-window | time-window |
+//! |---|---|---|
+//! | scheme byte | 1 (enhanced double hashing; the `j`-th probe goes to slice `j`) | the generations' block layout (6, 7, 8 as for blocked filters) |
+//! | capacity, fpp | the window `N` (insertions) and the target FPR | insertions per window and the target FPR |
+//! | growth (u32) | `k` | `G`, generations per window |
+//! | max layers (u32) | `l` | 0 |
+//! | max capacity (u64) | `g`, insertions per generation | the window in milliseconds |
+//! | tightening (f64) | 0 | 0 |
+//! | layer table | `k + l` slices in physical order: bits = slice bits, hashes = 1, capacity = 0, inserted = insertions ever (equal in every entry) | `G + 1` ring slots: bits and hashes of the generation's blocked filter, capacity = its capacity, inserted = its generation number plus one (0: unused) |
+
+use super::{corrupt, scheme_code, words_of, Extra, Header, LayerOut, Parts, Words, FORMAT};
+use super::{SCHEME_BLOCKED_BITS, SCHEME_BLOCKED_SPLIT, SCHEME_BLOCKED_SPLIT256};
+use crate::any::AnyFilter;
+use crate::blocked::BlockedBloomFilter;
+use crate::error::{Error, Result};
+use crate::kind::Kind;
+use crate::probe::blocked::BlockLayout;
+use crate::probe::Scheme;
+use crate::storage::BitVec;
+use crate::window::count::MAX_SLICES;
+use crate::window::time::MAX_GENERATIONS;
+use crate::window::{AgePartitioned, CountWindowFilter, TimeWindowFilter};
+
+/// The layer counts each expiring kind may have.
+pub(super) fn layers_ok(kind: Kind, count: u32) -> bool {
+    match kind {
+        Kind::CountWindow => (2..=MAX_SLICES).contains(&count),
+        _ => (2..=MAX_GENERATIONS + 1).contains(&count),
+    }
+}
+
+/// What a count-window filter writes.
+pub(super) fn count_parts(f: &CountWindowFilter) -> Parts<'_> {
+    let shape = f.shape();
+    let layers = f
+        .slices()
+        .iter()
+        .map(|s| LayerOut {
+            positions: s.len(),
+            hashes: 1,
+            capacity: 0,
+            inserted: f.inserted(),
+            words: Words::Flat(s.as_words()),
+        })
+        .collect();
+    Parts {
+        kind: Kind::CountWindow,
+        scheme: scheme_code(Scheme::EnhancedDouble),
+        hashing: f.hashing(),
+        counter_bits: 0,
+        layers,
+        config: None,
+        extra: Some(Extra {
+            capacity: f.window(),
+            fpp: f.fpp(),
+            growth: shape.k,
+            max_layers: shape.l,
+            max_capacity: shape.generation,
+        }),
+    }
+}
+
+/// What a time-window filter writes.
+pub(super) fn time_parts(f: &TimeWindowFilter) -> Parts<'_> {
+    let (slots, epochs) = f.slots();
+    let spec = f.generation_spec();
+    let scheme = match spec.layout() {
+        BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
+        BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
+        BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
+    };
+    let capacity = f.capacity().div_ceil(u64::from(f.generations()));
+    let layers = slots
+        .iter()
+        .zip(epochs)
+        .map(|(s, &e)| LayerOut {
+            positions: s.bits(),
+            hashes: spec.hashes(),
+            capacity,
+            inserted: e,
+            words: Words::Blocks(s.as_blocks()),
+        })
+        .collect();
+    Parts {
+        kind: Kind::TimeWindow,
+        scheme,
+        hashing: f.hashing(),
+        counter_bits: 0,
+        layers,
+        config: None,
+        extra: Some(Extra {
+            capacity: f.capacity(),
+            fpp: f.fpp(),
+            growth: f.generations(),
+            max_layers: 0,
+            max_capacity: u64::try_from(f.window().as_millis()).unwrap_or(u64::MAX),
+        }),
+    }
+}
+
+fn bad(reason: String) -> Error {
+    Error::Corrupt {
+        format: FORMAT,
+        reason,
+    }
+}
+
+/// Decodes an expiring filter whose header `parse_header` checked.
+pub(super) fn decode(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
+    Ok(match header.kind {
+        Kind::CountWindow => AnyFilter::CountWindow(decode_count(header, bytes)?),
+        _ => AnyFilter::TimeWindow(decode_time(header, bytes)?),
+    })
+}
+
+fn decode_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilter> {
+    let (k, l, generation) = (header.growth, header.max_layers, header.max_capacity);
+    let first = header.layers[0];
+    if u64::from(k) + u64::from(l) != header.layers.len() as u64 {
+        return Err(bad(format!(
+            "a count window with k = {k} and l = {l} has {} slices, not {}",
+            u64::from(k) + u64::from(l),
+            header.layers.len()
+        )));
+    }
+    let inserted = first.inserted;
+    let mut slices = Vec::with_capacity(header.layers.len());
+    for e in &header.layers {
+        if e.params.bits != first.params.bits || e.params.hashes != 1 || e.inserted != inserted {
+            return Err(bad(
+                "the slices of a count window differ in size or insertion count".into(),
+            ));
+        }
+        slices.push(BitVec::from_words(words_of(bytes, e), e.params.bits).map_err(corrupt)?);
+    }
+    let shape = AgePartitioned {
+        k,
+        l,
+        generation,
+        slice_bits: first.params.bits,
+    };
+    CountWindowFilter::from_parts(
+        shape,
+        header.capacity,
+        header.fpp,
+        header.hashing.clone(),
+        slices,
+        inserted,
+    )
+    .map_err(corrupt)
+}
+
+fn decode_time(header: &Header, bytes: &[u8]) -> Result<TimeWindowFilter> {
+    let spec = header
+        .block_spec
+        .as_ref()
+        .expect("time windows have a block spec");
+    let mut slots = Vec::with_capacity(header.layers.len());
+    let mut epochs = Vec::with_capacity(header.layers.len());
+    for e in &header.layers {
+        if e.params != header.layers[0].params {
+            return Err(bad("the generations of a time window differ in size".into()));
+        }
+        let f = BlockedBloomFilter::from_words(
+            &words_of(bytes, e),
+            spec.layout(),
+            spec.hashing().clone(),
+        );
+        slots.push(f.map_err(corrupt)?);
+        epochs.push(e.inserted);
+    }
+    TimeWindowFilter::from_parts(
+        header.max_capacity,
+        header.growth,
+        header.capacity,
+        header.fpp,
+        slots,
+        epochs,
+    )
+    .map_err(corrupt)
+}
