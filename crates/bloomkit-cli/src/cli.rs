@@ -555,7 +555,7 @@ at least one in 16 of it.
 EXAMPLES:
   bloomkit sort-unique ids.txt > sorted-ids.txt
   seq 10 -1 1 | bloomkit sort-unique
-  bloomkit sort-unique --range 0..4e9 -n 1e9 < ids.txt | wc -l")]
+  bloomkit sort-unique --range 0..1e6 -n 1e5 < ids.txt | wc -l")]
     SortUnique(Integers),
 
     /// Print the integers that occur exactly once, ascending (sort -n | uniq -u), in memory.
