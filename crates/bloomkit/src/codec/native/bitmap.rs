@@ -220,21 +220,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> 
             planes
         )));
     }
-    if fixed.file_len != file_len {
-        return Err(if fixed.file_len > file_len {
-            Error::Truncated {
-                format: FORMAT,
-                what: "file",
-                needed: fixed.file_len,
-                available: file_len,
-            }
-        } else {
-            r.corrupt(format!(
-                "header says {} bytes, input has {file_len}",
-                fixed.file_len
-            ))
-        });
-    }
+    super::check_file_len(&fixed, file_len, &r)?;
     if fixed.payload_offset != PAYLOAD_OFFSET as u64 {
         return Err(r.corrupt(format!(
             "a {kind} file's payload starts at {PAYLOAD_OFFSET}, not {}",

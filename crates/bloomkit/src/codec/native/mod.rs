@@ -529,19 +529,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
             )))
         }
     };
-    let total = fixed.file_len;
-    if total != file_len {
-        return Err(if total > file_len {
-            Error::Truncated {
-                format: FORMAT,
-                what: "file",
-                needed: total,
-                available: file_len,
-            }
-        } else {
-            r.corrupt(format!("header says {total} bytes, input has {file_len}"))
-        });
-    }
+    check_file_len(fixed, file_len, r)?;
     let layer_count = fixed.layer_count;
     let layers_ok = match kind {
         Kind::Scalable => (1..=MAX_LAYERS).contains(&layer_count),
@@ -552,6 +540,25 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
         return Err(r.corrupt(format!("{layer_count} layers for filter kind {kind}")));
     }
     Ok(width)
+}
+
+/// Checks the header's file length against the input's: a shorter input is truncated, a
+/// longer one corrupt.
+fn check_file_len(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<()> {
+    let total = fixed.file_len;
+    if total == file_len {
+        return Ok(());
+    }
+    Err(if total > file_len {
+        Error::Truncated {
+            format: FORMAT,
+            what: "file",
+            needed: total,
+            available: file_len,
+        }
+    } else {
+        r.corrupt(format!("header says {total} bytes, input has {file_len}"))
+    })
 }
 
 /// The block layout of a blocked filter from its scheme byte and its (only) layer's size.
