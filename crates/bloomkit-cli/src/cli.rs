@@ -373,6 +373,7 @@ standalone server), whatever the filter's kind; keys the filter creates later in
 Running it again sets a new time to live.
 
 EXAMPLES:
+  bloomkit create redis://127.0.0.1:6379/crawl -n 1e6 -p 1%
   bloomkit expire redis://127.0.0.1:6379/crawl 90d")]
     Expire {
         #[arg(help = TARGET_HELP)]
