@@ -124,7 +124,7 @@ def test_the_cli_shares_redis_filters_with_python(redis_url, cli, cls, cli_kind)
     target = redis_url + key
     probe = ITEMS[:500] + OTHERS[:500]
     expected = {x for x, yes in zip(probe, f.contains_many(probe)) if yes}
-    proc = run_cli(cli, "-q", "check", target, input="\n".join(probe).encode() + b"\n")
+    proc = run_cli(cli, "check", target, input="\n".join(probe).encode() + b"\n")
     assert set(proc.stdout.decode().splitlines()) == expected
 
     # The CLI creates and fills; Python opens it by name and answers the same.
@@ -134,6 +134,6 @@ def test_the_cli_shares_redis_filters_with_python(redis_url, cli, cls, cli_kind)
     run_cli(cli, "-q", "add", target, input="\n".join(ITEMS[:500]).encode() + b"\n")
     g = cls(redis_url, key)
     assert g.contains_many(ITEMS[:500]) == [True] * 500
-    proc = run_cli(cli, "-q", "check", target, input="\n".join(probe).encode() + b"\n")
+    proc = run_cli(cli, "check", target, input="\n".join(probe).encode() + b"\n")
     assert {x for x, yes in zip(probe, g.contains_many(probe)) if yes} == set(
         proc.stdout.decode().splitlines())

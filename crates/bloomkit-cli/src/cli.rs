@@ -83,6 +83,10 @@ pub enum Kind {
     Counting,
     /// Grows by adding layers as it fills, keeping the FPR bound.
     Scalable,
+    /// Exact: one bit per integer of --range (integer items only; no false positives).
+    Bitmap,
+    /// Two bits per integer of --range: absent, seen once, seen more than once.
+    TwoBitMap,
     /// d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and
     /// counts in about half the memory of --kind counting.
     Dleft,
@@ -164,13 +168,25 @@ pub struct ItemArgs {
     pub skip_empty: bool,
     /// How each item becomes an element: utf8 = the line's bytes; utf16le = Guava's
     /// unencodedChars funnel; i32/i64 = a decimal number as Guava's integer/long funnel;
-    /// hex = raw bytes written in hexadecimal.
-    #[arg(long = "items", id = "item_format", value_enum, default_value_t = ItemFormat::Utf8, value_name = "FORMAT")]
-    pub items: ItemFormat,
+    /// hex = raw bytes written in hexadecimal [default: utf8; i64 for bitmap and two-bit-map
+    /// filters].
+    #[arg(long = "items", id = "item_format", value_enum, value_name = "FORMAT")]
+    pub items: Option<ItemFormat>,
     /// The longest line (or argument) accepted, in bytes; a longer one is an error that
     /// names it.
     #[arg(long, value_parser = parse_line_length, default_value = "1048576", value_name = "BYTES")]
     pub max_line_length: usize,
+}
+
+impl ItemArgs {
+    /// The item format for a filter of `kind`: --items, or the kind's default (integers for
+    /// the bitmap kinds, text otherwise).
+    pub fn format_for(&self, kind: bloomkit::Kind) -> ItemFormat {
+        self.items.unwrap_or(match kind {
+            bloomkit::Kind::Bitmap | bloomkit::Kind::TwoBitMap => ItemFormat::I64,
+            _ => ItemFormat::Utf8,
+        })
+    }
 }
 
 /// The filter of the commands that can create it (`create`, `dedup`): where, how large,
@@ -225,6 +241,25 @@ pub struct Combine {
     pub force: bool,
 }
 
+/// The arguments of the commands that read integers (`sort-unique`, `singles`).
+#[derive(Debug, Clone, Args)]
+pub struct Integers {
+    /// Files to read ('-' for standard input); standard input when none are given.
+    pub files: Vec<PathBuf>,
+    /// Skip lines that are not integers (counted on standard error) instead of failing.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// The integers expected, START..END (END excluded) or START..=END: one outside is an
+    /// error naming its line. With --capacity, the bitmaps may then be dense (1 bit per
+    /// integer of the range) instead of roaring.
+    #[arg(long, value_parser = parse_range, value_name = "START..END", allow_hyphen_values = true)]
+    pub range: Option<bloomkit::bitmap::KeyRange>,
+    /// How many distinct integers to expect (with --range): dense bitmaps when they are at
+    /// least one in 16 of the range.
+    #[arg(short = 'n', long, value_parser = parse_count, value_name = "N", requires = "range")]
+    pub capacity: Option<u64>,
+}
+
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
@@ -245,6 +280,11 @@ pub struct Sizing {
     /// Target false-positive probability, in (0, 1), e.g. 0.01 or 1%.
     #[arg(short = 'p', long, value_parser = parse_fpp, value_name = "P", allow_hyphen_values = true)]
     pub fpp: Option<f64>,
+    /// The integers a bitmap holds: START..END (END excluded) or START..=END, e.g.
+    /// 0..1000000000 or 0..4e9. Creates a bitmap (the default kind with --range); for calc,
+    /// also sizes the bitmap of that range.
+    #[arg(long, value_parser = parse_range, value_name = "START..END", allow_hyphen_values = true)]
+    pub range: Option<bloomkit::bitmap::KeyRange>,
 }
 
 /// The commands.
@@ -258,6 +298,7 @@ EXAMPLES:
   bloomkit create sessions.bloom -n 1e6 -p 1% --kind dleft          # removal in half the memory
   bloomkit create words.bloom -n 1e5 -p 1% --kind counting --minimal-increase
   bloomkit create guava.bloom -n 1000 -p 0.01 --scheme guava   # byte-identical to Guava's
+  bloomkit create ids.bloom --kind bitmap --range 0..1000000000  # exact, integer items
   bloomkit create month.bloom --window 30d --capacity 1e6       # forgets after 30 days
   bloomkit create recent.bloom --window 1e6                     # the last million insertions
   bloomkit create redis://127.0.0.1:6379/seen -n 1e7 -p 0.001")]
@@ -373,7 +414,7 @@ standalone server), whatever the filter's kind; keys the filter creates later in
 Running it again sets a new time to live.
 
 EXAMPLES:
-  bloomkit create redis://127.0.0.1:6379/crawl --window 30d --capacity 1e6
+  bloomkit create redis://127.0.0.1:6379/crawl -n 1e6 -p 1%
   bloomkit expire redis://127.0.0.1:6379/crawl 90d")]
     Expire {
         #[arg(help = TARGET_HELP)]
@@ -429,6 +470,7 @@ EXAMPLES:
   bloomkit calc --capacity 1e6 --fpp 0.01
   bloomkit calc --bits 8388608 --capacity 1e6          # expected FPR
   bloomkit calc --bits 8388608 --fpp 0.001            # capacity
+  bloomkit calc -n 1e8 -p 0.001 --range 0..1e9         # a bitmap is smaller here
   bloomkit calc --json -n 1e6 -p 0.01 | jq '.rows[0].bytes'
   bloomkit create seen.bloom -n 1e6 -p 0.01
   bloomkit calc --plot fpr.svg --filter seen.bloom     # the file's own curve and point")]
@@ -498,6 +540,36 @@ EXAMPLES:
         force: bool,
     },
 
+    /// Print each distinct integer once, ascending (sort -n | uniq), in memory.
+    #[command(after_help = "\
+Reads decimal integers, one per line, from the FILEs or standard input, and prints each
+distinct one once in ascending numeric order: what `sort -n | uniq` prints for integers,
+in one pass and in memory. The integers are kept in roaring bitmaps, so memory follows the
+number of distinct integers (at most about 2 bytes each while sparse, 1 bit per integer of
+their span when dense), not the input's length. Any integer from -9223372036854775808 to
+18446744073709551615 is accepted; negative ones print first. Surrounding spaces are ignored.
+A line that is not such an integer is an error naming its line number, unless
+--skip-invalid. With --range only integers of that range are accepted, and with --capacity
+the bitmaps are dense (one bit per integer of the range, fixed memory) when the integers are
+at least one in 16 of it.
+
+EXAMPLES:
+  bloomkit sort-unique ids.txt > sorted-ids.txt
+  seq 10 -1 1 | bloomkit sort-unique
+  bloomkit sort-unique --range 0..1e6 -n 1e5 < ids.txt | wc -l")]
+    SortUnique(Integers),
+
+    /// Print the integers that occur exactly once, ascending (sort -n | uniq -u), in memory.
+    #[command(after_help = "\
+Reads decimal integers like sort-unique and prints those that occur exactly once, in
+ascending numeric order: what `sort -n | uniq -u` prints for integers. Each integer has a
+two-bit cell (absent, once, more than once) kept in roaring bitmaps, so memory follows the
+number of distinct integers.
+
+EXAMPLES:
+  bloomkit singles calls-today.txt > called-once.txt")]
+    Singles(Integers),
+
     /// Print a shell completion script.
     #[command(after_help = "\
 EXAMPLES:
@@ -559,6 +631,11 @@ pub fn parse_capacity(s: &str) -> Result<u64, String> {
         )),
         n => Ok(n),
     }
+}
+
+/// Parses `--range`: `START..END` or `START..=END`.
+pub fn parse_range(s: &str) -> Result<bloomkit::bitmap::KeyRange, String> {
+    s.parse().map_err(|e: bloomkit::Error| e.to_string())
 }
 
 /// Parses `--max-line-length`: 1 byte to 1 GiB.

@@ -4,6 +4,7 @@
 
 mod cli;
 mod commands;
+mod integers;
 mod items;
 mod memory;
 mod plot;

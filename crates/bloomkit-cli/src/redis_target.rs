@@ -429,6 +429,9 @@ impl RedisTarget {
             (Kind::Counting, SchemeName::Redisson) => bail!(
                 "{display}: Redisson's layout has no counters; drop --scheme redisson"
             ),
+            (Kind::Bitmap | Kind::TwoBitMap, _) => bail!(
+                "{display}: bitmaps live in files; use a file target"
+            ),
             (Kind::Dleft, _) => bail!(
                 "{display}: d-left filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
@@ -682,6 +685,7 @@ impl RedisTarget {
                     layout: Some("register".into()),
                     layers: None,
                     window: None,
+                    range: None,
                 })
             }
             Remote::Redisson(f) => {
@@ -707,6 +711,7 @@ impl RedisTarget {
                     layout: None,
                     layers: None,
                     window: None,
+                    range: None,
                 })
             }
             Remote::Window(f) => {
@@ -747,6 +752,7 @@ impl RedisTarget {
                         forgotten_by: info.params.window
                             + 2 * Duration::from_millis(info.params.generation_ms()),
                     }),
+                    range: None,
                 })
             }
             Remote::Counting(f) => {
@@ -767,6 +773,7 @@ impl RedisTarget {
                     layout: Some("counters4".into()),
                     layers: None,
                     window: None,
+                    range: None,
                 })
             }
             Remote::Scalable(f) => {
@@ -787,6 +794,7 @@ impl RedisTarget {
                     layout: None,
                     layers: Some(layers),
                     window: None,
+                    range: None,
                 })
             }
         }

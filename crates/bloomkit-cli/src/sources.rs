@@ -138,7 +138,7 @@ impl Sources {
         }
         Ok(Sources {
             list,
-            format: args.items,
+            format: args.items.unwrap_or(ItemFormat::Utf8),
             separator: if null { 0 } else { b'\n' },
             skip_empty: args.skip_empty,
             total_bytes: total,
@@ -158,6 +158,12 @@ impl Sources {
             skip_empty: false,
             total_bytes: None,
         }
+    }
+
+    /// Reads the items in `format` (the target's default when `--items` is not given: see
+    /// `ItemArgs::format_for`).
+    pub fn set_format(&mut self, format: ItemFormat) {
+        self.format = format;
     }
 
     /// What ends an item printed back (`check`, `dedup`): the input's separator.

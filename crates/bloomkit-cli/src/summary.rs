@@ -44,6 +44,14 @@ pub struct Health {
 
 /// How a described filter stands against its design.
 pub fn health(d: &Description) -> Health {
+    if d.range.is_some() {
+        // A bitmap is exact: it holds any number of the integers of its range.
+        return Health {
+            over_capacity: false,
+            saturated: false,
+            fpp_exceeded: false,
+        };
+    }
     let saturated = !d.estimated_items.is_finite()
         || d.estimated_items >= 2f64.powi(53)
         || (d.fill_ratio.is_finite() && d.fill_ratio >= 1.0);
@@ -99,6 +107,9 @@ pub fn filter_json(d: &Description) -> Value {
     }
     if let Some(window) = &d.window {
         v["window"] = crate::commands::window_info::to_json(window);
+    }
+    if let Some(range) = &d.range {
+        v["range"] = json!(range);
     }
     if let Some(layers) = &d.layers {
         v["layers"] = layers
@@ -227,6 +238,7 @@ mod tests {
             estimated_fpp: fpp_now,
             layers: None,
             window: None,
+            range: None,
         }
     }
 

@@ -202,10 +202,13 @@ impl Target {
             Backend::File(f) => {
                 let mut failed = None;
                 let result = f.update(|filter| {
-                    if !matches!(filter, AnyFilter::Counting(_) | AnyFilter::DLeft(_)) {
+                    if !matches!(
+                        filter,
+                        AnyFilter::Counting(_) | AnyFilter::DLeft(_) | AnyFilter::Bitmap(_)
+                    ) {
                         failed = Some(0);
                         bail!(
-                            "{display}: a {} filter cannot remove items; only counting filters can (create one with --kind counting, or --kind dleft)",
+                            "{display}: a {} filter cannot remove items; only counting filters, d-left filters and bitmaps can (create one with --kind counting, or --kind dleft)",
                             filter.kind()
                         );
                     }

@@ -4,6 +4,7 @@
 //! This is the one module that names every filter type; the filters themselves know only the
 //! [`Filter`] trait.
 
+use crate::bitmap::{Bitmap, TwoBitMap};
 use crate::blocked::BlockedBloomFilter;
 use crate::classic::BloomFilter;
 use crate::counting::CountingBloomFilter;
@@ -40,6 +41,10 @@ pub enum AnyFilter {
     TimeWindow(TimeWindowFilter),
     /// A d-left counting filter.
     DLeft(DLeftCountingFilter),
+    /// An exact set of integers of a range.
+    Bitmap(Bitmap),
+    /// Two bits per integer of a range: absent, once, more than once.
+    TwoBitMap(TwoBitMap),
 }
 
 /// `From` each filter type for its variant.
@@ -55,6 +60,7 @@ macro_rules! from_filter {
 
 from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloomFilter => Counting, ScalableBloomFilter => Scalable, CountWindowFilter => CountWindow, TimeWindowFilter => TimeWindow);
 from_filter!(DLeftCountingFilter => DLeft);
+from_filter!(Bitmap => Bitmap, TwoBitMap => TwoBitMap);
 
 impl AnyFilter {
     /// The filter as a trait object.
@@ -67,6 +73,8 @@ impl AnyFilter {
             AnyFilter::CountWindow(f) => f,
             AnyFilter::TimeWindow(f) => f,
             AnyFilter::DLeft(f) => f,
+            AnyFilter::Bitmap(f) => f,
+            AnyFilter::TwoBitMap(f) => f,
         }
     }
 
@@ -80,6 +88,8 @@ impl AnyFilter {
             AnyFilter::CountWindow(f) => f,
             AnyFilter::TimeWindow(f) => f,
             AnyFilter::DLeft(f) => f,
+            AnyFilter::Bitmap(f) => f,
+            AnyFilter::TwoBitMap(f) => f,
         }
     }
 }

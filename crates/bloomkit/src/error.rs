@@ -63,6 +63,30 @@ pub enum Error {
     #[error("cannot remove an element that is not in the filter")]
     NotPresent,
 
+    /// An integer outside the declared range of a bitmap. Nothing was changed (a batch with
+    /// one such integer is refused whole).
+    #[error(
+        "integer {value} is outside the bitmap's range {range} (start inclusive, end exclusive)"
+    )]
+    OutOfRange {
+        /// The integer.
+        value: i128,
+        /// The bitmap's range, as `start..end`.
+        range: String,
+    },
+
+    /// A bitmap was asked to remove an integer it does not hold. Nothing was changed.
+    #[error("integer {0} is not in the bitmap")]
+    NotInBitmap(i128),
+
+    /// A bitmap was given a key that is not an 8-byte integer (an `i64` or `u64` as
+    /// [`Key`](crate::Key) encodes it).
+    #[error("a bitmap holds integer keys only (8-byte i64 or u64), got a {bytes}-byte key")]
+    NotAnInteger {
+        /// The length of the key's encoding.
+        bytes: usize,
+    },
+
     /// A filter with limits (a scalable filter's maximum layers or capacity) is full.
     #[error("filter is full: {0}")]
     Full(String),
@@ -173,6 +197,8 @@ pub enum Incompatibility {
     Hashing(String, String),
     /// They are different kinds of filter.
     Kind(String, String),
+    /// They are bitmaps of different integer ranges.
+    Range(String, String),
     /// They place an element's bits differently inside its block (blocked filters).
     Layout(
         crate::probe::blocked::BlockLayout,
@@ -188,6 +214,7 @@ impl fmt::Display for Incompatibility {
             Incompatibility::Scheme(a, b) => write!(f, "probing scheme {a} vs {b}"),
             Incompatibility::Hashing(a, b) => write!(f, "hashing {a} vs {b}"),
             Incompatibility::Kind(a, b) => write!(f, "filter kind {a} vs {b}"),
+            Incompatibility::Range(a, b) => write!(f, "integer range {a} vs {b}"),
             Incompatibility::Layout(a, b) => write!(f, "block layout {a} vs {b}"),
         }
     }

@@ -38,6 +38,12 @@ pub enum Kind {
     /// The last span of time, in generations rotated by a clock
     /// ([`TimeWindowFilter`](crate::window::TimeWindowFilter)).
     TimeWindow,
+    /// One bit per possible integer of a declared range: an exact set of integer keys
+    /// ([`Bitmap`](crate::bitmap::Bitmap)).
+    Bitmap,
+    /// Two bits per possible integer (absent, seen once, seen more than once)
+    /// ([`TwoBitMap`](crate::bitmap::TwoBitMap)).
+    TwoBitMap,
     /// Fingerprints with small counters in d-left hash tables: removal and counting in about
     /// half a counting filter's memory ([`DLeftCountingFilter`](crate::DLeftCountingFilter)).
     DLeft,
@@ -45,18 +51,20 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in order of their codes.
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Classic,
         Kind::Counting,
         Kind::Scalable,
         Kind::Blocked,
         Kind::CountWindow,
         Kind::TimeWindow,
+        Kind::Bitmap,
+        Kind::TwoBitMap,
         Kind::DLeft,
     ];
 
     /// The stable name: `classic`, `counting`, `scalable`, `blocked`, `count-window`,
-    /// `time-window`, `dleft`.
+    /// `time-window`, `bitmap`, `two-bit-map`, `dleft`.
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Classic => "classic",
@@ -65,6 +73,8 @@ impl Kind {
             Kind::Blocked => "blocked",
             Kind::CountWindow => "count-window",
             Kind::TimeWindow => "time-window",
+            Kind::Bitmap => "bitmap",
+            Kind::TwoBitMap => "two-bit-map",
             Kind::DLeft => "dleft",
         }
     }
@@ -78,6 +88,8 @@ impl Kind {
             Kind::Blocked => 4,
             Kind::CountWindow => 5,
             Kind::TimeWindow => 6,
+            Kind::Bitmap => 7,
+            Kind::TwoBitMap => 8,
             Kind::DLeft => 9,
         }
     }
@@ -124,6 +136,8 @@ mod tests {
             (Kind::Blocked, "blocked", 4),
             (Kind::CountWindow, "count-window", 5),
             (Kind::TimeWindow, "time-window", 6),
+            (Kind::Bitmap, "bitmap", 7),
+            (Kind::TwoBitMap, "two-bit-map", 8),
             (Kind::DLeft, "dleft", 9),
         ];
         for (kind, name, code) in pinned {

@@ -49,6 +49,7 @@
 //! | `counting.rs` | [`CountingBloomFilter`] |
 //! | `dleft.rs` | [`DLeftCountingFilter`]: the d-left counting filter |
 //! | `scalable.rs` | [`ScalableBloomFilter`], [`ScalableConfig`] |
+//! | `bitmap/` | [`bitmap::Bitmap`], [`bitmap::TwoBitMap`]: exact sets of integers of a range, dense or roaring; [`bitmap::MappedBitmap`] |
 //! | `filter.rs`, `any.rs`, `kind.rs` | the [`Filter`] trait, [`AnyFilter`], [`Kind`]: any kind chosen at run time |
 //! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
 //! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
@@ -84,7 +85,7 @@
 //! ## Stability
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
-//! documentation: [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`dleft`], [`file`](mod@file),
+//! documentation: [`bitmap`], [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`dleft`], [`file`](mod@file),
 //! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`], [`std_traits`] and [`window`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
@@ -95,6 +96,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Stable modules: each holds one concept (see the table above).
+pub mod bitmap;
 pub mod blocked;
 pub mod classic;
 pub mod clock;

@@ -10,8 +10,9 @@ use anyhow::Result;
 use std::process::ExitCode;
 
 pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode> {
-    let sources = Sources::new(&args.items, &args.item_args, out)?;
+    let mut sources = Sources::new(&args.items, &args.item_args, out)?;
     let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
+    sources.set_format(args.item_args.format_for(t.kind()));
     let mut new = Vec::new();
     let mut added = 0u64;
     // A large add (full batches) to a Redis target goes through its bulk path.

@@ -171,6 +171,21 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
         None => None,
     };
     let (n, p) = (sizing.capacity, sizing.fpp);
+    let bitmap = match sizing.range {
+        Some(range) => {
+            let Some(n) = n else {
+                bail!("calc --range needs --capacity N, the number of integers");
+            };
+            Some(super::calc_bitmap::advise(range, n, p)?)
+        }
+        None => None,
+    };
+    if let (Some((text, json)), None, None) = (&bitmap, bits, p) {
+        // Only the bitmap's sizes: no Bloom filter was described.
+        r.line(text.trim_start());
+        r.json = r.json.clone().set("bitmap", json.clone());
+        return print_report(r, out);
+    }
     // The (m, k, n) to report.
     let (m, k, n) = match (bits, n, p) {
         (None, Some(n), Some(p)) => match hashes {
@@ -223,6 +238,10 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
         ),
         _ => (m, k, n),
     };
+    if let Some((text, json)) = bitmap {
+        r.line(text);
+        r.json = r.json.clone().set("bitmap", json);
+    }
     if let Some((name, d)) = &filter_desc {
         r.line(format!(
             "\n{name}: about {} now, estimated FPR {}",
@@ -255,6 +274,11 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
             eprintln!("wrote {}", path.display());
         }
     }
+    print_report(r, out)
+}
+
+/// Prints the report: its JSON with `--json`, else its text.
+fn print_report(r: Report, out: &Output) -> Result<ExitCode> {
     if out.json {
         r.json.print(out, false)?;
     } else if !out.quiet {

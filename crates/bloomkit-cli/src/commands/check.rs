@@ -32,8 +32,9 @@ pub(crate) struct CheckArgs<'a> {
 }
 
 pub(crate) fn run(a: CheckArgs, ctx: &Context, out: &Output) -> Result<ExitCode> {
-    let sources = Sources::new(a.items, a.item_args, out)?;
+    let mut sources = Sources::new(a.items, a.item_args, out)?;
     let t = open(a.target, ctx)?;
+    sources.set_format(a.item_args.format_for(t.kind()));
     let end = sources.terminator();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut present = Vec::new();

@@ -25,6 +25,10 @@ fn combine(op: Op, acc: &mut AnyFilter, other: &AnyFilter) -> bloomkit::Result<(
             Op::Intersect => a.intersect(b),
         },
         (AnyFilter::Counting(a), AnyFilter::Counting(b)) if op == Op::Union => a.union(b),
+        (AnyFilter::Bitmap(a), AnyFilter::Bitmap(b)) => match op {
+            Op::Union => a.union_with(b),
+            Op::Intersect => a.intersect_with(b),
+        },
         (a, b) if a.kind() != b.kind() => Err(bloomkit::Error::Incompatible(
             bloomkit::Incompatibility::Kind(a.kind().to_string(), b.kind().to_string()),
         )),

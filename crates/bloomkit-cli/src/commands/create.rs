@@ -17,7 +17,7 @@ pub(crate) fn run(
 ) -> Result<ExitCode> {
     let location = Location::parse(&filter.target)?;
     let Some(mut new) = new_filter(filter, scheme)? else {
-        bail!("create needs --capacity N and --fpp P (see: bloomkit calc)");
+        bail!("create needs --capacity N and --fpp P (see: bloomkit calc), or --range START..END for a bitmap");
     };
     new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
@@ -25,7 +25,14 @@ pub(crate) fn run(
     Summary::new("create", &location.display())
         .filter(&d)
         .print(out, false)?;
-    if out.text() {
+    if let (true, Some(range), Some(form)) = (out.text(), &d.range, &d.layout) {
+        eprintln!(
+            "created {} {} of range {range} ({form}, {})",
+            d.kind,
+            location.display(),
+            human_bytes(d.bytes)
+        );
+    } else if out.text() {
         eprintln!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,

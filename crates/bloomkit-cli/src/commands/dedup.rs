@@ -24,7 +24,7 @@ fn open_or_create(location: &Location, filter: &Creation, ctx: &Context) -> Resu
     }
     let Some(new) = new_filter(filter, SchemeName::Default)? else {
         bail!(
-            "{}: no such filter; give --capacity N and --fpp P (or --window) to create it",
+            "{}: no such filter; give --capacity N and --fpp P (or --window, or --range for a bitmap) to create it",
             location.display()
         );
     };
@@ -48,9 +48,10 @@ pub(crate) fn run(
     ctx: &Context,
     out: &Output,
 ) -> Result<ExitCode> {
-    let sources = Sources::new(&[], item_args, out)?;
+    let mut sources = Sources::new(&[], item_args, out)?;
     let location = Location::parse(&filter.target)?;
     let mut t = open_or_create(&location, filter, ctx)?;
+    sources.set_format(item_args.format_for(t.kind()));
     let end = sources.terminator();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut new = Vec::new();

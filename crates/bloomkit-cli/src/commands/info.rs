@@ -37,6 +37,9 @@ pub(crate) fn run(target: &str, ctx: &Context, out: &Output) -> Result<ExitCode>
     if let Some(layout) = &d.layout {
         line(&mut text, "layout", layout.clone());
     }
+    if let Some(range) = &d.range {
+        line(&mut text, "range", range.clone());
+    }
     line(
         &mut text,
         "bytes",

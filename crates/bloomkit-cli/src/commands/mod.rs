@@ -2,6 +2,7 @@
 
 mod add;
 mod calc;
+mod calc_bitmap;
 mod check;
 mod combine;
 mod convert;
@@ -11,6 +12,8 @@ mod expire;
 mod info;
 mod man;
 mod remove;
+mod singles;
+mod sort_unique;
 pub(crate) mod window_info;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
@@ -107,6 +110,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             target,
             force,
         } => convert::import(&file, format, &target, force, &ctx, out),
+        Command::SortUnique(args) => sort_unique::run(&args, out.quiet || out.json),
+        Command::Singles(args) => singles::run(&args, out.quiet || out.json),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "bloomkit", &mut buf);

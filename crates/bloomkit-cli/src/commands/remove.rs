@@ -10,11 +10,15 @@ use anyhow::{anyhow, bail, Result};
 use std::process::ExitCode;
 
 pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode> {
-    let sources = Sources::new(&args.items, &args.item_args, out)?;
+    let mut sources = Sources::new(&args.items, &args.item_args, out)?;
     let mut t = Target::open_for_update(&Location::parse(&args.target)?, ctx)?;
-    if !matches!(t.kind(), bloomkit::Kind::Counting | bloomkit::Kind::DLeft) {
+    sources.set_format(args.item_args.format_for(t.kind()));
+    if !matches!(
+        t.kind(),
+        bloomkit::Kind::Counting | bloomkit::Kind::DLeft | bloomkit::Kind::Bitmap
+    ) {
         bail!(
-            "{}: a {} filter cannot remove items; only counting filters can (create one with --kind counting, or --kind dleft)",
+            "{}: a {} filter cannot remove items; only counting filters, d-left filters and bitmaps can (create one with --kind counting, or --kind dleft)",
             t.location().display(),
             t.kind()
         );

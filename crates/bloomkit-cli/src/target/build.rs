@@ -4,6 +4,7 @@ use super::Context;
 use crate::cli::{Creation, Kind, SchemeName};
 use crate::window::Window;
 use anyhow::{bail, Result};
+use bloomkit::bitmap::{Bitmap, KeyRange, TwoBitMap};
 use bloomkit::storage::CounterWidth;
 use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
@@ -40,10 +41,60 @@ pub struct NewFilter {
     pub generations: Option<u32>,
     /// Counting filters: insert by minimal increase.
     pub minimal_increase: bool,
+    /// The integers of a bitmap kind (`capacity` is then the expected count, 0 if unknown,
+    /// and `fpp` is 0).
+    pub range: Option<KeyRange>,
+}
+
+/// Builds an empty bitmap kind.
+fn build_bitmap(new: NewFilter, kind: Kind, ctx: &Context) -> Result<AnyFilter> {
+    if new.scheme != SchemeName::Default || ctx.key.is_some() {
+        bail!("a bitmap does not hash its integers: drop --scheme and --key-file");
+    }
+    let Some(range) = new.range else {
+        bail!("a bitmap needs the range of its integers: --range START..END");
+    };
+    Ok(if kind == Kind::Bitmap {
+        Bitmap::new(range, new.capacity)?.into()
+    } else {
+        TwoBitMap::new(range, new.capacity)?.into()
+    })
+}
+
+/// The bitmap that `create` or `dedup` would make (`--range`, or `--kind bitmap` or
+/// `two-bit-map`): `None` if it is not a bitmap; an error if the options contradict it.
+fn new_bitmap(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFilter>> {
+    let sizing = &filter.sizing;
+    let kind = filter.kind.or(sizing.range.map(|_| Kind::Bitmap));
+    if !matches!(kind, Some(Kind::Bitmap | Kind::TwoBitMap)) {
+        if sizing.range.is_some() {
+            bail!("--range sizes a bitmap; use it with --kind bitmap or --kind two-bit-map");
+        }
+        return Ok(None);
+    }
+    if sizing.fpp.is_some() || filter.window.is_some() {
+        bail!("a bitmap is exact and never forgets: drop --fpp and --window, give --range START..END and optionally --capacity");
+    }
+    let Some(range) = sizing.range else {
+        bail!("a bitmap needs the range of its integers: --range START..END");
+    };
+    Ok(Some(NewFilter {
+        capacity: sizing.capacity.unwrap_or(0),
+        fpp: 0.0,
+        kind,
+        scheme,
+        window: None,
+        generations: None,
+        minimal_increase: false,
+        range: Some(range),
+    }))
 }
 
 /// Builds an empty in-memory filter.
 pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
+    if let Some(kind @ (Kind::Bitmap | Kind::TwoBitMap)) = new.kind {
+        return build_bitmap(new, kind, ctx);
+    }
     let preset = new.scheme.preset();
     let mut spec = Spec::preset(preset, new.capacity, new.fpp)?;
     if let Some(key) = &ctx.key {
@@ -140,6 +191,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
             let block_spec = bloomkit::BlockSpec::for_capacity(new.capacity, new.fpp)?;
             BlockedBloomFilter::from_spec(block_spec.with_hashing(spec.hashing().clone()))?.into()
         }
+        Kind::Bitmap | Kind::TwoBitMap => unreachable!("built above"),
     })
 }
 
@@ -147,6 +199,9 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
 /// sizing is missing. A count window's capacity is its window; a time window needs
 /// `--capacity` (insertions per window); windows default to a 1% FPR.
 pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFilter>> {
+    if let Some(bitmap) = new_bitmap(filter, scheme)? {
+        return Ok(Some(bitmap));
+    }
     let sizing = &filter.sizing;
     let window = filter.window;
     if window.is_none() && filter.generations.is_some() {
@@ -187,6 +242,7 @@ pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFil
         window,
         generations: filter.generations,
         minimal_increase: false,
+        range: None,
     }))
 }
 

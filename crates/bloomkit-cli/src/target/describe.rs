@@ -66,6 +66,8 @@ pub struct Description {
     pub layers: Option<Vec<LayerInfo>>,
     /// The window of an expiring filter (count-window, time-window).
     pub window: Option<WindowInfo>,
+    /// The integers a bitmap kind holds, `START..END` (bitmap kinds only).
+    pub range: Option<String>,
 }
 
 /// What an expiring filter remembers, and how full its generations are.
@@ -135,6 +137,9 @@ fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
 
 /// Describes an in-memory filter.
 pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
+    if let Some(d) = describe_bitmap(filter, design) {
+        return d;
+    }
     let (scheme, hashing) = match (spec_of(filter), filter) {
         (Some(spec), _) => (scheme_name(spec), spec.hashing().id()),
         (None, AnyFilter::Blocked(f)) => ("default".to_string(), f.hashing().id()),
@@ -238,7 +243,35 @@ pub fn describe(filter: &AnyFilter, design: Option<Design>) -> Description {
         },
         layers,
         window: window_info(filter),
+        range: None,
     }
+}
+
+/// Describes a bitmap kind: its range width as bits, its form (dense or roaring) as its
+/// layout, its exact count, no false positives.
+fn describe_bitmap(filter: &AnyFilter, design: Option<Design>) -> Option<Description> {
+    let (range, form, len) = match filter {
+        AnyFilter::Bitmap(b) => (b.range(), b.form(), b.len()),
+        AnyFilter::TwoBitMap(m) => (m.range(), m.form(), m.len()),
+        _ => return None,
+    };
+    Some(Description {
+        kind: filter.kind().name(),
+        scheme: "exact".into(),
+        hashing: "none".into(),
+        bits: filter.params().bits,
+        hashes: 0,
+        bytes: filter.memory_bytes() as u64,
+        capacity: design.map(|d| d.capacity),
+        fpp: Some(0.0),
+        layout: Some(form.name().to_string()),
+        estimated_items: len as f64,
+        fill_ratio: len as f64 / range.width() as f64,
+        estimated_fpp: 0.0,
+        layers: None,
+        window: None,
+        range: Some(range.to_string()),
+    })
 }
 
 #[cfg(test)]

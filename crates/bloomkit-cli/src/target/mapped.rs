@@ -214,6 +214,7 @@ impl Mapped {
             estimated_fpp: self.map.estimated_fpp(),
             layers: None,
             window: None,
+            range: None,
         }
     }
 }

@@ -96,7 +96,7 @@ pub fn assert_all_present(filter: &str, lines: &[String]) {
     if lines.is_empty() {
         return;
     }
-    let r = run(&["check", "-q", "-v", filter], &input(lines));
+    let r = run(&["check", "-v", filter], &input(lines));
     assert_eq!(
         r.code,
         1,

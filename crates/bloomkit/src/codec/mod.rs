@@ -223,6 +223,7 @@ mod detect_tests {
             Some(Detected::Guava32)
         );
         assert_eq!(detect(&go::to_bytes(&go).unwrap()), Some(Detected::Go));
+        #[cfg(feature = "go-json")]
         assert_eq!(
             detect(go::to_json(&go).unwrap().as_bytes()),
             Some(Detected::GoJson)

@@ -195,6 +195,17 @@ impl BitVec {
         was_clear
     }
 
+    /// Clears bit `i`; returns `true` if it was set before. `i` must be `< len`.
+    #[inline]
+    pub fn unset(&mut self, i: u64) -> bool {
+        debug_assert!(i < self.len);
+        let word = &mut self.words[(i >> 6) as usize];
+        let mask = 1u64 << (i & 63);
+        let was_set = *word & mask != 0;
+        *word &= !mask;
+        was_set
+    }
+
     /// Clears every bit.
     pub fn clear(&mut self) {
         self.words.fill(0);
@@ -205,6 +216,15 @@ impl BitVec {
         debug_assert_eq!(self.words.len(), other.len());
         for (a, b) in self.words.iter_mut().zip(other) {
             *a |= b.get();
+        }
+    }
+
+    /// Clears in `self` every bit set in `other` (`self & !other`). Both must have the same
+    /// length.
+    pub(crate) fn difference_with(&mut self, other: &[impl Word]) {
+        debug_assert_eq!(self.words.len(), other.len());
+        for (a, b) in self.words.iter_mut().zip(other) {
+            *a &= !b.get();
         }
     }
 

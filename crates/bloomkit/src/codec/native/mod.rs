@@ -12,10 +12,17 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod bitmap;
 mod dleft;
 mod fixed;
 mod table;
 mod window;
+
+pub(crate) use bitmap::is_bitmap_file;
+#[cfg(feature = "mmap")]
+pub(crate) use bitmap::{
+    parse_header as parse_bitmap_header, BitmapHeader, HEAD_LEN as BITMAP_HEAD_LEN,
+};
 
 pub(crate) use table::LayerEntry;
 
@@ -235,6 +242,9 @@ impl<'a> Parts<'a> {
                 )
             }
             AnyFilter::Scalable(f) => Parts::scalable(f),
+            AnyFilter::Bitmap(_) | AnyFilter::TwoBitMap(_) => {
+                unreachable!("bitmap kinds are written by bitmap.rs")
+            }
             AnyFilter::CountWindow(f) => window::count_parts(f),
             AnyFilter::TimeWindow(f) => window::time_parts(f),
             // `encoded_len` and `write_to` hand d-left filters to `dleft.rs` first.
@@ -319,6 +329,9 @@ pub fn to_bytes(filter: &AnyFilter, design: Option<Design>) -> Result<Vec<u8>> {
 
 /// The length in bytes of `filter`'s native file.
 pub fn encoded_len(filter: &AnyFilter, design: Option<Design>) -> u64 {
+    if let Some(len) = bitmap::encoded_len(filter) {
+        return len;
+    }
     if let AnyFilter::DLeft(f) = filter {
         return dleft::encoded_len(f) as u64;
     }
@@ -355,6 +368,9 @@ pub fn write_to(
     design: Option<Design>,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    if let Some(written) = bitmap::write_to(filter, design, out) {
+        return written;
+    }
     if let AnyFilter::DLeft(f) = filter {
         return dleft::write_to(f, design, out);
     }
@@ -425,6 +441,12 @@ pub(crate) struct Header {
 pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
+    if bitmap::is_bitmap_kind(fixed.kind) {
+        return Err(r.corrupt(format!(
+            "a {} file has no layer table (only classic and blocked filters can be memory-mapped as filters; a dense bitmap maps as bitmap::MappedBitmap)",
+            fixed.kind
+        )));
+    }
     if fixed.kind == Kind::DLeft {
         return Err(r.corrupt("only classic and blocked filters can be memory-mapped"));
     }
@@ -507,19 +529,7 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
             )))
         }
     };
-    let total = fixed.file_len;
-    if total != file_len {
-        return Err(if total > file_len {
-            Error::Truncated {
-                format: FORMAT,
-                what: "file",
-                needed: total,
-                available: file_len,
-            }
-        } else {
-            r.corrupt(format!("header says {total} bytes, input has {file_len}"))
-        });
-    }
+    check_file_len(fixed, file_len, r)?;
     let layer_count = fixed.layer_count;
     let layers_ok = match kind {
         Kind::Scalable => (1..=MAX_LAYERS).contains(&layer_count),
@@ -530,6 +540,25 @@ fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
         return Err(r.corrupt(format!("{layer_count} layers for filter kind {kind}")));
     }
     Ok(width)
+}
+
+/// Checks the header's file length against the input's: a shorter input is truncated, a
+/// longer one corrupt.
+fn check_file_len(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<()> {
+    let total = fixed.file_len;
+    if total == file_len {
+        return Ok(());
+    }
+    Err(if total > file_len {
+        Error::Truncated {
+            format: FORMAT,
+            what: "file",
+            needed: total,
+            available: file_len,
+        }
+    } else {
+        r.corrupt(format!("header says {total} bytes, input has {file_len}"))
+    })
 }
 
 /// The block layout of a blocked filter from its scheme byte and its (only) layer's size.
@@ -592,6 +621,9 @@ pub fn from_bytes(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         });
     }
     verify_checksum(bytes)?;
+    if is_bitmap_file(bytes) {
+        return bitmap::decode(bytes);
+    }
     if bytes[10..12] == Kind::DLeft.code().to_le_bytes() {
         return dleft::decode(bytes, keys);
     }

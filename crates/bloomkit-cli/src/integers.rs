@@ -1,0 +1,504 @@
+//! Integer streams for `sort-unique` and `singles`: decimal integers read one per line from
+//! files or standard input, kept in a pair of bitmaps split by sign, and printed ascending.
+//!
+//! Any integer from `i64::MIN` to `u64::MAX` is accepted, or those of `--range`. No single
+//! bitmap range holds all of them (a range is at most 2⁶⁴ wide), so negative integers go to a
+//! bitmap of the negative `i64`s and the others to one of every `u64` (with `--range`, of the
+//! range's negative and non-negative parts); printing the first and then the second gives
+//! ascending numeric order. Without `--range` the bitmaps are roaring, so memory follows the
+//! distinct integers; with it (and `-n`) the form is chosen as for a bitmap file (dense when
+//! the integers are at least one in 16 of the range).
+
+use crate::cli::Integers;
+use anyhow::{anyhow, bail, Result};
+use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, TwoBitMap};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+/// Integers gathered before they are sorted and merged into the bitmaps at once (2 MiB of
+/// them): a roaring container then takes all of a batch's integers in one rewrite, instead
+/// of one insertion (a shift of its sorted array) per integer.
+const BATCH: usize = 1 << 18;
+
+/// Bytes of the input and output buffers.
+const IO_BUFFER: usize = 1 << 18;
+
+/// Bytes of a line shown in an error message.
+const SHOWN: usize = 40;
+
+/// The state kept for a stream of integers: what `sort-unique` and `singles` differ in.
+pub trait Tally: Sized {
+    /// An empty tally of the integers of `range`, in the form chosen for `expected` of them
+    /// (roaring when `None`).
+    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self>;
+    /// Records a batch of integers of the range, ascending.
+    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()>;
+    /// The integers to print, ascending.
+    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_>;
+    /// How many integers [`output`](Tally::output) gives.
+    fn output_len(&self) -> u64;
+    /// Bytes of memory held.
+    fn memory_bytes(&self) -> usize;
+}
+
+impl Tally for Bitmap {
+    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
+        Ok(match expected {
+            Some(n) => Bitmap::new(range, n)?,
+            None => Bitmap::with_form(range, BitmapForm::Roaring)?,
+        })
+    }
+    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
+        self.insert_sorted(values)?;
+        Ok(())
+    }
+    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
+        Box::new(self.iter())
+    }
+    fn output_len(&self) -> u64 {
+        self.len()
+    }
+    fn memory_bytes(&self) -> usize {
+        Bitmap::memory_bytes(self)
+    }
+}
+
+impl Tally for TwoBitMap {
+    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
+        Ok(match expected {
+            Some(n) => TwoBitMap::new(range, n)?,
+            None => TwoBitMap::with_form(range, BitmapForm::Roaring)?,
+        })
+    }
+    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
+        self.insert_sorted(values)?;
+        Ok(())
+    }
+    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
+        Box::new(self.singles())
+    }
+    fn output_len(&self) -> u64 {
+        self.singles_len()
+    }
+    fn memory_bytes(&self) -> usize {
+        TwoBitMap::memory_bytes(self)
+    }
+}
+
+/// A tally for each sign (`None` for a sign the range excludes), with the batches not yet
+/// recorded.
+struct BySign<T> {
+    /// The declared range, if any.
+    range: Option<KeyRange>,
+    negative: Option<T>,
+    other: Option<T>,
+    negative_batch: Vec<i64>,
+    other_batch: Vec<u64>,
+}
+
+impl<T: Tally> BySign<T> {
+    fn new(range: Option<KeyRange>, expected: Option<u64>) -> Result<Self> {
+        let (negative, other) = match range {
+            None => (Some(KeyRange::NEGATIVE_I64), Some(KeyRange::U64)),
+            Some(r) => (
+                KeyRange::new(r.start(), r.end().min(0)).ok(),
+                KeyRange::new(r.start().max(0), r.end()).ok(),
+            ),
+        };
+        Ok(BySign {
+            range,
+            negative: negative.map(|r| T::new(r, expected)).transpose()?,
+            other: other.map(|r| T::new(r, expected)).transpose()?,
+            negative_batch: Vec::new(),
+            other_batch: Vec::new(),
+        })
+    }
+
+    /// The tallies, negative integers' first.
+    fn tallies(&self) -> impl Iterator<Item = &T> {
+        self.negative.iter().chain(self.other.iter())
+    }
+
+    /// Adds the integer `±magnitude` of input line `line` (refused outside the range).
+    #[inline]
+    fn push(&mut self, line: u64, negative: bool, magnitude: u64) -> Result<()> {
+        if let Some(range) = self.range {
+            let v = if negative {
+                -i128::from(magnitude)
+            } else {
+                i128::from(magnitude)
+            };
+            if !range.contains(v) {
+                bail!("line {line}: integer {v} is outside the range {range} (END excluded)");
+            }
+        }
+        if negative && magnitude != 0 {
+            // magnitude <= 2^63, checked by the parser: wrapping_neg maps 2^63 to i64::MIN.
+            self.negative_batch.push((magnitude as i64).wrapping_neg());
+            if self.negative_batch.len() == BATCH {
+                self.flush_negative()?;
+            }
+        } else {
+            self.other_batch.push(magnitude);
+            if self.other_batch.len() == BATCH {
+                self.flush_other()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn flush_negative(&mut self) -> Result<()> {
+        self.negative_batch.sort_unstable();
+        if let Some(t) = &mut self.negative {
+            t.record(&self.negative_batch)?;
+        }
+        self.negative_batch.clear();
+        Ok(())
+    }
+
+    fn flush_other(&mut self) -> Result<()> {
+        self.other_batch.sort_unstable();
+        if let Some(t) = &mut self.other {
+            t.record(&self.other_batch)?;
+        }
+        self.other_batch.clear();
+        Ok(())
+    }
+}
+
+/// What one line turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    /// Only spaces so far.
+    Start,
+    /// After the sign.
+    Sign,
+    /// In the digits.
+    Digits,
+    /// Spaces after the digits.
+    After,
+    /// Not an integer (the reason).
+    Invalid(&'static str),
+}
+
+/// Parses decimal integer lines, byte by byte, across buffer boundaries.
+struct Lines {
+    state: State,
+    negative: bool,
+    magnitude: u64,
+    /// Lines finished so far in the current input.
+    line: u64,
+    /// The start of the current line, for messages.
+    shown: Vec<u8>,
+}
+
+impl Lines {
+    fn new() -> Self {
+        Lines {
+            state: State::Start,
+            negative: false,
+            magnitude: 0,
+            line: 0,
+            shown: Vec::with_capacity(SHOWN),
+        }
+    }
+
+    /// Feeds `bytes`; calls `value(negative, magnitude)` for each integer line and
+    /// `invalid(line, text, reason)` for each other line.
+    #[inline]
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        value: &mut impl FnMut(u64, bool, u64) -> Result<()>,
+        invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
+    ) -> Result<()> {
+        for &b in bytes {
+            if b == b'\n' {
+                self.end_line(value, invalid)?;
+                continue;
+            }
+            if self.shown.len() < SHOWN {
+                self.shown.push(b);
+            }
+            self.state = match (self.state, b) {
+                (State::Invalid(why), _) => State::Invalid(why),
+                (State::Digits, b'0'..=b'9') => {
+                    match self
+                        .magnitude
+                        .checked_mul(10)
+                        .and_then(|m| m.checked_add(u64::from(b - b'0')))
+                    {
+                        Some(m) => {
+                            self.magnitude = m;
+                            State::Digits
+                        }
+                        None => State::Invalid("beyond the 64-bit integers"),
+                    }
+                }
+                (State::Start | State::Sign, b'0'..=b'9') => {
+                    self.magnitude = u64::from(b - b'0');
+                    State::Digits
+                }
+                (State::Start, b'-') => {
+                    self.negative = true;
+                    State::Sign
+                }
+                (State::Start, b'+') => State::Sign,
+                (State::Start, b' ' | b'\t' | b'\r') => State::Start,
+                (State::Digits | State::After, b' ' | b'\t' | b'\r') => State::After,
+                _ => State::Invalid("not a decimal integer"),
+            };
+        }
+        Ok(())
+    }
+
+    /// Ends the current line (at a newline or at the end of the input).
+    fn end_line(
+        &mut self,
+        value: &mut impl FnMut(u64, bool, u64) -> Result<()>,
+        invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
+    ) -> Result<()> {
+        self.line += 1;
+        let state = match self.state {
+            State::Digits | State::After if self.negative && self.magnitude > 1 << 63 => {
+                State::Invalid("below the 64-bit integers")
+            }
+            State::Start => State::Invalid("an empty line"),
+            State::Sign => State::Invalid("not a decimal integer"),
+            s => s,
+        };
+        match state {
+            State::Invalid(why) => invalid(self.line, &self.shown, why)?,
+            _ => value(self.line, self.negative, self.magnitude)?,
+        }
+        self.state = State::Start;
+        self.negative = false;
+        self.magnitude = 0;
+        self.shown.clear();
+        Ok(())
+    }
+
+    /// Ends the input: a last line without a newline counts.
+    fn finish(
+        &mut self,
+        value: &mut impl FnMut(u64, bool, u64) -> Result<()>,
+        invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
+    ) -> Result<()> {
+        if self.state != State::Start || !self.shown.is_empty() {
+            self.end_line(value, invalid)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads every integer of one input into `tally`; returns the lines read and skipped.
+fn read_input<T: Tally>(
+    input: impl Read,
+    name: &str,
+    tally: &mut BySign<T>,
+    skip_invalid: bool,
+) -> Result<(u64, u64)> {
+    let mut reader = BufReader::with_capacity(IO_BUFFER, input);
+    let mut lines = Lines::new();
+    let mut skipped = 0u64;
+    let mut value = |line: u64, negative: bool, magnitude: u64| {
+        tally
+            .push(line, negative, magnitude)
+            .map_err(|e| anyhow!("{name}: {e}"))
+    };
+    let mut invalid = |line: u64, text: &[u8], why: &str| {
+        if skip_invalid {
+            skipped += 1;
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(text);
+        let more = if text.len() >= SHOWN { "…" } else { "" };
+        bail!("{name}: line {line}: '{text}{more}' is not an integer: {why} (use --skip-invalid to skip such lines)")
+    };
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(anyhow!("reading {name}: {e}")),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.len();
+        lines.feed(buf, &mut value, &mut invalid)?;
+        reader.consume(n);
+    }
+    lines.finish(&mut value, &mut invalid)?;
+    Ok((lines.line, skipped))
+}
+
+/// Writes decimal integers, one per line, through a large buffer.
+struct DecimalOut<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> DecimalOut<W> {
+    fn new(out: W) -> Self {
+        DecimalOut {
+            out,
+            buf: Vec::with_capacity(IO_BUFFER),
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, v: i128) -> std::io::Result<()> {
+        let mut digits = [0u8; 24];
+        let mut at = digits.len();
+        let mut m = v.unsigned_abs();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+        if v < 0 {
+            self.buf.push(b'-');
+        }
+        self.buf.extend_from_slice(&digits[at..]);
+        self.buf.push(b'\n');
+        if self.buf.len() >= IO_BUFFER - 32 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        self.out.flush()
+    }
+}
+
+/// Prints what the tallies give, negative integers first.
+fn print<T: Tally>(tally: &BySign<T>, mut out: DecimalOut<impl Write>) -> std::io::Result<()> {
+    for t in tally.tallies() {
+        for v in t.output() {
+            out.write(v)?;
+        }
+    }
+    out.flush()
+}
+
+/// Runs `sort-unique` (with [`Bitmap`]s) or `singles` (with [`TwoBitMap`]s): reads every
+/// input, then prints what the tallies give.
+pub fn run<T: Tally>(command: &str, args: &Integers, quiet: bool) -> Result<()> {
+    let mut tally = BySign::<T>::new(args.range, args.capacity)?;
+    let (mut lines, mut skipped) = (0u64, 0u64);
+    let stdin_only = [Path::new("-").to_path_buf()];
+    let files = if args.files.is_empty() {
+        &stdin_only[..]
+    } else {
+        &args.files[..]
+    };
+    for path in files {
+        let (l, s) = if path == Path::new("-") {
+            read_input(
+                std::io::stdin().lock(),
+                "standard input",
+                &mut tally,
+                args.skip_invalid,
+            )?
+        } else {
+            let name = path.display().to_string();
+            let file = File::open(path).map_err(|e| anyhow!("opening {name}: {e}"))?;
+            if file.metadata().is_ok_and(|m| m.is_dir()) {
+                bail!("{name}: is a directory, not a file of integers");
+            }
+            read_input(file, &name, &mut tally, args.skip_invalid)?
+        };
+        lines += l;
+        skipped += s;
+    }
+    tally.flush_negative()?;
+    tally.flush_other()?;
+    match print(&tally, DecimalOut::new(std::io::stdout().lock())) {
+        Ok(()) => {}
+        // `... | head`: the reader has what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+        Err(e) => bail!("writing standard output: {e}"),
+    }
+    if !quiet {
+        let count: u64 = tally.tallies().map(T::output_len).sum();
+        let memory: usize = tally.tallies().map(T::memory_bytes).sum();
+        let skipped = if skipped > 0 {
+            format!(", {skipped} non-integer lines skipped")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "{command}: {lines} lines read, {count} integers written{skipped}; bitmaps of {}",
+            crate::commands::human_bytes(memory as u64)
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(input: &[u8]) -> Vec<Result<i128, (u64, String)>> {
+        let mut got = Vec::new();
+        let mut lines = Lines::new();
+        let mut bad = Vec::new();
+        {
+            let mut value = |_: u64, n: bool, m: u64| {
+                got.push(if n { -i128::from(m) } else { i128::from(m) });
+                Ok(())
+            };
+            let mut invalid = |l: u64, t: &[u8], _: &str| {
+                bad.push((l, String::from_utf8_lossy(t).into_owned()));
+                Ok(())
+            };
+            // Byte by byte: values split across buffers parse the same.
+            for b in input {
+                lines
+                    .feed(std::slice::from_ref(b), &mut value, &mut invalid)
+                    .unwrap();
+            }
+            lines.finish(&mut value, &mut invalid).unwrap();
+        }
+        got.into_iter()
+            .map(Ok)
+            .chain(bad.into_iter().map(Err))
+            .collect()
+    }
+
+    #[test]
+    fn lines_parse_as_integers_or_are_named() {
+        let input = b"12\n -7 \r\n+3\n18446744073709551615\n-9223372036854775808\nx1\n\n1 2\n18446744073709551616\n-9223372036854775809\n-0\n5";
+        let got = parse(input);
+        let ok: Vec<i128> = got
+            .iter()
+            .filter_map(|r| r.as_ref().ok().copied())
+            .collect();
+        assert_eq!(ok, [12, -7, 3, u64::MAX as i128, i64::MIN as i128, 0, 5]);
+        let bad: Vec<u64> = got
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.0))
+            .collect();
+        assert_eq!(bad, [6, 7, 8, 9, 10]);
+    }
+
+    #[test]
+    fn integers_print_in_ascending_numeric_order() {
+        let mut out = DecimalOut::new(Vec::new());
+        for v in [i128::from(i64::MIN), -1, 0, 10, i128::from(u64::MAX)] {
+            out.write(v).unwrap();
+        }
+        out.flush().unwrap();
+        assert_eq!(
+            String::from_utf8(out.out).unwrap(),
+            "-9223372036854775808\n-1\n0\n10\n18446744073709551615\n"
+        );
+    }
+}

@@ -1,0 +1,431 @@
+//! End-to-end tests of the bitmap kinds and the integer commands: the real binary on real
+//! files, compared with the real `sort -n | uniq` where it applies.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::{Command, Stdio};
+use support::{ok, run};
+
+fn path(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_string_lossy().into_owned()
+}
+
+/// Deterministic pseudo-random integers: negatives, repeats, values past `i64::MAX`.
+fn integers(n: usize) -> Vec<i128> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match i % 5 {
+                0 => i128::from(x % 1000),                      // many repeats
+                1 => -i128::from(x % 5000),                     // negatives
+                2 => i128::from(x),                             // the whole u64 range
+                3 => i128::from(x as i64),                      // the whole i64 range
+                _ => i128::from(x % 3_000_000_000) + (1 << 32), // past 2^32
+            }
+        })
+        .collect()
+}
+
+fn text(values: &[i128]) -> Vec<u8> {
+    values
+        .iter()
+        .map(|v| format!("{v}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// What `sort -n | uniq ARGS` prints for `input` (the real tools).
+fn sort_uniq(input: &[u8], uniq_args: &[&str]) -> String {
+    let mut sort = Command::new("sort")
+        .arg("-n")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sort runs");
+    let mut sin = sort.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut sin, &data));
+    let uniq = Command::new("uniq")
+        .args(uniq_args)
+        .stdin(sort.stdout.take().unwrap())
+        .output()
+        .expect("uniq runs");
+    writer.join().unwrap().unwrap();
+    assert!(sort.wait().unwrap().success());
+    String::from_utf8(uniq.stdout).unwrap()
+}
+
+#[test]
+fn sort_unique_and_singles_print_what_sort_and_uniq_print() {
+    let values = integers(20_000);
+    let input = text(&values);
+    let distinct: BTreeSet<i128> = values.iter().copied().collect();
+    let mut counts = BTreeMap::new();
+    for &v in &values {
+        *counts.entry(v).or_insert(0u32) += 1;
+    }
+    let want_unique: String = distinct.iter().map(|v| format!("{v}\n")).collect();
+    let want_singles: String = counts
+        .iter()
+        .filter(|(_, &c)| c == 1)
+        .map(|(v, _)| format!("{v}\n"))
+        .collect();
+    let r = ok(&["sort-unique"], &input);
+    assert_eq!(r.out, want_unique);
+    assert!(
+        r.err
+            .contains(&format!("{} integers written", distinct.len())),
+        "{}",
+        r.err
+    );
+    assert_eq!(ok(&["singles"], &input).out, want_singles);
+    // The real tools agree (GNU sort -n compares numbers of any length exactly).
+    assert_eq!(sort_uniq(&input, &[]), want_unique);
+    assert_eq!(sort_uniq(&input, &["-u"]), want_singles);
+    assert!(want_singles.lines().count() > 1000 && counts.len() < values.len());
+}
+
+#[test]
+fn integer_commands_read_files_and_name_bad_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (path(&d, "a.txt"), path(&d, "b.txt"));
+    std::fs::write(&a, "3\n 1 \n3\n").unwrap();
+    std::fs::write(&b, "-2\r\n+7\n1").unwrap();
+    assert_eq!(
+        ok(&["sort-unique", &a, "-", &b], b"9\n").out,
+        "-2\n1\n3\n7\n9\n"
+    );
+    assert_eq!(ok(&["singles", &a, &b], b"").out, "-2\n7\n");
+    std::fs::write(&b, "5\n6\n1.5\n7\n").unwrap();
+    for cmd in ["sort-unique", "singles"] {
+        let r = run(&[cmd, &a, &b], b"");
+        assert_eq!(r.code, 2);
+        assert!(r.out.is_empty(), "nothing printed: {}", r.out);
+        assert!(
+            r.err
+                .contains(&format!("{b}: line 3: '1.5' is not an integer")),
+            "{}",
+            r.err
+        );
+        let r = ok(&[cmd, "--skip-invalid", &b], b"");
+        assert_eq!(r.out, "5\n6\n7\n");
+        assert!(r.err.contains("1 non-integer lines skipped"), "{}", r.err);
+    }
+    for (input, why) in [
+        ("18446744073709551616\n", "beyond the 64-bit integers"),
+        ("-9223372036854775809\n", "below the 64-bit integers"),
+        ("1\n\n2\n", "an empty line"),
+    ] {
+        let r = run(&["sort-unique"], input.as_bytes());
+        assert_eq!(r.code, 2);
+        assert!(
+            r.err.contains(why) && r.err.contains("standard input: line"),
+            "{}",
+            r.err
+        );
+    }
+    let r = run(&["sort-unique", d.path().to_str().unwrap()], b"");
+    assert_eq!(r.code, 2);
+    let r = run(&["sort-unique", &path(&d, "missing.txt")], b"");
+    assert!(r.code == 2 && r.err.contains("missing.txt"), "{}", r.err);
+}
+
+#[test]
+fn a_declared_range_bounds_the_integers_and_may_make_the_bitmaps_dense() {
+    let input = b"7\n-5\n99\n7\n0\n-5\n";
+    for args in [
+        vec!["--range", "-5..100"],
+        vec!["--range", "-5..=99", "-n", "50"], // dense: 50 of 105
+        vec!["--range", "-5..1e12", "-n", "3"], // roaring
+    ] {
+        let mut cmd = vec!["sort-unique"];
+        cmd.extend_from_slice(&args);
+        assert_eq!(ok(&cmd, input).out, "-5\n0\n7\n99\n", "{args:?}");
+        cmd[0] = "singles";
+        assert_eq!(ok(&cmd, input).out, "0\n99\n", "{args:?}");
+    }
+    let dense = ok(
+        &["sort-unique", "--range", "0..800000", "-n", "100000"],
+        b"5\n",
+    );
+    assert!(
+        dense.err.contains("bitmaps of 97.7 KiB"),
+        "one bit per integer: {}",
+        dense.err
+    );
+    for (range, input, line, value) in [
+        ("0..100", &b"1\n100\n"[..], 2, "100"),
+        ("0..100", b"5\n-1\n", 2, "-1"),
+        ("-10..-5", b"-7\n-5\n", 2, "-5"),
+    ] {
+        let r = run(&["sort-unique", "--range", range], input);
+        assert_eq!(r.code, 2);
+        let want = format!("standard input: line {line}: integer {value} is outside the range");
+        assert!(r.err.contains(&want), "{}", r.err);
+        assert!(r.out.is_empty());
+    }
+    assert_eq!(
+        run(&["sort-unique", "-n", "5"], b"1\n").code,
+        2,
+        "-n needs --range"
+    );
+}
+
+#[test]
+fn sort_unique_memory_follows_the_distinct_values() {
+    // 200,000 lines of 10 distinct integers spread over the u64 range: the bitmaps stay tiny.
+    let input: String = (0..200_000u64)
+        .map(|i| format!("{}\n", (i % 10) * 1_000_000_000_000_000))
+        .collect();
+    let r = ok(&["sort-unique"], input.as_bytes());
+    assert_eq!(r.out.lines().count(), 10);
+    let bytes: f64 = r
+        .err
+        .split("bitmaps of ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("a size in: {}", r.err));
+    assert!(
+        r.err.contains("bitmaps of") && r.err.trim_end().ends_with(" B") && bytes < 1000.0,
+        "{}",
+        r.err
+    );
+}
+
+#[test]
+fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
+    let d = tempfile::tempdir().unwrap();
+    let f = path(&d, "ids.bloom");
+    let r = ok(
+        &["create", &f, "--kind", "bitmap", "--range", "0..1000000000"],
+        b"",
+    );
+    assert!(r.err.contains("range 0..1000000000 (roaring"), "{}", r.err);
+    ok(&["add", &f], b"5\n999999999\n0\n5\n");
+    let r = run(&["check", &f, "5", "6", "999999999"], b"");
+    assert_eq!((r.code, r.out.as_str()), (0, "5\n999999999\n"));
+    assert_eq!(run(&["check", &f, "7"], b"").code, 1);
+    ok(&["remove", &f, "5"], b"");
+    let r = run(&["remove", &f, "5"], b"");
+    assert!(
+        r.code == 2 && r.err.contains("integer 5 is not in the bitmap"),
+        "{}",
+        r.err
+    );
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&["info", &f, "--json"], b"").out).unwrap();
+    assert_eq!(info["kind"], "bitmap");
+    assert_eq!(info["layout"], "roaring");
+    assert_eq!(info["range"], "0..1000000000");
+    assert_eq!(info["estimated_items"], 2);
+    assert_eq!(info["estimated_fpp"], 0.0);
+
+    // Dense when the expected count is at least 1 in 16 of the range.
+    let g = path(&d, "dense.bloom");
+    ok(&["create", &g, "--range", "-1000..=1000", "-n", "500"], b"");
+    ok(&["add", &g, "-1000", "1000", "-3"], b"");
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&["info", &g, "--json"], b"").out).unwrap();
+    assert_eq!(
+        (info["kind"].as_str(), info["layout"].as_str()),
+        (Some("bitmap"), Some("dense"))
+    );
+    assert_eq!(info["capacity"], 500);
+    let r = ok(&["check", "-c", &g], b"-1000\n-3\n0\n1000\n");
+    assert_eq!(r.out, "3\n");
+    // A mapped dense bitmap reads the same file.
+    let m = bloomkit::bitmap::MappedBitmap::open(std::path::Path::new(&g)).unwrap();
+    assert!(m.contains(-3) && m.contains(1000) && !m.contains(0) && m.len() == 3);
+}
+
+#[test]
+fn bad_input_for_a_bitmap_changes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let f = path(&d, "ids.bloom");
+    ok(
+        &["create", &f, "--kind", "bitmap", "--range", "100..200"],
+        b"",
+    );
+    ok(&["add", &f, "150"], b"");
+    let before = std::fs::read(&f).unwrap();
+    for (input, wanted) in [
+        (
+            &b"120\n130\n200\n"[..],
+            "integer 200 is outside the bitmap's range 100..200",
+        ),
+        (
+            b"120\n-1\n",
+            "integer -1 is outside the bitmap's range 100..200",
+        ),
+        (b"120\nabc\n", "line 2: 'abc' is not a 64-bit integer"),
+    ] {
+        let r = run(&["add", &f], input);
+        assert_eq!(r.code, 2);
+        assert!(r.err.contains(wanted), "{}", r.err);
+        assert_eq!(std::fs::read(&f).unwrap(), before, "nothing applied");
+    }
+    let r = run(&["add", &f, "--items", "utf8", "abc"], b"");
+    assert!(
+        r.err
+            .contains("holds integer keys only (8-byte i64 or u64), got a 3-byte key"),
+        "{}",
+        r.err
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // A damaged file is a clean error.
+    let mut bad = before.clone();
+    let last = bad.len() - 20;
+    bad[last] ^= 1;
+    std::fs::write(&f, &bad).unwrap();
+    let r = run(&["check", &f, "150"], b"");
+    assert!(
+        r.code == 2 && r.err.contains("checksum mismatch"),
+        "{}",
+        r.err
+    );
+    for args in [
+        vec!["create", &f, "--force", "--range", "0..10", "-p", "0.01"],
+        vec![
+            "create", &f, "--force", "--kind", "classic", "-n", "9", "-p", "0.1", "--range",
+            "0..10",
+        ],
+        vec!["create", &f, "--force", "--kind", "bitmap"],
+        vec!["create", &f, "--force", "--range", "10..10"],
+        vec!["create", &f, "--force", "--range", "a..b"],
+        vec!["create", &f, "--force", "--range", "0..1e30"],
+        vec![
+            "create", &f, "--force", "--range", "0..10", "--scheme", "guava",
+        ],
+    ] {
+        let r = run(&args, b"");
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+    }
+}
+
+#[test]
+fn bitmaps_merge_and_intersect_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b, u, i) = (path(&d, "a"), path(&d, "b"), path(&d, "u"), path(&d, "i"));
+    for (f, items) in [(&a, &b"1\n2\n3\n"[..]), (&b, b"3\n4\n")] {
+        ok(&["create", f, "--range", "0..100"], b"");
+        ok(&["add", f], items);
+    }
+    ok(&["merge", &u, &a, &b], b"");
+    ok(&["intersect", &i, &a, &b], b"");
+    assert_eq!(ok(&["check", &u], b"1\n2\n3\n4\n5\n").out, "1\n2\n3\n4\n");
+    assert_eq!(ok(&["check", &i], b"1\n2\n3\n4\n5\n").out, "3\n");
+    let c = path(&d, "c");
+    ok(&["create", &c, "--range", "0..50"], b"");
+    let r = run(&["merge", &u, &a, &c, "--force"], b"");
+    assert!(
+        r.code == 2 && r.err.contains("integer range 0..100 vs 0..50"),
+        "{}",
+        r.err
+    );
+}
+
+#[test]
+fn a_two_bit_map_file_counts_once_and_more() {
+    let d = tempfile::tempdir().unwrap();
+    let f = path(&d, "calls.bloom");
+    ok(
+        &["create", &f, "--kind", "two-bit-map", "--range", "0..1000"],
+        b"",
+    );
+    let r = ok(&["add", &f], b"1\n2\n1\n3\n1\n");
+    assert!(r.err.contains("3 new"), "{}", r.err);
+    assert_eq!(ok(&["check", &f, "1", "4", "3"], b"").out, "1\n3\n");
+    let r = run(&["remove", &f, "1"], b"");
+    assert!(r.code == 2 && r.err.contains("cannot remove"), "{}", r.err);
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&["info", &f, "--json"], b"").out).unwrap();
+    assert_eq!(
+        (info["kind"].as_str(), info["estimated_items"].as_u64()),
+        (Some("two-bit-map"), Some(3))
+    );
+}
+
+#[test]
+fn dedup_with_a_bitmap_is_exact() {
+    let d = tempfile::tempdir().unwrap();
+    let f = path(&d, "seen.bloom");
+    let r = ok(
+        &["dedup", &f, "--range", "0..1000000"],
+        b"7\n8\n7\n999999\n8\n",
+    );
+    assert_eq!(r.out, "7\n8\n999999\n");
+    assert_eq!(ok(&["dedup", &f], b"8\n9\n").out, "9\n");
+}
+
+#[test]
+fn calc_recommends_a_bitmap_when_the_range_is_small_enough() {
+    let r = ok(
+        &["calc", "-n", "1e8", "-p", "0.001", "--range", "0..1e9"],
+        b"",
+    );
+    assert!(r.out.contains("dense:          119.2 MiB"), "{}", r.out);
+    assert!(r.out.contains("recommended:    a bitmap"), "{}", r.out);
+    assert!(r.out.contains("instead of 171.4 MiB"), "{}", r.out);
+    let r = ok(
+        &["calc", "-n", "1e6", "-p", "0.01", "--range", "0..1e12"],
+        b"",
+    );
+    assert!(
+        r.out.contains("recommended:    a Bloom filter"),
+        "{}",
+        r.out
+    );
+    let r = ok(&["calc", "-n", "1000", "--range", "0..1e6"], b"");
+    assert!(r.out.contains("chosen form:    roaring"), "{}", r.out);
+    assert_eq!(run(&["calc", "--range", "0..10"], b"").code, 2);
+}
+
+/// Every `console` example of docs/BITMAPS.md, run in order in one directory with the real
+/// binary first on PATH: each `$ ` line through `sh -c` (standard error merged into standard
+/// output, as a terminal shows it), its output compared with the lines below it.
+#[test]
+fn the_examples_of_docs_bitmaps_md_run_as_shown() {
+    let doc = include_str!("../../../docs/BITMAPS.md");
+    let d = tempfile::tempdir().unwrap();
+    let bin_dir = support::bin().parent().unwrap().to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut examples = Vec::new();
+    let mut in_console = false;
+    for line in doc.lines() {
+        match line {
+            "```console" => in_console = true,
+            "```" => in_console = false,
+            l if in_console => match l.strip_prefix("$ ") {
+                Some(cmd) => examples.push((cmd.to_string(), String::new())),
+                None => {
+                    let out = &mut examples.last_mut().expect("output after a command").1;
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            },
+            _ => {}
+        }
+    }
+    assert!(examples.len() >= 8, "{}", examples.len());
+    for (cmd, want) in examples {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{cmd} 2>&1"))
+            .current_dir(d.path())
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "$ {cmd}");
+    }
+}
