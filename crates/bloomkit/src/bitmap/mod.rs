@@ -33,7 +33,7 @@ mod range;
 mod store;
 mod two_bit;
 
-#[cfg(feature = "mmap")]
+#[cfg(all(feature = "mmap", not(loom)))]
 pub use mapped::MappedBitmap;
 pub use range::KeyRange;
 pub use two_bit::{Seen, TwoBitMap};

@@ -19,7 +19,7 @@ mod table;
 mod window;
 
 pub(crate) use bitmap::is_bitmap_file;
-#[cfg(feature = "mmap")]
+#[cfg(all(feature = "mmap", not(loom)))]
 pub(crate) use bitmap::{
     parse_header as parse_bitmap_header, BitmapHeader, HEAD_LEN as BITMAP_HEAD_LEN,
 };
