@@ -10,6 +10,10 @@
 //! needs a window length, which an iterator does not give), and
 //! [`DLeftCountingFilter`](crate::DLeftCountingFilter) neither: its `insert` fails when all of
 //! an element's buckets are full, which `extend` could not report, so call `insert` in a loop.
+//! The exact integer sets [`Bitmap`](crate::bitmap::Bitmap) and
+//! [`TwoBitMap`](crate::bitmap::TwoBitMap) have neither for the same reason: their `insert`
+//! refuses an integer outside the declared range; `insert_batch` applies a whole slice or
+//! nothing and reports the first integer out of range.
 //!
 //! - `extend` inserts each element as it comes (in batches of [`EXTEND_BATCH`] through
 //!   `insert_batch` for the kinds that have one);
