@@ -42,11 +42,18 @@ impl MappedFilter {
                     return RustMappedFilter::open(&path, &[]);
                 }
                 // Later seals vouch for the whole file: check it first (unless a writer left it
-                // dirty, whose checksum is stale by design).
+                // dirty, whose checksum is stale by design). Under a shared lock: writers mark the
+                // file dirty and set bits only under the exclusive one, so a clean mark read here
+                // stays true while the checksum is verified.
                 let map = RustMappedFilter::open_shared(&path, &[])?;
-                if !map.is_dirty() {
-                    map.verify()?;
-                }
+                let file = map.file();
+                file.lock_shared().map_err(|source| bloomkit::Error::Io {
+                    context: format!("locking {}", path.display()),
+                    source,
+                })?;
+                let checked = if map.is_dirty() { Ok(()) } else { map.verify() };
+                let _ = file.unlock();
+                checked?;
                 Ok(map)
             })
             .map_err(errors::core)?;
