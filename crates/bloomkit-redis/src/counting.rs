@@ -37,9 +37,11 @@
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
-use crate::filter::{delete_meta, new_id, num, segment_keys, FilterOptions, MAX_SEGMENTS};
+use crate::filter::{delete_meta, new_id, num, FilterOptions, MAX_SEGMENTS};
 use crate::keys::{self, SegmentKeys};
-use crate::meta::{check_head, create_with_segments, head_fields, incompatible, open_meta};
+use crate::meta::{
+    check_head, create_with_segments, head_fields, incompatible, layout2_segments, open_meta,
+};
 use crate::segments::{self, Keyspace, MAX_PER_COMMAND};
 use bloomkit::math::Params;
 use bloomkit::probe::register::RegisterLayout;
@@ -422,14 +424,7 @@ impl CountingRedisFilter {
             name: name.into(),
             reason,
         };
-        let (id, keys) = segment_keys(name, meta)?;
-        let id = id.ok_or_else(|| corrupt("a counting filter needs layout 2".into()))?;
-        let segments: u32 = num(name, meta, "segments")?;
-        if segments > MAX_SEGMENTS {
-            return Err(corrupt(format!(
-                "{segments} segments (at most {MAX_SEGMENTS})"
-            )));
-        }
+        let (id, keys, segments) = layout2_segments(name, meta, "a counting filter")?;
         let layout = CountingLayout::from_shape(
             segments,
             num(name, meta, "segment_counters")?,

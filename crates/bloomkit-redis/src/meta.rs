@@ -4,7 +4,8 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::filter::{
-    create_meta, create_segments, field, read_meta, stored_hashing, FilterOptions, LAYOUT_VERSION,
+    create_meta, create_segments, field, num, read_meta, segment_keys, stored_hashing,
+    FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS,
 };
 use crate::keys::{self, SegmentKeys};
 use crate::segments::Keyspace;
@@ -107,6 +108,28 @@ pub(crate) fn check_head(
         Some(h) => Ok(h),
         None => Ok(Hashing::Xxh3),
     }
+}
+
+/// The segment keys, filter id and segment count of a layout-2 filter's metadata: `what`
+/// names the kind in the error when the id is missing ("a counting filter").
+pub(crate) fn layout2_segments(
+    name: &str,
+    meta: &HashMap<String, String>,
+    what: &str,
+) -> Result<(String, SegmentKeys, u32)> {
+    let corrupt = |reason: String| Error::CorruptMetadata {
+        name: name.into(),
+        reason,
+    };
+    let (id, keys) = segment_keys(name, meta)?;
+    let id = id.ok_or_else(|| corrupt(format!("{what} needs layout 2")))?;
+    let segments: u32 = num(name, meta, "segments")?;
+    if segments > MAX_SEGMENTS {
+        return Err(corrupt(format!(
+            "{segments} segments (at most {MAX_SEGMENTS})"
+        )));
+    }
+    Ok((id, keys, segments))
 }
 
 /// [`Error::Core`] of an incompatibility.

@@ -36,11 +36,11 @@
 
 use crate::conn::Connection;
 use crate::error::{Error, Result};
-use crate::filter::{
-    delete_meta, new_id, num, segment_keys, FilterOptions, MAX_SEGMENTS, REGISTER_SCHEME,
-};
+use crate::filter::{delete_meta, new_id, num, FilterOptions, MAX_SEGMENTS, REGISTER_SCHEME};
 use crate::keys::{self, SegmentKeys};
-use crate::meta::{check_head, create_with_segments, head_fields, incompatible, open_meta};
+use crate::meta::{
+    check_head, create_with_segments, head_fields, incompatible, layout2_segments, open_meta,
+};
 use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
@@ -373,14 +373,7 @@ impl TimeWindowRedisFilter {
             name: name.into(),
             reason,
         };
-        let (id, keys) = segment_keys(name, meta)?;
-        let id = id.ok_or_else(|| corrupt("a time-window filter needs layout 2".into()))?;
-        let segments: u32 = num(name, meta, "segments")?;
-        if segments > MAX_SEGMENTS {
-            return Err(corrupt(format!(
-                "{segments} segments (at most {MAX_SEGMENTS})"
-            )));
-        }
+        let (id, keys, segments) = layout2_segments(name, meta, "a time-window filter")?;
         let layout = RegisterLayout::from_shape(
             segments,
             num(name, meta, "segment_words")?,
