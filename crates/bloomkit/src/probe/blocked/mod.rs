@@ -281,6 +281,7 @@ pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
     pipeline(
         &mut blocks,
         items,
+        #[inline(always)]
         |blocks, item| {
             let [h1, h2] = hash(item);
             let i = reduce(h1, n) as usize;
@@ -288,6 +289,7 @@ pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
             prefetch(unsafe { cell(blocks.cells(), i) });
             (i, h2)
         },
+        #[inline(always)]
         |blocks, j, (i, h2)| {
             // SAFETY: `i` came from `reduce(_, n)` above.
             let new = unsafe { blocks.update(i, |w| p.set(w, h2), || p.mask(h2)) };
@@ -311,6 +313,7 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
     pipeline(
         out,
         items,
+        #[inline(always)]
         |_, item| {
             let [h1, h2] = hash(item);
             let i = reduce(h1, n) as usize;
@@ -318,6 +321,7 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
             prefetch(unsafe { cell(blocks, i) });
             (i, h2)
         },
+        #[inline(always)]
         |out, j, (i, h2)| {
             // SAFETY: `i` came from `reduce(_, n)` above; `j < items.len() <= out.len()`.
             unsafe {
@@ -358,6 +362,25 @@ fn pipeline<T: ?Sized, K, L: Copy + Default>(
     for j in rest.len()..keys.len() {
         probe(state, j, ring[j % AHEAD]);
     }
+}
+
+/// The hash words of `key` for a split-block layout with XXH3 hashing (equal to
+/// [`BlockSpec::hash`] for those), with the hash inlined into the batch loop.
+#[inline(always)]
+fn xxh3_words<K: Key + ?Sized>(key: &K) -> [u64; 2] {
+    let h = key_xxh3(key);
+    [h, h]
+}
+
+/// XXH3-64 of `key`'s bytes, inlined into the caller (passed as a function item, or as a
+/// closure not forced inline, the hash stays a call once it is inlined into that).
+#[inline(always)]
+#[allow(clippy::redundant_closure)]
+fn key_xxh3<K: Key + ?Sized>(key: &K) -> u64 {
+    key.with_bytes(
+        #[inline(always)]
+        |bytes| crate::hash::xxh3_64(bytes),
+    )
 }
 
 /// The code path of a filter's operations, decided once when the filter is built (a function
@@ -414,12 +437,12 @@ impl Path {
         match self {
             Path::Avx2Xxh3 => {
                 // Equal to `spec.hash(key)[0]` for this layout and hashing.
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                let h = key_xxh3(key);
                 // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`).
                 return unsafe { avx2::insert(&mut blocks, h) };
             }
             Path::Avx2HalfXxh3 => {
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                let h = key_xxh3(key);
                 // SAFETY: as above.
                 return unsafe { avx2::insert256(&mut blocks, h) };
             }
@@ -453,12 +476,12 @@ impl Path {
         match self {
             Path::Avx2Xxh3 => {
                 // Equal to `spec.hash(key)[0]` for this layout and hashing.
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                let h = key_xxh3(key);
                 // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`).
                 return unsafe { avx2::contains(blocks, h) };
             }
             Path::Avx2HalfXxh3 => {
-                let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
+                let h = key_xxh3(key);
                 // SAFETY: as above.
                 return unsafe { avx2::contains256(blocks, h) };
             }
@@ -527,6 +550,16 @@ impl Path {
         keys: &[K],
         on_new: impl FnMut(usize, bool),
     ) {
+        if self.inlines_xxh3() {
+            return self.insert_items(
+                spec.layout(),
+                blocks,
+                keys,
+                #[inline(always)]
+                |k| xxh3_words(k),
+                on_new,
+            );
+        }
         self.insert_items(spec.layout(), blocks, keys, |k| spec.hash(k), on_new);
     }
 
@@ -538,7 +571,28 @@ impl Path {
         keys: &[K],
         out: &mut [bool],
     ) {
+        if self.inlines_xxh3() {
+            return self.contains_items(
+                spec.layout(),
+                blocks,
+                keys,
+                #[inline(always)]
+                |k| xxh3_words(k),
+                out,
+            );
+        }
         self.contains_items(spec.layout(), blocks, keys, |k| spec.hash(k), out);
+    }
+
+    /// Whether this path hashes keys with `xxh3_64` inlined ([`xxh3_words`]) rather than
+    /// through [`BlockSpec::hash`].
+    #[inline(always)]
+    fn inlines_xxh3(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if matches!(self, Path::Avx2Xxh3 | Path::Avx2HalfXxh3) {
+            return true;
+        }
+        false
     }
 
     /// Adds every item, hashed by `hash` (keys, or hash words computed before).
