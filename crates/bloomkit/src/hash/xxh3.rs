@@ -1,4 +1,4 @@
-//! XXH3-64 (seed 0, the default secret) with keys of 17 to 128 bytes computed inline.
+//! XXH3-64 (seed 0, the default secret) with keys of 4 to 128 bytes computed inline.
 //!
 //! Hand-written for speed, not for a different result: it returns exactly what
 //! `xxhash_rust::xxh3::xxh3_64` returns for every input (the test below compares them at every
@@ -11,7 +11,8 @@
 //! mispredictions resolve as soon as the length is loaded.)
 //!
 //! The algorithm and its constants are XXH3's published definition (xxHash's
-//! `XXH3_len_17to128_64b`, `XXH3_mix16B` and `XXH3_avalanche`, with `XXH3_kSecret`).
+//! `XXH3_len_4to8_64b`, `XXH3_len_9to16_64b`, `XXH3_len_17to128_64b`, `XXH3_mix16B`,
+//! `XXH3_rrmxmx` and `XXH3_avalanche`, with `XXH3_kSecret`).
 
 /// The first 128 bytes of XXH3's default secret (`XXH3_kSecret`), as little-endian words.
 const SECRET: [u64; 16] = [
@@ -39,10 +40,12 @@ const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
 /// XXH3-64 of `bytes` with seed 0: equal to `xxhash_rust::xxh3::xxh3_64(bytes)`.
 #[inline(always)]
 pub(crate) fn xxh3_64(bytes: &[u8]) -> u64 {
-    if bytes.len() > 16 && bytes.len() <= 128 {
-        return len_17_to_128(bytes);
+    match bytes.len() {
+        17..=128 => len_17_to_128(bytes),
+        9..=16 => len_9_to_16(bytes),
+        4..=8 => len_4_to_8(bytes),
+        _ => other_lengths(bytes),
     }
-    other_lengths(bytes)
 }
 
 /// The lengths this file does not inline: a call into `xxhash_rust`.
@@ -101,6 +104,40 @@ fn len_17_to_128(bytes: &[u8]) -> u64 {
         acc = acc.wrapping_add(pair(1));
     }
     avalanche(acc.wrapping_add(pair(0)))
+}
+
+/// `XXH3_len_9to16_64b` with seed 0.
+#[inline(always)]
+fn len_9_to_16(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    debug_assert!((9..=16).contains(&len));
+    // SAFETY: `len >= 9`, so bytes `0..8` and `len - 8..len` lie inside the key.
+    let (lo, hi) = unsafe { (read(bytes, 0), read(bytes, len - 8)) };
+    let lo = lo ^ SECRET[3] ^ SECRET[4];
+    let hi = hi ^ SECRET[5] ^ SECRET[6];
+    let p = u128::from(lo) * u128::from(hi);
+    let acc = (len as u64)
+        .wrapping_add(lo.swap_bytes())
+        .wrapping_add(hi)
+        .wrapping_add(p as u64 ^ (p >> 64) as u64);
+    avalanche(acc)
+}
+
+/// `XXH3_len_4to8_64b` with seed 0 (a `u64` key is 8 bytes).
+#[inline(always)]
+fn len_4_to_8(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    debug_assert!((4..=8).contains(&len));
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let input = u64::from(word(len - 4)).wrapping_add(u64::from(word(0)) << 32);
+    let mut h = input ^ SECRET[1] ^ SECRET[2];
+    // `XXH3_rrmxmx`.
+    h ^= h.rotate_left(49) ^ h.rotate_left(24);
+    h = h.wrapping_mul(0x9fb2_1c65_1e98_df25);
+    h ^= (h >> 35).wrapping_add(len as u64);
+    h = h.wrapping_mul(0x9fb2_1c65_1e98_df25);
+    h ^ (h >> 28)
 }
 
 /// `XXH3_avalanche`.
