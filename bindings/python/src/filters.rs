@@ -3,10 +3,11 @@
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
 use crate::dleft::PyDLeftCountingFilter;
-use crate::elements::{for_each_hashed, for_each_key_chunk, with_key, Element};
+use crate::elements::{bool_list, for_each_hashed, for_each_key_chunk, with_key, Element};
 use crate::errors;
 use crate::guarded::Guarded;
 use crate::mapped::MappedFilter;
+use crate::prefetched;
 use crate::windows::{PyCountWindowFilter, PyTimeWindowFilter};
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
@@ -17,7 +18,7 @@ use bloomkit::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 use pyo3::PyClassInitializer;
 use std::path::PathBuf;
 use std::sync::RwLock;
@@ -269,9 +270,7 @@ impl Store {
         match self {
             Store::Local(g) => g.without_gil(py, |filter| {
                 match (filter, batch) {
-                    (AnyFilter::Classic(f), Batch::Digests(ds)) => ds.iter().for_each(|d| {
-                        f.insert_digest(d);
-                    }),
+                    (AnyFilter::Classic(f), Batch::Digests(ds)) => prefetched::insert(f, ds),
                     (AnyFilter::Blocked(f), Batch::Hashes(hs)) => f.insert_hash_batch(hs),
                     (AnyFilter::Blocked(f), Batch::Keys(keys)) => f.insert_batch(keys),
                     (other, Batch::Keys(keys)) => {
@@ -314,7 +313,7 @@ impl Store {
             Store::Local(g) => g.without_gil(py, |filter| {
                 match (&*filter, batch) {
                     (AnyFilter::Classic(f), Batch::Digests(ds)) => {
-                        out.extend(ds.iter().map(|d| f.contains_digest(d)))
+                        prefetched::contains_into(f, ds, out)
                     }
                     (AnyFilter::Blocked(f), Batch::Hashes(hs)) => {
                         let start = out.len();
@@ -536,7 +535,7 @@ impl Filter {
     }
 
     /// Tests every element of any iterable, probing without the GIL; a list of bools.
-    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+    fn contains_many<'py>(&self, elements: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let py = elements.py();
         let store = &self.store;
         let mut out = Vec::with_capacity(elements.len().unwrap_or(0));
@@ -555,7 +554,7 @@ impl Filter {
                 store.contains_batch(py, Batch::Keys(keys), &mut out)
             }),
         }?;
-        Ok(out)
+        bool_list(py, &out)
     }
 
     /// Adds the elements of every iterable given (as `set.update`).

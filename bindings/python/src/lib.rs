@@ -8,6 +8,7 @@ mod errors;
 mod filters;
 mod guarded;
 mod mapped;
+mod prefetched;
 mod redis;
 mod windows;
 
