@@ -84,9 +84,9 @@ impl Class {
             #[allow(unreachable_patterns)]
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "filters of kind {} are not available from Python yet",
-                    other.kind()
-                )))
+                "a {} is not a Bloom filter: open it with bloomkit.load (or the class of its kind)",
+                other.kind()
+            )))
             }
         })
     }
@@ -1074,11 +1074,15 @@ pub fn _restore(py: Python<'_>, class: &str, data: &[u8]) -> PyResult<PyObject> 
     Filter::decode(py, Some(Class::from_name(class)?), decoded)
 }
 
-/// Loads a native file of any kind, as the class of that kind.
+/// Loads a native file of any kind, as the class of that kind (`Bitmap` and `TwoBitMap` for
+/// the bitmap kinds).
 #[pyfunction]
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
-    let decoded = py
+    let native::Decoded { filter, design } = py
         .allow_threads(|| file::load(&path, &[]))
         .map_err(errors::core)?;
-    Filter::decode(py, None, decoded)
+    match crate::bitmaps::wrap_any(py, filter)? {
+        Ok(bitmap) => Ok(bitmap),
+        Err(filter) => Filter::decode(py, None, native::Decoded { filter, design }),
+    }
 }
