@@ -337,37 +337,86 @@ impl SharedFilter {
     }
 }
 
-/// A filter in bloomkit's register-blocked layout (an element's bits in one 64-bit word: one
-/// round trip per add or check). `RedisFilter(url, name, capacity, fpp)` creates it (or opens
-/// an identical one); `RedisFilter(url, name)` opens an existing one.
-#[pyclass(name = "RedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
-pub struct PyRedisFilter;
+/// The signature of the kinds created with `capacity` and `fpp` or opened without them:
+/// `$open(options, url, name, sizing)` connects and opens or creates the filter.
+macro_rules! sized_class {
+    ($(#[$doc:meta])* $class:ident, $name:literal, $open:expr) => {
+        $(#[$doc])*
+        #[pyclass(name = $name, module = "bloomkit.redis", extends = SharedFilter, frozen)]
+        pub struct $class;
 
-#[pymethods]
-impl PyRedisFilter {
-    #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
-    fn new(
-        py: Python<'_>,
-        url: &str,
-        name: &str,
-        capacity: Option<i128>,
-        fpp: Option<f64>,
-        timeout: f64,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let sizing = sizing(capacity, fpp)?;
-        let init = SharedFilter::build(py, "RedisFilter", name, timeout, |options| {
-            let conn = BlockingConnection::open(url, options)?;
-            Ok(Remote::Register(match sizing {
-                Some((n, p)) => {
-                    blocking::RedisFilter::create_on(&conn, name, n, p, FilterOptions::default())
-                }
-                None => blocking::RedisFilter::open(&conn, name),
-            }?))
-        })?;
-        Ok(init.add_subclass(PyRedisFilter))
-    }
+        #[pymethods]
+        impl $class {
+            #[new]
+            #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
+            fn new(
+                py: Python<'_>,
+                url: &str,
+                name: &str,
+                capacity: Option<i128>,
+                fpp: Option<f64>,
+                timeout: f64,
+            ) -> PyResult<PyClassInitializer<Self>> {
+                let sizing = sizing(capacity, fpp)?;
+                let open: fn(&Options, &str, &str, Option<(u64, f64)>) -> RedisResult<Remote> =
+                    $open;
+                let init = SharedFilter::build(py, $name, name, timeout, |options| {
+                    open(options, url, name, sizing)
+                })?;
+                Ok(init.add_subclass($class))
+            }
+        }
+    };
 }
+
+sized_class!(
+    /// A filter in bloomkit's register-blocked layout (an element's bits in one 64-bit word:
+    /// one round trip per add or check). `RedisFilter(url, name, capacity, fpp)` creates it
+    /// (or opens an identical one); `RedisFilter(url, name)` opens an existing one.
+    PyRedisFilter,
+    "RedisFilter",
+    |options, url, name, sizing| {
+        let conn = BlockingConnection::open(url, options)?;
+        Ok(Remote::Register(match sizing {
+            Some((n, p)) => {
+                blocking::RedisFilter::create_on(&conn, name, n, p, FilterOptions::default())
+            }
+            None => blocking::RedisFilter::open(&conn, name),
+        }?))
+    }
+);
+
+sized_class!(
+    /// A filter bit-exact with Redisson's `RBloomFilter` (Java): `RedissonFilter(url, name,
+    /// capacity, fpp)` is `tryInit(capacity, fpp)`; without them it opens one Redisson
+    /// created.
+    PyRedissonFilter,
+    "RedissonFilter",
+    |options, url, name, sizing| {
+        let conn = BlockingConnection::open(url, options)?;
+        Ok(Remote::Redisson(match sizing {
+            Some((n, p)) => blocking::RedissonFilter::create(&conn, name, n, p),
+            None => blocking::RedissonFilter::open(&conn, name),
+        }?))
+    }
+);
+
+sized_class!(
+    /// A counting filter in Redis (4-bit counters): `remove` works, and `count` bounds how
+    /// many times an element was added. The CLI's `--kind counting` on
+    /// `redis://HOST:PORT/NAME`. Created with `capacity` and `fpp`, opened without them.
+    PyCountingRedisFilter,
+    "CountingRedisFilter",
+    |options, url, name, sizing| {
+        OnRuntime::connect(url, options, |conn| async move {
+            match sizing {
+                Some((n, p)) => CountingRedisFilter::create(&conn, name, n, p).await,
+                None => CountingRedisFilter::open(&conn, name).await,
+            }
+        })
+        .map(Remote::Counting)
+    }
+);
 
 /// A scalable filter in Redis: grows by layers, keeping the compound false-positive bound
 /// `fpp`. Created with `capacity` (the first layer's) and `fpp`, opened without them.
@@ -403,67 +452,6 @@ impl PyScalableRedisFilter {
             }?))
         })?;
         Ok(init.add_subclass(PyScalableRedisFilter))
-    }
-}
-
-/// A filter bit-exact with Redisson's `RBloomFilter` (Java): `RedissonFilter(url, name,
-/// capacity, fpp)` is `tryInit(capacity, fpp)`; without them it opens one Redisson created.
-#[pyclass(name = "RedissonFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
-pub struct PyRedissonFilter;
-
-#[pymethods]
-impl PyRedissonFilter {
-    #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
-    fn new(
-        py: Python<'_>,
-        url: &str,
-        name: &str,
-        capacity: Option<i128>,
-        fpp: Option<f64>,
-        timeout: f64,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let sizing = sizing(capacity, fpp)?;
-        let init = SharedFilter::build(py, "RedissonFilter", name, timeout, |options| {
-            let conn = BlockingConnection::open(url, options)?;
-            Ok(Remote::Redisson(match sizing {
-                Some((n, p)) => blocking::RedissonFilter::create(&conn, name, n, p),
-                None => blocking::RedissonFilter::open(&conn, name),
-            }?))
-        })?;
-        Ok(init.add_subclass(PyRedissonFilter))
-    }
-}
-
-/// A counting filter in Redis (4-bit counters): `remove` works, and `count` bounds how many
-/// times an element was added. The CLI's `--kind counting` on `redis://HOST:PORT/NAME`.
-/// Created with `capacity` and `fpp`, opened without them.
-#[pyclass(name = "CountingRedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
-pub struct PyCountingRedisFilter;
-
-#[pymethods]
-impl PyCountingRedisFilter {
-    #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
-    fn new(
-        py: Python<'_>,
-        url: &str,
-        name: &str,
-        capacity: Option<i128>,
-        fpp: Option<f64>,
-        timeout: f64,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let sizing = sizing(capacity, fpp)?;
-        let init = SharedFilter::build(py, "CountingRedisFilter", name, timeout, |options| {
-            OnRuntime::connect(url, options, |conn| async move {
-                match sizing {
-                    Some((n, p)) => CountingRedisFilter::create(&conn, name, n, p).await,
-                    None => CountingRedisFilter::open(&conn, name).await,
-                }
-            })
-            .map(Remote::Counting)
-        })?;
-        Ok(init.add_subclass(PyCountingRedisFilter))
     }
 }
 
