@@ -104,9 +104,9 @@ def contenders(n, p):
     return out
 
 
-def scrapy_bench(n, repeat):
+def scrapy_bench(n, repeat, seen=2):
     """Scrapy's default duplicate filter (a set of fingerprints) against BloomDupeFilter:
-    per-request cost of request_seen over n requests (each seen twice), and memory for 10^7
+    per-request cost of request_seen over n requests (each seen `seen` times), and memory for 10^7
     requests (the set measured with tracemalloc at n and scaled; the filter's bits)."""
     import tracemalloc
 
@@ -140,7 +140,7 @@ def scrapy_bench(n, repeat):
         for name, make in filters:
             dupefilter = last[name] = make()
             # New request objects each run: Scrapy caches a request's fingerprint.
-            requests = [Request(u) for u in addresses] * 2
+            requests = [Request(u) for u in addresses] * seen
             gc.collect()
             start = time.process_time()
             for r in requests:
@@ -168,7 +168,7 @@ def scrapy_bench(n, repeat):
     for leftover in os.listdir(scratch):
         os.remove(os.path.join(scratch, leftover))
     os.rmdir(scratch)
-    print(f"\nScrapy duplicate filters: {n:,} requests, each seen twice; median of {repeat} "
+    print(f"\nScrapy duplicate filters: {n:,} requests, each seen {seen} times; median of {repeat} "
           f"interleaved rounds; "
           f"load average {load()}\n")
     print("| duplicate filter | ns per request_seen | bytes per request | memory for 10^7 |")
@@ -185,10 +185,16 @@ def main():
     parser.add_argument("--skip-slow", action="store_true", help="leave out pybloom-live")
     parser.add_argument("--scrapy", type=float, default=0,
                         help="also compare Scrapy duplicate filters over this many requests")
+    parser.add_argument("--scrapy-seen", type=int, default=2,
+                        help="how many times each of those requests is seen (default 2)")
+    parser.add_argument("--scrapy-only", action="store_true",
+                        help="only the Scrapy comparison, not the table of filters")
     args = parser.parse_args()
     n, p = int(args.n), args.fpp
     if args.scrapy:
-        scrapy_bench(int(args.scrapy), args.repeat)
+        scrapy_bench(int(args.scrapy), args.repeat, args.scrapy_seen)
+    if args.scrapy_only:
+        return
     present, absent = urls(n, "a"), urls(n, "b")
     print(f"n = {n:,} URLs (~{sum(map(len, present)) // n} bytes), p = {p}, "
           f"Python {platform.python_version()}, median of {args.repeat} interleaved rounds, "
