@@ -302,7 +302,7 @@ pub fn bool_list<'py>(py: Python<'py>, answers: &[bool]) -> PyResult<Bound<'py, 
         .map_err(PyErr::from)?;
     let value = PyBool::new(py, !majority);
     for (i, _) in answers.iter().enumerate().filter(|(_, &a)| a != majority) {
-        list.set_item(i, &value)?;
+        list.set_item(i, value)?;
     }
     Ok(list)
 }
