@@ -6,7 +6,8 @@
 //! - counting adds and removes against the per-bit `SETBIT` pipeline of the seed designs
 //!   (a classic filter, one `SETBIT` per bit, pipelined per batch).
 //!
-//! Run: `cargo bench -p bloomkit-redis --bench window_counting`; the RedisBloom rows need
+//! Run: `cargo bench -p bloomkit-redis --bench window_counting [-- window|counting]`; the
+//! RedisBloom rows need
 //! `BLOOMKIT_REDISBLOOM=/path/to/redisbloom.so` (docs/REDIS.md, "Tests and benchmarks").
 //!
 //! Each rate is the median of several timed passes over the same elements in batches of 1,000
@@ -243,7 +244,82 @@ async fn server_time(conn: &Connection, what: &str) {
         .unwrap();
 }
 
-async fn counting_rows(conn: &Connection) {
+/// Microseconds the server has spent so far on the commands `top` (`INFO commandstats`).
+/// Name the commands the client sends: a transaction's `EXEC` and a script's `EVALSHA`
+/// include the commands they run, which are counted under their own names as well.
+async fn server_usec(conn: &Connection, top: &[&str]) -> u64 {
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    stats
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
+            let usec: u64 = rest
+                .split(",usec=")
+                .nth(1)?
+                .split(',')
+                .next()?
+                .parse()
+                .ok()?;
+            top.contains(&name).then_some(usec)
+        })
+        .sum()
+}
+
+/// CPU time (ns) that the threads of process `pid` (0: this process) have run so far, from
+/// `/proc/<pid>/task/*/schedstat`: unlike wall-clock time it does not grow when other jobs
+/// share the cores.
+fn cpu_ns(pid: u32) -> u64 {
+    let dir = if pid == 0 {
+        "/proc/self/task".to_string()
+    } else {
+        format!("/proc/{pid}/task")
+    };
+    let Ok(tasks) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// One contender's pass: elements per second, the server's µs per element on its commands
+/// (`INFO commandstats`), and the CPU µs per element of this client and of the server.
+#[derive(Debug, Clone, Copy)]
+struct Pass {
+    rate: f64,
+    server_us: f64,
+    client_cpu_us: f64,
+    server_cpu_us: f64,
+}
+
+/// Runs `f` over `n` elements and measures it (see [`Pass`]); `top` names the commands the
+/// client sends (see [`server_usec`]), `server` is the server's process id.
+async fn measure(
+    conn: &Connection,
+    server: u32,
+    top: &[&str],
+    n: usize,
+    f: impl AsyncFnOnce(),
+) -> Pass {
+    let before = server_usec(conn, top).await;
+    let (c0, s0) = (cpu_ns(0), cpu_ns(server));
+    let rate = rate(n, f).await;
+    let (c1, s1) = (cpu_ns(0), cpu_ns(server));
+    let used = server_usec(conn, top).await - before;
+    let per = |ns: u64| ns as f64 / 1000.0 / n as f64;
+    Pass {
+        rate,
+        server_us: used as f64 / n as f64,
+        client_cpu_us: per(c1 - c0),
+        server_cpu_us: per(s1 - s0),
+    }
+}
+
+async fn counting_rows(conn: &Connection, server: u32) {
     println!("\n### Counting adds and removes (p = 1 %, batches of {BATCH})\n");
     let n = 200_000;
     let data = items(0..n as u64);
@@ -251,55 +327,80 @@ async fn counting_rows(conn: &Connection) {
     let m = 50_000;
     let spec = Spec::for_capacity(m as u64, P).unwrap();
     let perbit = &data[..m];
-    let (mut adds, mut removes, mut bits) = (Vec::new(), Vec::new(), Vec::new());
     let f = CountingRedisFilter::create(conn, "cnt", n as u64, P)
         .await
         .unwrap();
+    // Per pass: adds, then the per-bit pipeline, then removes of the same elements.
+    let mut passes: Vec<[Pass; 3]> = Vec::new();
     for pass in 0..PASSES {
-        adds.push(
-            rate(n, async || {
-                for b in data.chunks(BATCH) {
-                    f.insert_batch(b).await.unwrap();
-                }
-            })
-            .await,
-        );
-        bits.push(
-            rate(m, async || {
-                for b in perbit.chunks(BATCH) {
-                    let mut pipe = redis::pipe();
-                    for x in b {
-                        for pos in spec.positions(x) {
-                            pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
-                        }
+        let add = measure(conn, server, &["multi", "exec"], n, async || {
+            for b in data.chunks(BATCH) {
+                f.insert_batch(b).await.unwrap();
+            }
+        })
+        .await;
+        let bit = measure(conn, server, &["setbit"], m, async || {
+            for b in perbit.chunks(BATCH) {
+                let mut pipe = redis::pipe();
+                for x in b {
+                    for pos in spec.positions(x) {
+                        pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
                     }
-                    let () = conn.pipe(&pipe).await.unwrap();
                 }
-            })
-            .await,
-        );
-        removes.push(
-            rate(n, async || {
-                for b in data.chunks(BATCH) {
-                    assert!(f.remove_batch(b).await.unwrap().iter().all(|&r| r));
-                }
-            })
-            .await,
-        );
+                let () = conn.pipe(&pipe).await.unwrap();
+            }
+        })
+        .await;
+        let remove = measure(conn, server, &["evalsha"], n, async || {
+            for b in data.chunks(BATCH) {
+                assert!(f.remove_batch(b).await.unwrap().iter().all(|&r| r));
+            }
+        })
+        .await;
         if pass == 0 {
             let info = f.info().await.unwrap();
             assert_eq!(info.nonzero_counters, 0, "every counter back to 0");
         }
+        passes.push([add, remove, bit]);
     }
-    server_time(conn, "counting and per-bit passes").await;
-    let (a, r, s) = (median(adds), median(removes), median(bits));
+    let col = |i: usize, g: fn(&Pass) -> f64| median(passes.iter().map(|p| g(&p[i])).collect());
+    let ratio = |i: usize, g: fn(&Pass) -> f64| {
+        let v: Vec<f64> = passes.iter().map(|p| g(&p[i]) / g(&p[2])).collect();
+        (median(v.clone()), v)
+    };
+    let cpu = |p: &Pass| 1.0 / (p.client_cpu_us + p.server_cpu_us);
+    let k = f.layout().hashes();
+    println!("| method | n | k | elements/s | ÷ per-bit | server µs/element (commandstats) | CPU µs/element client + server | ÷ per-bit by CPU |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let names = [
+        "counting add (`MULTI`, `EXISTS`, `BITFIELD OVERFLOW SAT INCRBY u4`, `EXEC`)",
+        "counting remove (script: `BITFIELD OVERFLOW FAIL INCRBY u4 … -1`, replay on refusal)",
+        "per-bit `SETBIT` pipeline (classic filter)",
+    ];
+    let mut per_pass = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let (count, hashes) = if i == 2 { (m, spec.hashes()) } else { (n, k) };
+        let (by_rate, rates) = ratio(i, |p| p.rate);
+        let (by_cpu, _) = ratio(i, cpu);
+        println!(
+            "| {name} | {count} | {hashes} | {:.0} | {by_rate:.2} | {:.2} | {:.2} + {:.2} | {by_cpu:.2} |",
+            col(i, |p| p.rate),
+            col(i, |p| p.server_us),
+            col(i, |p| p.client_cpu_us),
+            col(i, |p| p.server_cpu_us),
+        );
+        per_pass.push(rates);
+    }
+    let show = |v: &[f64]| {
+        v.iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     println!(
-        "| method | n | k | elements/s | ÷ per-bit |\n|---|---:|---:|---:|---:|\n| counting add (`MULTI` + `BITFIELD OVERFLOW SAT INCRBY u4`) | {n} | {} | {a:.0} | {:.1} |\n| counting remove (`OVERFLOW FAIL` script) | {n} | {} | {r:.0} | {:.1} |\n| per-bit `SETBIT` pipeline | {m} | {} | {s:.0} | 1 |",
-        f.layout().hashes(),
-        a / s,
-        f.layout().hashes(),
-        r / s,
-        spec.hashes()
+        "\nper pass, elements/s ÷ per-bit: adds {}; removes {}",
+        show(&per_pass[0]),
+        show(&per_pass[1])
     );
     f.delete().await.unwrap();
 }
@@ -323,6 +424,12 @@ async fn main() {
         .query(redis::cmd("CONFIG").arg("RESETSTAT"))
         .await
         .unwrap();
-    window_rows(&conn, module.is_some()).await;
-    counting_rows(&conn).await;
+    // `-- window` or `-- counting` runs one part only.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if only.as_deref() != Some("counting") {
+        window_rows(&conn, module.is_some()).await;
+    }
+    if only.as_deref() != Some("window") {
+        counting_rows(&conn, server.pid()).await;
+    }
 }

@@ -12,7 +12,7 @@
 //! live, and a time-window filter's generation keys never outlive their segment's anchor.
 //! Generation keys that already expire sooner keep their own time.
 
-use crate::conn::Connection;
+use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
 use crate::keys;
 use redis::Script;
@@ -98,15 +98,15 @@ pub(crate) async fn expire_groups(
     let ms = ttl_ms(ttl)?.to_string();
     let id = id.unwrap_or("");
     let run = async |keys: &[String], nset: usize, check: bool| -> Result<u64> {
-        let mut inv = EXPIRE_SCRIPT.prepare_invoke();
-        for k in keys {
-            inv.key(k);
-        }
-        inv.arg(&ms)
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let mut cmd = script_cmd(&EXPIRE_SCRIPT, &refs, 4);
+        cmd.arg(&ms)
             .arg(nset)
             .arg(if check { "1" } else { "0" })
             .arg(id);
-        conn.invoke::<u64>(&inv).await.map_err(|e| e.about(name))
+        conn.eval::<u64>(&EXPIRE_SCRIPT, &cmd)
+            .await
+            .map_err(|e| e.about(name))
     };
     let meta_key = keys::meta(name);
     if !conn.is_cluster() {

@@ -34,7 +34,7 @@
 //! Redis frees its generation at most `W + 2.5·L` after. Tests drive clients with skewed
 //! [`bloomkit::clock::ManualClock`]s.
 
-use crate::conn::Connection;
+use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
 use crate::filter::{delete_meta, new_id, num, FilterOptions, MAX_SEGMENTS, REGISTER_SCHEME};
 use crate::keys::{self, SegmentKeys};
@@ -510,33 +510,17 @@ impl TimeWindowRedisFilter {
         let futs = groups.iter().map(|(seg, idx)| {
             let at = &at;
             async move {
-                let mut inv = ADD_SCRIPT.prepare_invoke();
-                inv.key(self.anchor_key(*seg))
-                    .key(self.generation_key(g, *seg))
-                    .arg(at);
-                for &i in idx {
-                    for off in probes[i].bit_offsets() {
-                        inv.arg("SET").arg("u1").arg(off).arg(1);
-                    }
-                }
+                let args = segments::set_bits_args(probes, idx);
+                let (anchor, gen) = (self.anchor_key(*seg), self.generation_key(g, *seg));
+                let mut cmd = script_cmd(&ADD_SCRIPT, &[&anchor, &gen], 1 + args);
+                cmd.arg(at);
+                segments::write_set_bits(&mut cmd, probes, idx);
                 let old: Vec<i64> = self
                     .conn
-                    .invoke(&inv)
+                    .eval(&ADD_SCRIPT, &cmd)
                     .await
                     .map_err(|e| e.about(&self.name))?;
-                let mut it = old.into_iter();
-                let mut out = Vec::with_capacity(idx.len());
-                for &i in idx {
-                    let mut new = false;
-                    for _ in 0..probes[i].mask.count_ones() {
-                        let bit = it
-                            .next()
-                            .ok_or_else(|| segments::unexpected("BITFIELD reply"))?;
-                        new |= bit == 0;
-                    }
-                    out.push(new);
-                }
-                Ok::<_, Error>(out)
+                segments::new_from_old_bits(probes, idx, old)
             }
         });
         let flags = try_join_all(futs).await?;

@@ -258,3 +258,56 @@ async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
     let keys: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
     assert!(keys.is_empty(), "{keys:?}");
 }
+
+/// On a cluster the adds run as the guarded script (a transaction cannot be undone there):
+/// elements spread over segments on several nodes are added, counted, removed (and refused
+/// when absent) as on one server, and a re-created filter's old handle gets `Gone`.
+#[tokio::test]
+async fn counting_filter_works_across_a_cluster() {
+    let cluster = common::Cluster::start();
+    let urls = cluster.urls();
+    let url_refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let conn = Connection::open_cluster(&url_refs, &Options::default())
+        .await
+        .unwrap();
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 14,
+        ..FilterOptions::default()
+    };
+    let f = CountingRedisFilter::create_with(&conn, "cc", 5_000, 0.01, opts.clone())
+        .await
+        .unwrap();
+    assert!(f.layout().segments() >= 3);
+    let data = items(0..5_000);
+    let new = f.insert_batch_report(&data).await.unwrap();
+    assert!(new.new.iter().filter(|&&x| x).count() > 4_900);
+    assert!(f.contains_batch(&data).await.unwrap().iter().all(|&x| x));
+    f.insert_batch(&data[..100]).await.unwrap();
+    assert!(f
+        .count_batch(&data[..100])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&c| c >= 2));
+    assert!(f.remove_batch(&data).await.unwrap().iter().all(|&r| r));
+    assert!(f
+        .contains_batch(&data[..100])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    let absent = items(9_000_000..9_000_050);
+    let present = f.contains_batch(&absent).await.unwrap();
+    let removed = f.remove_batch(&absent).await.unwrap();
+    for (p, r) in present.iter().zip(&removed) {
+        assert!(*p || !*r, "an absent element was removed");
+    }
+    let old = f.clone();
+    bloomkit_redis::delete_filter(&conn, "cc").await.unwrap();
+    let again = CountingRedisFilter::create_with(&conn, "cc", 5_000, 0.01, opts)
+        .await
+        .unwrap();
+    assert!(matches!(old.insert(&"x").await, Err(Error::Gone(_))));
+    assert!(!again.contains(&"x").await.unwrap());
+    again.delete().await.unwrap();
+}

@@ -68,6 +68,11 @@ impl Server {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
     /// SIGKILL, no chance to save anything.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
