@@ -99,17 +99,14 @@ async fn window_checks(f: &TimeWindowRedisFilter, data: &[String]) -> f64 {
     .await
 }
 
-async fn mexists(conn: &Connection, key: &str, data: &[String]) -> f64 {
-    rate(data.len(), async || {
-        for b in data.chunks(BATCH) {
-            let r: Vec<i64> = conn
-                .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
-                .await
-                .unwrap();
-            assert!(r.iter().all(|&x| x == 1));
-        }
-    })
-    .await
+async fn mexists(conn: &Connection, key: &str, data: &[String]) {
+    for b in data.chunks(BATCH) {
+        let r: Vec<i64> = conn
+            .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
+            .await
+            .unwrap();
+        assert!(r.iter().all(|&x| x == 1));
+    }
 }
 
 async fn absent_hits(f: &TimeWindowRedisFilter, absent: &[String]) -> f64 {
@@ -126,7 +123,7 @@ async fn absent_hits(f: &TimeWindowRedisFilter, absent: &[String]) -> f64 {
     fp as f64 / absent.len() as f64
 }
 
-async fn window_rows(conn: &Connection, redisbloom: bool) {
+async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
     let n = 200_000;
     let absent = items(10_000_000..10_100_000);
     println!("\n### Time-window checks (n = {n} per window, p = 1 %, batches of {BATCH})\n");
@@ -150,48 +147,81 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
     for b in data.chunks(BATCH) {
         plain.insert_batch(b).await.unwrap();
     }
-    // Interleaved passes: time window, RedisBloom, plain filter, time window, ...
-    let (mut w, mut rb, mut ratios, mut pl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Interleaved passes: time window, plain filter, RedisBloom, time window, ...
+    let checks = ["bitfield_ro", "exists"];
+    let mut passes: Vec<Vec<Pass>> = Vec::new();
     let mut trips = 0;
     for _ in 0..PASSES {
         let before = conn.round_trips();
-        let a = window_checks(&single, &data).await;
+        let w = measure(conn, server, &checks, data.len(), async || {
+            window_checks(&single, &data).await;
+        })
+        .await;
         trips += conn.round_trips() - before;
-        w.push(a);
-        pl.push(
-            rate(data.len(), async || {
-                for b in data.chunks(BATCH) {
-                    assert!(plain.contains_batch(b).await.unwrap().iter().all(|&x| x));
-                }
-            })
-            .await,
-        );
+        let pl = measure(conn, server, &checks, data.len(), async || {
+            for b in data.chunks(BATCH) {
+                assert!(plain.contains_batch(b).await.unwrap().iter().all(|&x| x));
+            }
+        })
+        .await;
+        let mut pass = vec![w, pl];
         if redisbloom {
-            let b = mexists(conn, "rb", &data).await;
-            rb.push(b);
-            ratios.push(a / b);
+            pass.push(
+                measure(conn, server, &["bf.mexists"], data.len(), async || {
+                    mexists(conn, "rb", &data).await;
+                })
+                .await,
+            );
         }
+        passes.push(pass);
     }
     let trips = trips as f64 / (PASSES * data.len().div_ceil(BATCH)) as f64;
-    println!("| filter | generations read (with a key) | checks/s | measured FPR | round trips per batch |");
-    println!("|---|---:|---:|---:|---:|");
-    println!(
-        "| time window, 1 generation, one filled | 1 | {:.0} | {:.4} | {trips:.2} |",
-        median(w),
-        absent_hits(&single, &absent).await
-    );
-    if redisbloom {
-        println!(
-            "| RedisBloom `BF.MEXISTS` | – | {:.0} | – | 1 |",
-            median(rb)
-        );
+    let col = |i: usize, g: fn(&Pass) -> f64| median(passes.iter().map(|p| g(&p[i])).collect());
+    let cpu = |p: &Pass| p.client_cpu_us + p.server_cpu_us;
+    println!("| filter | generations read (with a key) | checks/s | measured FPR | round trips per batch | server µs/element (commandstats) | CPU µs/element client + server |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let fpr = absent_hits(&single, &absent).await;
+    let rows = [
+        format!("| time window, 1 generation, one filled | 1 | {{}} | {fpr:.4} | {trips:.2} | {{}} | {{}} |"),
+        "| plain register filter (`RedisFilter`) | – | {} | – | 1 | {} | {} |".to_string(),
+        "| RedisBloom `BF.MEXISTS` | – | {} | – | 1 | {} | {} |".to_string(),
+    ];
+    for (i, row) in rows.iter().enumerate().take(passes[0].len()) {
+        let cells = [
+            format!("{:.0}", col(i, |p| p.rate)),
+            format!("{:.2}", col(i, |p| p.server_us)),
+            format!(
+                "{:.2} + {:.2}",
+                col(i, |p| p.client_cpu_us),
+                col(i, |p| p.server_cpu_us)
+            ),
+        ];
+        let mut line = row.clone();
+        for c in cells {
+            line = line.replacen("{}", &c, 1);
+        }
+        println!("{line}");
     }
-    println!(
-        "| plain register filter (`RedisFilter`, for reference) | – | {:.0} | – | 1 |",
-        median(pl)
-    );
+    if redisbloom {
+        for (i, what) in [(0, "time window"), (1, "plain filter")] {
+            let by_rate: Vec<f64> = passes.iter().map(|p| p[i].rate / p[2].rate).collect();
+            let by_cpu: Vec<f64> = passes.iter().map(|p| cpu(&p[2]) / cpu(&p[i])).collect();
+            let show = |v: &[f64]| {
+                v.iter()
+                    .map(|r| format!("{r:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            println!(
+                "\n{what} checks ÷ BF.MEXISTS per pass: {} (median {:.2}); by CPU per element: {} (median {:.2})",
+                show(&by_rate),
+                median(by_rate.clone()),
+                show(&by_cpu),
+                median(by_cpu.clone())
+            );
+        }
+    }
     plain.delete().await.unwrap();
-    server_time(conn, "the single-generation passes").await;
     for (generations, filled) in [(1u32, 3u32), (8, 10), (30, 32)] {
         let (f, data) = window(
             conn,
@@ -216,32 +246,7 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
         );
         f.delete().await.unwrap();
     }
-    if redisbloom {
-        let r: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-        println!(
-            "\nsingle-generation checks ÷ BF.MEXISTS per pass: {} (median {:.2})",
-            r.join(", "),
-            median(ratios)
-        );
-    }
     single.delete().await.unwrap();
-}
-
-/// Server time per call of the commands run since the last `CONFIG RESETSTAT`
-/// (`INFO commandstats`), to tell the server's share of the time from the client's.
-async fn server_time(conn: &Connection, what: &str) {
-    let stats: String = conn
-        .query(redis::cmd("INFO").arg("commandstats"))
-        .await
-        .unwrap();
-    println!("\nserver time ({what}, `INFO commandstats`):\n");
-    for line in stats.lines().filter(|l| l.starts_with("cmdstat_")) {
-        println!("    {line}");
-    }
-    let _: () = conn
-        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
-        .await
-        .unwrap();
 }
 
 /// Microseconds the server has spent so far on the commands `top` (`INFO commandstats`).
@@ -427,7 +432,7 @@ async fn main() {
     // `-- window` or `-- counting` runs one part only.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     if only.as_deref() != Some("counting") {
-        window_rows(&conn, module.is_some()).await;
+        window_rows(&conn, server.pid(), module.is_some()).await;
     }
     if only.as_deref() != Some("window") {
         counting_rows(&conn, server.pid()).await;

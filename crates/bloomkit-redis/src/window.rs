@@ -239,13 +239,31 @@ pub struct WindowInfo {
 /// A generation key: (generation, segment).
 type GenKey = (u64, u32);
 
-/// What a check pipeline's reply means.
+/// A check batch: its elements' spans and their groups by segment.
+struct Round<'a> {
+    spans: &'a [Span],
+    groups: &'a [(u32, Vec<usize>)],
+}
+
+/// How a round asks whether generation keys exist.
 #[derive(Debug, Clone, Copy)]
+enum Ask {
+    /// One `EXISTS` of all of a segment's asked keys (how many exist), and the anchors'.
+    Count,
+    /// One `EXISTS` per asked key.
+    Each,
+}
+
+/// What a check pipeline's reply means.
+#[derive(Debug, Clone)]
 enum Reply {
     /// `BITFIELD_RO` fields of group `group` in some generation.
     Fields(usize),
     /// `EXISTS` of generation `g`'s key of segment `s`.
     Exists(u64, u32),
+    /// `EXISTS` of several generation keys of one segment (this range of the round's `ask`):
+    /// how many exist.
+    Count(std::ops::Range<usize>),
     /// `EXISTS` of segment `s`'s anchor.
     Anchor,
 }
@@ -560,7 +578,7 @@ impl TimeWindowRedisFilter {
         segs.dedup();
         let wanted = |g: u64| range.contains(&g) && Some(g) != skip;
         // What to read: known generations; what to ask about: the others.
-        let (mut read, mut ask): (Vec<GenKey>, Vec<GenKey>) = {
+        let (read, ask): (Vec<GenKey>, Vec<GenKey>) = {
             let mut known = self.lock_known();
             known.retain(|&(g, _)| g >= *range.start());
             let mut read = Vec::new();
@@ -578,35 +596,37 @@ impl TimeWindowRedisFilter {
         };
         let spans: Vec<Span> = probes.iter().map(Span::of).collect();
         let mut present = vec![false; probes.len()];
-        let mut anchors = true;
-        loop {
-            let found = self
-                .read_round(&spans, &groups, &read, &ask, anchors, &mut present)
+        let round = Round {
+            spans: &spans,
+            groups: &groups,
+        };
+        let found = self
+            .read_round(&round, &read, &ask, Ask::Count, &mut present)
+            .await?;
+        if !found.is_empty() {
+            // Generations that may have appeared since this handle last looked (a new
+            // generation, once per generation and handle): read them, and learn which exist,
+            // in a second round trip.
+            let exist = self
+                .read_round(&round, &found, &found, Ask::Each, &mut present)
                 .await?;
-            if found.is_empty() {
-                return Ok(present);
-            }
-            // Generations that appeared since this handle last looked: read them too (a
-            // second round trip, once per generation and handle).
-            self.lock_known().extend(found.iter().copied());
-            read = found;
-            ask.clear();
-            anchors = false;
+            self.lock_known().extend(exist);
         }
+        Ok(present)
     }
 
-    /// One round trip: reads generations `read`, asks whether `ask` exist and (with
-    /// `anchors`) whether the anchors still do. ORs hits into `present`; returns the asked
-    /// generation keys that exist.
+    /// One round trip: reads generations `read` and asks about `ask` (with [`Ask::Count`],
+    /// one `EXISTS` of them all per segment, and the anchors' `EXISTS`; with [`Ask::Each`],
+    /// one `EXISTS` each). ORs hits into `present`; returns the asked keys that exist (with
+    /// [`Ask::Count`], all asked keys of a segment where some exist).
     async fn read_round(
         &self,
-        spans: &[Span],
-        groups: &[(u32, Vec<usize>)],
-        read: &[(u64, u32)],
-        ask: &[(u64, u32)],
-        anchors: bool,
+        round: &Round<'_>,
+        read: &[GenKey],
+        ask: &[GenKey],
+        how: Ask,
         present: &mut [bool],
-    ) -> Result<Vec<(u64, u32)>> {
+    ) -> Result<Vec<GenKey>> {
         // One pipeline on a standalone server (one round trip); on a cluster one per segment
         // (a pipeline must stay in one slot), sent concurrently.
         let cluster = self.conn.is_cluster();
@@ -618,26 +638,45 @@ impl TimeWindowRedisFilter {
         ) -> &mut (redis::Pipeline, Vec<Reply>) {
             m.entry(s).or_insert_with(|| (redis::pipe(), Vec::new()))
         }
-        for (gi, (s, idx)) in groups.iter().enumerate() {
+        for (gi, (s, idx)) in round.groups.iter().enumerate() {
             for &(g, _) in read.iter().filter(|(_, rs)| rs == s) {
-                let fields = idx.iter().map(|&i| (spans[i].width, spans[i].offset));
+                let fields = idx
+                    .iter()
+                    .map(|&i| (round.spans[i].width, round.spans[i].offset));
                 let cmd = check_command(&self.generation_key(g, *s), fields, idx.len());
                 let (p, r) = entry(&mut per_seg, slot(*s));
                 p.add_command(cmd);
                 r.push(Reply::Fields(gi));
             }
         }
-        for &(g, s) in ask {
-            let (p, r) = entry(&mut per_seg, slot(s));
-            p.cmd("EXISTS").arg(self.generation_key(g, s));
-            r.push(Reply::Exists(g, s));
-        }
-        if anchors {
-            let segs: BTreeSet<u32> = groups.iter().map(|(s, _)| *s).collect();
-            for s in segs {
-                let (p, r) = entry(&mut per_seg, slot(s));
-                p.cmd("EXISTS").arg(self.anchor_key(s));
-                r.push(Reply::Anchor);
+        match how {
+            Ask::Each => {
+                for &(g, s) in ask {
+                    let (p, r) = entry(&mut per_seg, slot(s));
+                    p.cmd("EXISTS").arg(self.generation_key(g, s));
+                    r.push(Reply::Exists(g, s));
+                }
+            }
+            Ask::Count => {
+                // `ask` lists its keys segment by segment.
+                let mut start = 0;
+                while start < ask.len() {
+                    let s = ask[start].1;
+                    let end = start + ask[start..].iter().take_while(|k| k.1 == s).count();
+                    let (p, r) = entry(&mut per_seg, slot(s));
+                    p.cmd("EXISTS");
+                    for &(g, s) in &ask[start..end] {
+                        p.arg(self.generation_key(g, s));
+                    }
+                    r.push(Reply::Count(start..end));
+                    start = end;
+                }
+                let segs: BTreeSet<u32> = round.groups.iter().map(|(s, _)| *s).collect();
+                for s in segs {
+                    let (p, r) = entry(&mut per_seg, slot(s));
+                    p.cmd("EXISTS").arg(self.anchor_key(s));
+                    r.push(Reply::Anchor);
+                }
             }
         }
         let batches: Vec<(redis::Pipeline, Vec<Reply>)> = per_seg.into_values().collect();
@@ -649,21 +688,26 @@ impl TimeWindowRedisFilter {
                 return Err(segments::unexpected("pipeline reply length"));
             }
             for (reply, v) in replies.iter().zip(values) {
-                match *reply {
+                match reply {
                     Reply::Fields(gi) => {
                         let fields: Vec<i64> = parse(v)?;
-                        let idx = &groups[gi].1;
+                        let idx = &round.groups[*gi].1;
                         if fields.len() != idx.len() {
                             return Err(segments::unexpected("BITFIELD_RO reply length"));
                         }
                         for (&i, f) in idx.iter().zip(fields) {
-                            let m = spans[i].mask;
+                            let m = round.spans[i].mask;
                             present[i] |= (f as u64) & m == m;
                         }
                     }
                     Reply::Exists(g, s) => {
                         if parse::<i64>(v)? == 1 {
-                            found.push((g, s));
+                            found.push((*g, *s));
+                        }
+                    }
+                    Reply::Count(keys) => {
+                        if parse::<i64>(v)? > 0 {
+                            found.extend_from_slice(&ask[keys.clone()]);
                         }
                     }
                     Reply::Anchor => {
