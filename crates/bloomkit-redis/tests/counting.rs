@@ -311,3 +311,51 @@ async fn counting_filter_works_across_a_cluster() {
     assert!(!again.contains(&"x").await.unwrap());
     again.delete().await.unwrap();
 }
+
+/// The blocking counting filter: the same filter without an async runtime, shared with an
+/// async handle by name.
+#[test]
+fn blocking_counting_filter_adds_counts_removes_and_refuses() {
+    use bloomkit_redis::blocking::{BlockingConnection, CountingRedisFilter as Blocking};
+    let server = Server::start();
+    let c = BlockingConnection::open(&server.url(), &Options::default()).unwrap();
+    let f = Blocking::create(&c, "bc", 2_000, 0.01).unwrap();
+    assert_eq!(f.layout().hashes(), 4);
+    let data = items(0..2_000);
+    assert!(
+        f.insert_batch(&data)
+            .unwrap()
+            .iter()
+            .filter(|&&x| x)
+            .count()
+            > 1_950
+    );
+    assert!(f.insert("twice").unwrap());
+    assert!(!f.insert("twice").unwrap());
+    assert_eq!(f.count_batch(&["twice"]).unwrap(), vec![2]);
+    let g = Blocking::open(&c, "bc").unwrap();
+    assert!(g.contains_batch(&data).unwrap().iter().all(|&x| x));
+    assert!(g.remove_batch(&data[..1_000]).unwrap().iter().all(|&r| r));
+    g.remove("twice").unwrap();
+    assert!(g.contains("twice").unwrap());
+    g.remove("twice").unwrap();
+    assert!(!g.contains("twice").unwrap());
+    assert!(matches!(
+        g.remove("twice"),
+        Err(Error::Core(bloomkit::Error::NotPresent))
+    ));
+    let report = g.insert_batch_report(&["r"]).unwrap();
+    assert_eq!((report.new, report.saturated), (vec![true], vec![false]));
+    let info = g.info().unwrap();
+    assert!(info.nonzero_counters > 0);
+    assert_eq!(g.as_async().name(), "bc");
+    g.clear().unwrap();
+    assert!(!f.contains("r").unwrap());
+    f.expire(std::time::Duration::from_secs(60)).unwrap();
+    let ttl: i64 = common::cli(server.port, &["PTTL", &bloomkit_redis::keys::meta("bc")])
+        .parse()
+        .unwrap();
+    assert!(ttl > 0 && ttl <= 60_000, "{ttl}");
+    f.delete().unwrap();
+    assert!(matches!(Blocking::open(&c, "bc"), Err(Error::NotFound(_))));
+}

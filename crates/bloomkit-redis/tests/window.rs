@@ -442,3 +442,36 @@ async fn window_filter_spreads_over_a_cluster_without_crossslot() {
     );
     f.delete().await.unwrap();
 }
+
+/// The blocking time-window filter: adds, checks and counts without an async runtime, opened
+/// by name by a second handle.
+#[test]
+fn blocking_time_window_filter_round_trip() {
+    use bloomkit_redis::blocking::{BlockingConnection, TimeWindowRedisFilter as Blocking};
+    let server = Server::start();
+    let c = BlockingConnection::open(&server.url(), &Options::default()).unwrap();
+    let f = Blocking::create(&c, "bw", params(4)).unwrap();
+    assert_eq!(f.params().generations, 4);
+    let data = items(0..2_000);
+    assert!(
+        f.insert_batch(&data)
+            .unwrap()
+            .iter()
+            .filter(|&&x| x)
+            .count()
+            > 1_950
+    );
+    assert!(f.insert("one").unwrap());
+    assert!(!f.insert("one").unwrap());
+    let g = Blocking::open(&c, "bw").unwrap();
+    assert!(g.contains_batch(&data).unwrap().iter().all(|&x| x));
+    assert!(g.contains("one").unwrap());
+    let n = g.count().unwrap();
+    assert!((1_900.0..2_100.0).contains(&n), "{n}");
+    assert_eq!(g.info().unwrap().generations.len(), 1);
+    g.clear().unwrap();
+    assert!(!f.contains("one").unwrap());
+    g.expire(Duration::from_secs(60)).unwrap();
+    f.delete().unwrap();
+    assert!(matches!(Blocking::open(&c, "bw"), Err(Error::NotFound(_))));
+}
