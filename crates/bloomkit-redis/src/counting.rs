@@ -37,10 +37,11 @@
 
 use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
-use crate::filter::{delete_meta, new_id, num, FilterOptions, MAX_SEGMENTS};
+use crate::filter::{delete_meta, new_id, num, FilterOptions};
 use crate::keys::{self, SegmentKeys};
 use crate::meta::{
-    check_head, create_with_segments, head_fields, incompatible, layout2_segments, open_meta,
+    check_head, check_segment_count, create_with_byte_segments, head_fields, incompatible,
+    layout2_segments, Stored,
 };
 use crate::segments::{self, Keyspace};
 use bloomkit::math::Params;
@@ -439,13 +440,7 @@ impl CountingRedisFilter {
     ) -> Result<Self> {
         keys::check_name(name)?;
         let layout = CountingLayout::for_capacity(n, p, options.max_segment_bits)?;
-        if layout.segments() > MAX_SEGMENTS {
-            return Err(bloomkit::Error::TooLarge {
-                bits: layout.counters().saturating_mul(4),
-                limit: "more than 65,536 segments: use larger segments",
-            }
-            .into());
-        }
+        check_segment_count(layout.segments(), layout.counters().saturating_mul(4))?;
         let id = new_id()?;
         let mut fields = head_fields(COUNTING_KIND, &id, COUNTING_SCHEME, &options);
         fields.extend([
@@ -459,7 +454,8 @@ impl CountingRedisFilter {
             ("fpp".into(), p.to_string()),
         ]);
         // The segment keys exist from creation on (one zero byte; the identity guard).
-        let created = create_with_segments(conn, name, &id, &fields, layout.segments()).await?;
+        let created =
+            create_with_byte_segments(conn, name, &id, &fields, layout.segments()).await?;
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created && f.layout != layout {
             return Err(incompatible(Incompatibility::Bits(
@@ -472,62 +468,13 @@ impl CountingRedisFilter {
 
     /// Opens an existing counting filter by name.
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        let (meta, hashing) = open_meta(conn, name, None).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
+        crate::meta::open(conn, name, None).await
     }
 
     /// Opens an existing counting filter with this hash function (it must match the stored
     /// hashing id).
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        let (meta, hashing) = open_meta(conn, name, Some(hashing)).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
-    }
-
-    /// A handle only for deleting or expiring the filter (it hashes nothing).
-    pub(crate) fn for_maintenance(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-    ) -> Result<Self> {
-        Self::from_meta(conn, name, meta, None)
-    }
-
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, COUNTING_KIND, COUNTING_SCHEME, hashing)?;
-        let corrupt = |reason: String| Error::CorruptMetadata {
-            name: name.into(),
-            reason,
-        };
-        let (id, keys, segments) = layout2_segments(name, meta, "a counting filter")?;
-        let layout = CountingLayout::from_shape(
-            segments,
-            num(name, meta, "segment_counters")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| corrupt(e.to_string()))?;
-        let spec = Spec::new(
-            Params {
-                bits: layout.segment_counters(),
-                hashes: layout.hashes(),
-            },
-            Scheme::EnhancedDouble,
-            hashing,
-        )?;
-        Ok(CountingRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
-            layout,
-            spec,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            id,
-            keys,
-        })
+        crate::meta::open(conn, name, Some(hashing)).await
     }
 
     /// The filter's name.
@@ -801,12 +748,7 @@ impl CountingRedisFilter {
     }
 
     fn keyspace<'a>(&'a self, key_of: &'a (dyn Fn(u32) -> String + Sync)) -> Keyspace<'a> {
-        Keyspace {
-            conn: &self.conn,
-            name: &self.name,
-            key_of,
-            guarded: true,
-        }
+        Keyspace::new(&self.conn, &self.name, key_of, true)
     }
 
     /// The segment keys.
@@ -827,6 +769,46 @@ impl CountingRedisFilter {
     /// The connection.
     pub(crate) fn connection(&self) -> &Connection {
         &self.conn
+    }
+}
+
+impl Stored for CountingRedisFilter {
+    fn from_meta(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+        hashing: Option<Hashing>,
+    ) -> Result<Self> {
+        let hashing = check_head(name, meta, COUNTING_KIND, COUNTING_SCHEME, hashing)?;
+        let corrupt = |reason: String| Error::CorruptMetadata {
+            name: name.into(),
+            reason,
+        };
+        let (id, keys, segments) = layout2_segments(name, meta, "a counting filter")?;
+        let layout = CountingLayout::from_shape(
+            segments,
+            num(name, meta, "segment_counters")?,
+            num(name, meta, "hashes")?,
+        )
+        .map_err(|e| corrupt(e.to_string()))?;
+        let spec = Spec::new(
+            Params {
+                bits: layout.segment_counters(),
+                hashes: layout.hashes(),
+            },
+            Scheme::EnhancedDouble,
+            hashing,
+        )?;
+        Ok(CountingRedisFilter {
+            conn: conn.clone(),
+            name: name.into(),
+            layout,
+            spec,
+            capacity: num(name, meta, "capacity")?,
+            fpp: num(name, meta, "fpp")?,
+            id,
+            keys,
+        })
     }
 }
 

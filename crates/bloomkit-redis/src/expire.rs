@@ -152,43 +152,11 @@ pub(crate) async fn expire_groups(
 /// Gives the filter `name`, whatever its kind (bloomkit's or Redisson's), the time to live
 /// `ttl`: its metadata and every key. `Ok(false)` if there is no such filter.
 pub async fn expire_filter(conn: &Connection, name: &str, ttl: Duration) -> Result<bool> {
-    use crate::filter::{field, read_meta};
-    keys::check_name(name)?;
     ttl_ms(ttl)?;
-    let meta = match read_meta(conn, name).await {
-        Ok(m) => m,
-        Err(Error::NotFound(_)) => {
-            return match crate::RedissonFilter::open(conn, name).await {
-                Ok(f) => f.expire(ttl).await.map(|()| true),
-                Err(Error::NotFound(_)) => Ok(false),
-                Err(e) => Err(e),
-            };
-        }
-        Err(e) => return Err(e),
-    };
-    match field(name, &meta, "kind")? {
-        "scalable" => {
-            crate::ScalableRedisFilter::for_deletion(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
-        crate::window::TIME_WINDOW_KIND => {
-            crate::TimeWindowRedisFilter::for_maintenance(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
-        crate::counting::COUNTING_KIND => {
-            crate::CountingRedisFilter::for_maintenance(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
-        _ => {
-            crate::filter::RedisFilter::for_maintenance(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
+    match crate::kinds::AnyFilter::by_name(conn, name).await? {
+        Some(f) => f.expire(ttl).await.map(|()| true),
+        None => Ok(false),
     }
-    Ok(true)
 }
 
 impl crate::RedisFilter {

@@ -36,6 +36,7 @@ pub mod error;
 pub mod expire;
 pub mod filter;
 pub mod keys;
+mod kinds;
 mod meta;
 pub mod redisson;
 pub mod scalable;

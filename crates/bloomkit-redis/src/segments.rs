@@ -52,7 +52,22 @@ pub(crate) struct Keyspace<'a> {
     pub guarded: bool,
 }
 
-impl Keyspace<'_> {
+impl<'a> Keyspace<'a> {
+    /// The keyspace of filter `name` whose segment `i` is the key `key_of(i)`.
+    pub fn new(
+        conn: &'a Connection,
+        name: &'a str,
+        key_of: &'a (dyn Fn(u32) -> String + Sync),
+        guarded: bool,
+    ) -> Self {
+        Keyspace {
+            conn,
+            name,
+            key_of,
+            guarded,
+        }
+    }
+
     fn key(&self, segment: u32) -> String {
         (self.key_of)(segment)
     }

@@ -36,10 +36,11 @@
 
 use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
-use crate::filter::{delete_meta, new_id, num, FilterOptions, MAX_SEGMENTS, REGISTER_SCHEME};
+use crate::filter::{delete_meta, new_id, num, FilterOptions, REGISTER_SCHEME};
 use crate::keys::{self, SegmentKeys};
 use crate::meta::{
-    check_head, create_with_segments, head_fields, incompatible, layout2_segments, open_meta,
+    check_head, check_segment_count, create_with_byte_segments, head_fields, incompatible,
+    layout2_segments, Stored,
 };
 use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
@@ -312,13 +313,7 @@ impl TimeWindowRedisFilter {
     ) -> Result<Self> {
         keys::check_name(name)?;
         let layout = params.layout()?;
-        if layout.segments() > MAX_SEGMENTS {
-            return Err(bloomkit::Error::TooLarge {
-                bits: layout.bits(),
-                limit: "more than 65,536 segments per generation: use larger segments",
-            }
-            .into());
-        }
+        check_segment_count(layout.segments(), layout.bits())?;
         let id = new_id()?;
         let mut fields = head_fields(TIME_WINDOW_KIND, &id, REGISTER_SCHEME, &options);
         fields.extend([
@@ -336,7 +331,8 @@ impl TimeWindowRedisFilter {
             ),
         ]);
         // The anchors: one zero byte per segment, never grown.
-        let created = create_with_segments(conn, name, &id, &fields, layout.segments()).await?;
+        let created =
+            create_with_byte_segments(conn, name, &id, &fields, layout.segments()).await?;
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created {
             let (a, b) = (f.params, params);
@@ -360,72 +356,13 @@ impl TimeWindowRedisFilter {
     /// Opens an existing time-window filter by name (a keyed one needs its key stored in the
     /// metadata, else [`Error::KeyRequired`]).
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        let (meta, hashing) = open_meta(conn, name, None).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
+        crate::meta::open(conn, name, None).await
     }
 
-    /// Opens an existing time-window filter with this hash function (it must match the
-    /// stored hashing id).
+    /// Opens an existing time-window filter with this hash function (it must match the stored
+    /// hashing id).
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        let (meta, hashing) = open_meta(conn, name, Some(hashing)).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
-    }
-
-    /// A handle only for deleting or expiring the filter (it hashes nothing).
-    pub(crate) fn for_maintenance(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-    ) -> Result<Self> {
-        Self::from_meta(conn, name, meta, None)
-    }
-
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, TIME_WINDOW_KIND, REGISTER_SCHEME, hashing)?;
-        let corrupt = |reason: String| Error::CorruptMetadata {
-            name: name.into(),
-            reason,
-        };
-        let (id, keys, segments) = layout2_segments(name, meta, "a time-window filter")?;
-        let layout = RegisterLayout::from_shape(
-            segments,
-            num(name, meta, "segment_words")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| corrupt(e.to_string()))?;
-        let window_ms: u64 = num(name, meta, "window_ms")?;
-        let params = WindowParams {
-            window: Duration::from_millis(window_ms),
-            generations: num(name, meta, "generations")?,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            max_segment_bits: num(name, meta, "max_segment_bits")?,
-        };
-        params
-            .validate()
-            .map_err(|e| corrupt(format!("window parameters: {e}")))?;
-        if num::<u64>(name, meta, "generation_ms")? != params.generation_ms() {
-            return Err(corrupt(
-                "generation_ms is not ⌈window_ms / generations⌉".into(),
-            ));
-        }
-        Ok(TimeWindowRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
-            params,
-            layout,
-            hashing,
-            id,
-            keys,
-            clock: Arc::new(SystemClock),
-            latest_ms: Arc::new(AtomicU64::new(0)),
-            known: Arc::new(Mutex::new(BTreeSet::new())),
-        })
+        crate::meta::open(conn, name, Some(hashing)).await
     }
 
     /// The same handle reading time from `clock` (tests, simulations, skewed clients).
@@ -838,6 +775,56 @@ impl TimeWindowRedisFilter {
 /// A pipeline reply as `T`.
 fn parse<T: redis::FromRedisValue>(v: Value) -> Result<T> {
     redis::from_redis_value(v).map_err(|e| segments::unexpected(&e.to_string()))
+}
+
+impl Stored for TimeWindowRedisFilter {
+    fn from_meta(
+        conn: &Connection,
+        name: &str,
+        meta: &HashMap<String, String>,
+        hashing: Option<Hashing>,
+    ) -> Result<Self> {
+        let hashing = check_head(name, meta, TIME_WINDOW_KIND, REGISTER_SCHEME, hashing)?;
+        let corrupt = |reason: String| Error::CorruptMetadata {
+            name: name.into(),
+            reason,
+        };
+        let (id, keys, segments) = layout2_segments(name, meta, "a time-window filter")?;
+        let layout = RegisterLayout::from_shape(
+            segments,
+            num(name, meta, "segment_words")?,
+            num(name, meta, "hashes")?,
+        )
+        .map_err(|e| corrupt(e.to_string()))?;
+        let window_ms: u64 = num(name, meta, "window_ms")?;
+        let params = WindowParams {
+            window: Duration::from_millis(window_ms),
+            generations: num(name, meta, "generations")?,
+            capacity: num(name, meta, "capacity")?,
+            fpp: num(name, meta, "fpp")?,
+            max_segment_bits: num(name, meta, "max_segment_bits")?,
+        };
+        params
+            .validate()
+            .map_err(|e| corrupt(format!("window parameters: {e}")))?;
+        if num::<u64>(name, meta, "generation_ms")? != params.generation_ms() {
+            return Err(corrupt(
+                "generation_ms is not ⌈window_ms / generations⌉".into(),
+            ));
+        }
+        Ok(TimeWindowRedisFilter {
+            conn: conn.clone(),
+            name: name.into(),
+            params,
+            layout,
+            hashing,
+            id,
+            keys,
+            clock: Arc::new(SystemClock),
+            latest_ms: Arc::new(AtomicU64::new(0)),
+            known: Arc::new(Mutex::new(BTreeSet::new())),
+        })
+    }
 }
 
 #[cfg(test)]
