@@ -37,11 +37,10 @@
 
 use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
-use crate::filter::{delete_meta, new_id, num, FilterOptions};
+use crate::filter::{delete_meta, new_id, FilterOptions};
 use crate::keys::{self, SegmentKeys};
 use crate::meta::{
-    check_head, check_segment_count, create_with_byte_segments, head_fields, incompatible,
-    layout2_segments, Stored,
+    check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
 use crate::segments::{self, Keyspace};
 use bloomkit::math::Params;
@@ -50,7 +49,6 @@ use bloomkit::probe::{reduce, Digest, Scheme};
 use bloomkit::{Hashing, Incompatibility, Key, Spec};
 use futures_util::future::try_join_all;
 use redis::Script;
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 /// The `kind` field of a counting filter's metadata.
@@ -773,24 +771,12 @@ impl CountingRedisFilter {
 }
 
 impl Stored for CountingRedisFilter {
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, COUNTING_KIND, COUNTING_SCHEME, hashing)?;
-        let corrupt = |reason: String| Error::CorruptMetadata {
-            name: name.into(),
-            reason,
-        };
-        let (id, keys, segments) = layout2_segments(name, meta, "a counting filter")?;
-        let layout = CountingLayout::from_shape(
-            segments,
-            num(name, meta, "segment_counters")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| corrupt(e.to_string()))?;
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head(COUNTING_KIND, COUNTING_SCHEME)?;
+        let (id, keys, segments) = m.layout2("a counting filter")?;
+        let layout =
+            CountingLayout::from_shape(segments, m.num("segment_counters")?, m.num("hashes")?)
+                .map_err(|e| m.corrupt(e))?;
         let spec = Spec::new(
             Params {
                 bits: layout.segment_counters(),
@@ -800,12 +786,12 @@ impl Stored for CountingRedisFilter {
             hashing,
         )?;
         Ok(CountingRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
+            conn: m.conn.clone(),
+            name: m.name.into(),
             layout,
             spec,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
             id,
             keys,
         })

@@ -3,7 +3,7 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::keys::{self, SegmentKeys};
-use crate::meta::{check_head, incompatible, segment_count, Stored};
+use crate::meta::{incompatible, segment_count, Meta, Stored};
 use crate::segments::{self, AddMethod, Keyspace};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe, MAX_SEGMENT_BITS};
 use bloomkit::{Digest, Hashing, Incompatibility, Key};
@@ -545,30 +545,16 @@ impl RedisFilter {
 }
 
 impl Stored for RedisFilter {
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, "register", REGISTER_SCHEME, hashing)?;
-        let (id, keys) = segment_keys(name, meta)?;
-        let layout = RegisterLayout::from_shape(
-            segment_count(name, meta)?,
-            num(name, meta, "segment_words")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| Error::CorruptMetadata {
-            name: name.into(),
-            reason: e.to_string(),
-        })?;
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head("register", REGISTER_SCHEME)?;
+        let (id, keys) = segment_keys(m.name, m.fields)?;
         Ok(RedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
-            layout,
+            conn: m.conn.clone(),
+            name: m.name.into(),
+            layout: m.register_layout(segment_count(m.name, m.fields)?)?,
             hashing,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
             add_method: AddMethod::default(),
             id,
             key_of: Arc::new(move |s| keys.segment(s)),
@@ -664,7 +650,12 @@ impl RedisFilter {
             Err(Error::KeyRequired { .. }) => self.hashing.clone(),
             Err(e) => return Err(e),
         };
-        let f = Self::from_meta(&self.conn, &self.name, &meta, Some(hashing))?;
+        let f = Self::from_meta(&Meta {
+            conn: &self.conn,
+            name: &self.name,
+            fields: &meta,
+            hashing: Some(hashing),
+        })?;
         Ok(RedisFilter {
             add_method: self.add_method,
             ..f

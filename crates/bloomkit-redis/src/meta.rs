@@ -68,24 +68,67 @@ pub(crate) async fn create_with_byte_segments(
     create_with_segments(conn, name, id, fields, &move |s| keys.segment(s), &shape).await
 }
 
+/// A filter's stored metadata, read to make a handle.
+pub(crate) struct Meta<'a> {
+    /// The connection the handle uses.
+    pub conn: &'a Connection,
+    /// The filter's name.
+    pub name: &'a str,
+    /// The metadata hash.
+    pub fields: &'a HashMap<String, String>,
+    /// The hashing the caller gives (it must match the stored id); `None`: a handle that
+    /// hashes nothing, only for deleting or expiring the filter.
+    pub hashing: Option<Hashing>,
+}
+
+impl Meta<'_> {
+    /// Field `f` as a number ([`Error::CorruptMetadata`] if missing or not one).
+    pub fn num<T: std::str::FromStr>(&self, f: &str) -> Result<T> {
+        num(self.name, self.fields, f)
+    }
+
+    /// [`Error::CorruptMetadata`] of this filter.
+    pub fn corrupt(&self, reason: impl std::fmt::Display) -> Error {
+        Error::CorruptMetadata {
+            name: self.name.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Checks `kind` and `scheme` (see [`check_head`]) and returns the hashing to use.
+    pub fn head(&self, kind: &str, scheme: &str) -> Result<Hashing> {
+        check_head(self.name, self.fields, kind, scheme, self.hashing.clone())
+    }
+
+    /// The register layout of `segments` segments of `segment_words` words and `hashes` bits.
+    pub fn register_layout(&self, segments: u32) -> Result<RegisterLayout> {
+        RegisterLayout::from_shape(segments, self.num("segment_words")?, self.num("hashes")?)
+            .map_err(|e| self.corrupt(e))
+    }
+
+    /// The id, segment keys and segment count of a layout-2 kind (see [`layout2_segments`]).
+    pub fn layout2(&self, what: &str) -> Result<(String, SegmentKeys, u32)> {
+        layout2_segments(self.name, self.fields, what)
+    }
+}
+
 /// A filter kind that a handle is made for from its stored metadata.
 pub(crate) trait Stored: Sized {
-    /// The filter the metadata describes; `hashing` must match the stored id (`None`: a
-    /// handle that hashes nothing, only for deleting or expiring the filter).
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self>;
+    /// The filter the metadata describes.
+    fn from_meta(meta: &Meta<'_>) -> Result<Self>;
 
     /// A handle only for deleting or expiring the filter (it hashes nothing).
     fn for_maintenance(
         conn: &Connection,
         name: &str,
-        meta: &HashMap<String, String>,
+        fields: &HashMap<String, String>,
     ) -> Result<Self> {
-        Self::from_meta(conn, name, meta, None)
+        Self::from_meta(&Meta {
+            conn,
+            name,
+            fields,
+            hashing: None,
+        })
     }
 }
 
@@ -96,8 +139,13 @@ pub(crate) async fn open<T: Stored>(
     name: &str,
     hashing: Option<Hashing>,
 ) -> Result<T> {
-    let (meta, hashing) = open_meta(conn, name, hashing).await?;
-    T::from_meta(conn, name, &meta, Some(hashing))
+    let (fields, hashing) = open_meta(conn, name, hashing).await?;
+    T::from_meta(&Meta {
+        conn,
+        name,
+        fields: &fields,
+        hashing: Some(hashing),
+    })
 }
 
 /// [`Error::Core`] `TooLarge` for a new filter of `bits` bits that needs more than

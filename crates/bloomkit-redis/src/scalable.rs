@@ -24,7 +24,7 @@ use crate::filter::{
     MAX_SEGMENTS, REGISTER_SCHEME,
 };
 use crate::keys::{self, SegmentKeys};
-use crate::meta::{check_head, create_with_segments, head_fields, Stored};
+use crate::meta::{create_with_segments, head_fields, Meta, Stored};
 use crate::segments::{self, AddMethod, Keyspace};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use bloomkit::scalable::LayerInfo;
@@ -546,31 +546,26 @@ impl ScalableRedisFilter {
 }
 
 impl Stored for ScalableRedisFilter {
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, "scalable", REGISTER_SCHEME, hashing)?;
-        let (id, keys) = segment_keys(name, meta)?;
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head("scalable", REGISTER_SCHEME)?;
+        let (id, keys) = segment_keys(m.name, m.fields)?;
         let params = ScalableParams {
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            growth: num(name, meta, "growth")?,
-            tightening: num(name, meta, "tightening")?,
-            max_segment_bits: num(name, meta, "max_segment_bits")?,
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
+            growth: m.num("growth")?,
+            tightening: m.num("tightening")?,
+            max_segment_bits: m.num("max_segment_bits")?,
         };
         let f = ScalableRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
+            conn: m.conn.clone(),
+            name: m.name.into(),
             params,
             hashing,
             id,
             keys,
             layers: Arc::new(RwLock::new(Vec::new())),
         };
-        f.load_layers(meta)?;
+        f.load_layers(m.fields)?;
         Ok(f)
     }
 }

@@ -36,11 +36,10 @@
 
 use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
-use crate::filter::{delete_meta, new_id, num, FilterOptions, REGISTER_SCHEME};
+use crate::filter::{delete_meta, new_id, FilterOptions, REGISTER_SCHEME};
 use crate::keys::{self, SegmentKeys};
 use crate::meta::{
-    check_head, check_segment_count, create_with_byte_segments, head_fields, incompatible,
-    layout2_segments, Stored,
+    check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
 use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
@@ -778,43 +777,27 @@ fn parse<T: redis::FromRedisValue>(v: Value) -> Result<T> {
 }
 
 impl Stored for TimeWindowRedisFilter {
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, TIME_WINDOW_KIND, REGISTER_SCHEME, hashing)?;
-        let corrupt = |reason: String| Error::CorruptMetadata {
-            name: name.into(),
-            reason,
-        };
-        let (id, keys, segments) = layout2_segments(name, meta, "a time-window filter")?;
-        let layout = RegisterLayout::from_shape(
-            segments,
-            num(name, meta, "segment_words")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| corrupt(e.to_string()))?;
-        let window_ms: u64 = num(name, meta, "window_ms")?;
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head(TIME_WINDOW_KIND, REGISTER_SCHEME)?;
+        let (id, keys, segments) = m.layout2("a time-window filter")?;
+        let layout = m.register_layout(segments)?;
+        let window_ms: u64 = m.num("window_ms")?;
         let params = WindowParams {
             window: Duration::from_millis(window_ms),
-            generations: num(name, meta, "generations")?,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            max_segment_bits: num(name, meta, "max_segment_bits")?,
+            generations: m.num("generations")?,
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
+            max_segment_bits: m.num("max_segment_bits")?,
         };
         params
             .validate()
-            .map_err(|e| corrupt(format!("window parameters: {e}")))?;
-        if num::<u64>(name, meta, "generation_ms")? != params.generation_ms() {
-            return Err(corrupt(
-                "generation_ms is not ⌈window_ms / generations⌉".into(),
-            ));
+            .map_err(|e| m.corrupt(format!("window parameters: {e}")))?;
+        if m.num::<u64>("generation_ms")? != params.generation_ms() {
+            return Err(m.corrupt("generation_ms is not ⌈window_ms / generations⌉"));
         }
         Ok(TimeWindowRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
+            conn: m.conn.clone(),
+            name: m.name.into(),
             params,
             layout,
             hashing,
