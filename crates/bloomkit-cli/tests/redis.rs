@@ -663,6 +663,8 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
     );
     let (_, out, _) = run(&["info", &r], "");
     assert!(!out.contains("siphash"), "{out}");
+    let corrupt_id = filter_id(&mut c, "c").unwrap();
+    assert!(!keys(&mut c, &format!("*{corrupt_id}*")).is_empty());
     let _: i64 = redis::cmd("HSET")
         .arg("bloomkit:{c}:meta")
         .arg("segments")
@@ -706,6 +708,22 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
     assert_eq!(
         run(&["create", &t, "-n", "100", "-p", "0.01", "--force"], "").0,
         0
+    );
+    assert_eq!(run(&["info", &t], "").0, 0);
+    // ... and the corrupt filter's segments went with its metadata.
+    assert!(keys(&mut c, &format!("*{corrupt_id}*")).is_empty());
+    // Without a valid id its segments cannot be identified: the metadata goes, with a warning.
+    let _: i64 = redis::cmd("HSET")
+        .arg("bloomkit:{c}:meta")
+        .arg("id")
+        .arg("not hex")
+        .query(&mut c)
+        .unwrap();
+    let (code, _, err) = run(&["create", &t, "-n", "100", "-p", "0.01", "--force"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("corrupt metadata only") && err.contains("no valid filter id"),
+        "{err}"
     );
     assert_eq!(run(&["info", &t], "").0, 0);
 }

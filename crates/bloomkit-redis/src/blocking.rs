@@ -55,12 +55,17 @@ impl BlockingConnection {
     }
 }
 
-/// Declares the blocking wrapper `$name` of the async filter `crate::$inner`: the struct, a
-/// constructor running an async one on the connection's runtime, `as_async`, and the listed
-/// methods, each running the async method of the same name. Method kinds: `one` (an element
-/// `&K`), `batch` (`&[K]`), `none` (no argument), `ttl` (a `Duration`), `consume` (`self`).
+/// Declares the blocking wrapper `$name` of the async filter `crate::$inner`: the struct,
+/// `as_async`, the constructors `new { f = g(args); }` (`f(connection, args)` runs the async
+/// `g(connection, args)` on the connection's runtime) and the methods, each running the async
+/// method of the same name. Method kinds: `one` (an element `&K`), `batch` (`&[K]`), `none`
+/// (no argument), `ttl` (a `Duration`), `consume` (`self`).
 macro_rules! blocking_filter {
-    ($name:ident, $inner:ident { $($kind:ident $method:ident -> $ret:ty;)* }) => {
+    (
+        $name:ident, $inner:ident,
+        new { $($ctor:ident = $async_ctor:ident($($arg:ident: $ty:ty),*);)* }
+        { $($kind:ident $method:ident -> $ret:ty;)* }
+    ) => {
         #[doc = concat!("Blocking [`crate::", stringify!($inner), "`].")]
         #[derive(Debug, Clone)]
         pub struct $name {
@@ -84,6 +89,16 @@ macro_rules! blocking_filter {
             pub fn as_async(&self) -> &crate::$inner {
                 &self.inner
             }
+
+            $(
+                #[doc = concat!(
+                    "[`crate::", stringify!($inner), "::", stringify!($async_ctor),
+                    "`] on the connection `c`."
+                )]
+                pub fn $ctor(c: &BlockingConnection, $($arg: $ty),*) -> Result<Self> {
+                    Self::made(c, crate::$inner::$async_ctor(&c.conn, $($arg),*))
+                }
+            )*
 
             $(blocking_filter!(@method $kind $inner $method -> $ret);)*
         }
@@ -120,7 +135,11 @@ macro_rules! blocking_filter {
     };
 }
 
-blocking_filter!(RedisFilter, RedisFilter {
+blocking_filter!(RedisFilter, RedisFilter, new {
+    create_on = create_with(name: &str, n: u64, p: f64, options: FilterOptions);
+    create_with_bits = create_with_bits(name: &str, m: u64, k: u32, options: FilterOptions);
+    open = open(name: &str);
+} {
     one insert -> bool;
     batch insert_batch -> Vec<bool>;
     batch insert_bulk -> Vec<bool>;
@@ -141,39 +160,6 @@ impl RedisFilter {
         Self::create_on(&c, name, n, p, FilterOptions::default())
     }
 
-    /// Creates (or opens, if identical) on an existing connection.
-    pub fn create_on(
-        c: &BlockingConnection,
-        name: &str,
-        n: u64,
-        p: f64,
-        options: FilterOptions,
-    ) -> Result<Self> {
-        Self::made(
-            c,
-            crate::RedisFilter::create_with(&c.conn, name, n, p, options),
-        )
-    }
-
-    /// Creates from `(m, k)`.
-    pub fn create_with_bits(
-        c: &BlockingConnection,
-        name: &str,
-        m: u64,
-        k: u32,
-        options: FilterOptions,
-    ) -> Result<Self> {
-        Self::made(
-            c,
-            crate::RedisFilter::create_with_bits(&c.conn, name, m, k, options),
-        )
-    }
-
-    /// Opens an existing filter by name.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        Self::made(c, crate::RedisFilter::open(&c.conn, name))
-    }
-
     /// Chooses how online adds are sent.
     pub fn set_add_method(&mut self, method: AddMethod) {
         self.inner.set_add_method(method);
@@ -185,7 +171,10 @@ impl RedisFilter {
     }
 }
 
-blocking_filter!(RedissonFilter, RedissonFilter {
+blocking_filter!(RedissonFilter, RedissonFilter, new {
+    create = create(name: &str, n: u64, p: f64);
+    open = open(name: &str);
+} {
     one insert -> bool;
     batch insert_batch -> Vec<bool>;
     one contains -> bool;
@@ -195,19 +184,10 @@ blocking_filter!(RedissonFilter, RedissonFilter {
     consume delete -> ();
 });
 
-impl RedissonFilter {
-    /// Like Redisson's `tryInit(n, p)` (see [`crate::RedissonFilter::create`]).
-    pub fn create(c: &BlockingConnection, name: &str, n: u64, p: f64) -> Result<Self> {
-        Self::made(c, crate::RedissonFilter::create(&c.conn, name, n, p))
-    }
-
-    /// Opens a filter Redisson created.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        Self::made(c, crate::RedissonFilter::open(&c.conn, name))
-    }
-}
-
-blocking_filter!(ScalableRedisFilter, ScalableRedisFilter {
+blocking_filter!(ScalableRedisFilter, ScalableRedisFilter, new {
+    create = create(name: &str, params: crate::ScalableParams);
+    open = open(name: &str);
+} {
     batch insert_batch -> Vec<bool>;
     one insert -> bool;
     batch contains_batch -> Vec<bool>;
@@ -218,23 +198,12 @@ blocking_filter!(ScalableRedisFilter, ScalableRedisFilter {
     consume delete -> ();
 });
 
-impl ScalableRedisFilter {
-    /// Creates (or opens, if identical) a scalable filter.
-    pub fn create(
-        c: &BlockingConnection,
-        name: &str,
-        params: crate::ScalableParams,
-    ) -> Result<Self> {
-        Self::made(c, crate::ScalableRedisFilter::create(&c.conn, name, params))
-    }
-
-    /// Opens an existing scalable filter.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        Self::made(c, crate::ScalableRedisFilter::open(&c.conn, name))
-    }
-}
-
-blocking_filter!(CountingRedisFilter, CountingRedisFilter {
+blocking_filter!(CountingRedisFilter, CountingRedisFilter, new {
+    create = create(name: &str, n: u64, p: f64);
+    create_with = create_with(name: &str, n: u64, p: f64, options: FilterOptions);
+    open = open(name: &str);
+    open_with = open_with(name: &str, hashing: Hashing);
+} {
     one insert -> bool;
     batch insert_batch -> Vec<bool>;
     batch insert_batch_report -> Inserted;
@@ -250,47 +219,16 @@ blocking_filter!(CountingRedisFilter, CountingRedisFilter {
 });
 
 impl CountingRedisFilter {
-    /// Creates (or opens, if identical) the counting filter `name` for `n` elements at FPR
-    /// `p`, hashing with XXH3 (see [`crate::CountingRedisFilter::create`]).
-    pub fn create(c: &BlockingConnection, name: &str, n: u64, p: f64) -> Result<Self> {
-        Self::create_with(c, name, n, p, FilterOptions::default())
-    }
-
-    /// [`create`](Self::create) with options (hashing and segment size).
-    pub fn create_with(
-        c: &BlockingConnection,
-        name: &str,
-        n: u64,
-        p: f64,
-        options: FilterOptions,
-    ) -> Result<Self> {
-        Self::made(
-            c,
-            crate::CountingRedisFilter::create_with(&c.conn, name, n, p, options),
-        )
-    }
-
-    /// Opens an existing counting filter by name.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        Self::made(c, crate::CountingRedisFilter::open(&c.conn, name))
-    }
-
-    /// Opens an existing counting filter with this hash function (it must match the stored
-    /// hashing id).
-    pub fn open_with(c: &BlockingConnection, name: &str, hashing: Hashing) -> Result<Self> {
-        Self::made(
-            c,
-            crate::CountingRedisFilter::open_with(&c.conn, name, hashing),
-        )
-    }
-
     /// The layout.
     pub fn layout(&self) -> &crate::CountingLayout {
         self.inner.layout()
     }
 }
 
-blocking_filter!(TimeWindowRedisFilter, TimeWindowRedisFilter {
+blocking_filter!(TimeWindowRedisFilter, TimeWindowRedisFilter, new {
+    create = create(name: &str, params: crate::WindowParams);
+    open = open(name: &str);
+} {
     one insert -> bool;
     batch insert_batch -> Vec<bool>;
     one contains -> bool;
@@ -303,20 +241,6 @@ blocking_filter!(TimeWindowRedisFilter, TimeWindowRedisFilter {
 });
 
 impl TimeWindowRedisFilter {
-    /// Creates (or opens, if identical) the time-window filter `name`, hashing with XXH3 and
-    /// reading the system clock (see [`crate::TimeWindowRedisFilter::create`]).
-    pub fn create(c: &BlockingConnection, name: &str, params: crate::WindowParams) -> Result<Self> {
-        Self::made(
-            c,
-            crate::TimeWindowRedisFilter::create(&c.conn, name, params),
-        )
-    }
-
-    /// Opens an existing time-window filter by name.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        Self::made(c, crate::TimeWindowRedisFilter::open(&c.conn, name))
-    }
-
     /// The window parameters.
     pub fn params(&self) -> &crate::WindowParams {
         self.inner.params()

@@ -309,7 +309,26 @@ async fn counting_filter_works_across_a_cluster() {
         .unwrap();
     assert!(matches!(old.insert(&"x").await, Err(Error::Gone(_))));
     assert!(!again.contains(&"x").await.unwrap());
-    again.delete().await.unwrap();
+    // Corrupt metadata on a cluster: purged, saying which keys may remain and why.
+    let _: i64 = conn
+        .query(
+            redis::cmd("HSET")
+                .arg(bloomkit_redis::keys::meta("cc"))
+                .arg("segments")
+                .arg("-1"),
+        )
+        .await
+        .unwrap();
+    match bloomkit_redis::purge_filter(&conn, "cc").await.unwrap() {
+        bloomkit_redis::Purge::MetadataOnly { why } => {
+            assert!(why.contains("cluster") && why.contains(again.id()), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        CountingRedisFilter::open(&conn, "cc").await,
+        Err(Error::NotFound(_))
+    ));
 }
 
 /// The blocking counting filter: the same filter without an async runtime, shared with an
