@@ -15,6 +15,8 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use common::items;
+
 use bloomkit::Spec;
 use bloomkit_redis::{AddMethod, Connection, FilterOptions, Options, RedisFilter};
 use std::time::Instant;
@@ -39,12 +41,6 @@ macro_rules! median_rate {
     }};
 }
 const P: f64 = 0.01;
-
-fn items(range: std::ops::Range<u64>) -> Vec<String> {
-    range
-        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
-        .collect()
-}
 
 struct Row {
     name: String,

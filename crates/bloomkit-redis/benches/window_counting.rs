@@ -18,6 +18,8 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use common::{items, median};
+
 use bloomkit::clock::{Clock, ManualClock, SystemClock};
 use bloomkit::Spec;
 use bloomkit_redis::{
@@ -30,17 +32,6 @@ const BATCH: usize = 1000;
 const PASSES: usize = 7;
 const P: f64 = 0.01;
 const HOUR: u64 = 3_600_000;
-
-fn items(range: std::ops::Range<u64>) -> Vec<String> {
-    range
-        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
-        .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 /// Elements per second of one pass of `f` over `n` elements.
 async fn rate(n: usize, f: impl AsyncFnOnce()) -> f64 {
@@ -253,23 +244,10 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
 /// Name the commands the client sends: a transaction's `EXEC` and a script's `EVALSHA`
 /// include the commands they run, which are counted under their own names as well.
 async fn server_usec(conn: &Connection, top: &[&str]) -> u64 {
-    let stats: String = conn
-        .query(redis::cmd("INFO").arg("commandstats"))
-        .await
-        .unwrap();
-    stats
-        .lines()
-        .filter_map(|l| {
-            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
-            let usec: u64 = rest
-                .split(",usec=")
-                .nth(1)?
-                .split(',')
-                .next()?
-                .parse()
-                .ok()?;
-            top.contains(&name).then_some(usec)
-        })
+    let stats = common::command_stats(conn).await;
+    top.iter()
+        .filter_map(|c| stats.get(*c))
+        .map(|&(_, usec)| usec)
         .sum()
 }
 

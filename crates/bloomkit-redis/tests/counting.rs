@@ -4,22 +4,10 @@
 mod common;
 
 use bloomkit_redis::{Connection, CountingRedisFilter, Error, FilterOptions, Options};
-use common::Server;
-
-async fn connect(s: &Server) -> Connection {
-    Connection::open(&s.url(), &Options::default())
-        .await
-        .unwrap()
-}
+use common::{connect, connect_cluster, fpr_bound, Server};
 
 fn items(range: std::ops::Range<u64>) -> Vec<String> {
     range.map(|i| format!("session-{i:010}")).collect()
-}
-
-/// FPR bound: with `t` trials at true rate at most p, allow 4 sd above: t·p + 4·sqrt(t·p).
-fn fpr_bound(p: f64, trials: usize) -> usize {
-    let e = p * trials as f64;
-    (e + 4.0 * e.sqrt()).ceil() as usize
 }
 
 /// Every segment's bytes, to compare states.
@@ -265,11 +253,7 @@ async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
 #[tokio::test]
 async fn counting_filter_works_across_a_cluster() {
     let cluster = common::Cluster::start();
-    let urls = cluster.urls();
-    let url_refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-    let conn = Connection::open_cluster(&url_refs, &Options::default())
-        .await
-        .unwrap();
+    let conn = connect_cluster(&cluster).await;
     let opts = FilterOptions {
         max_segment_bits: 1 << 14,
         ..FilterOptions::default()

@@ -3,32 +3,12 @@
 mod common;
 
 use bloomkit_redis::{AddMethod, Connection, Error, FilterOptions, Options, RedisFilter};
-use common::{Cluster, Server};
+use common::{connect, connect_cluster, fpr_bound, items, Cluster, Server};
 use std::time::{Duration, Instant};
-
-fn items(range: std::ops::Range<u64>) -> Vec<String> {
-    // ~45-byte items, like the benchmark's.
-    range
-        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
-        .collect()
-}
 
 /// Segment `i`'s key name.
 fn seg_key(f: &RedisFilter, i: u32) -> String {
     bloomkit_redis::keys::SegmentKeys::with_id(f.name(), f.id().unwrap()).segment(i)
-}
-
-async fn connect(s: &Server) -> Connection {
-    Connection::open(&s.url(), &Options::default())
-        .await
-        .unwrap()
-}
-
-/// FPR bound used below: with `t` trials at true rate p, the count has sd sqrt(t·p); the
-/// layout promises a measured FPR ≤ p, we allow 4 sd above: fp ≤ t·p + 4·sqrt(t·p).
-fn fpr_bound(p: f64, trials: usize) -> usize {
-    let e = p * trials as f64;
-    (e + 4.0 * e.sqrt()) as usize
 }
 
 #[tokio::test]
@@ -436,11 +416,7 @@ async fn acknowledged_adds_survive_sigkill_with_aof_always() {
 #[tokio::test]
 async fn cluster_spreads_segments_without_crossslot() {
     let cluster = Cluster::start();
-    let urls = cluster.urls();
-    let url_refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-    let conn = Connection::open_cluster(&url_refs, &Options::default())
-        .await
-        .unwrap();
+    let conn = connect_cluster(&cluster).await;
     let opts = FilterOptions {
         max_segment_bits: 1 << 14,
         ..FilterOptions::default()
@@ -452,9 +428,7 @@ async fn cluster_spreads_segments_without_crossslot() {
     let data = items(0..20_000);
     f.insert_batch(&data[..10_000]).await.unwrap();
     f.insert_bulk(&data[10_000..]).await.unwrap();
-    let conn2 = Connection::open_cluster(&url_refs, &Options::default())
-        .await
-        .unwrap();
+    let conn2 = connect_cluster(&cluster).await;
     let g = RedisFilter::open(&conn2, "c").await.unwrap();
     assert!(g.contains_batch(&data).await.unwrap().iter().all(|&b| b));
     let fp = g
@@ -732,18 +706,8 @@ async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_o
     }
     // Another client deletes both and re-creates them with other parameters.
     let c2 = connect(&server).await;
-    RedisFilter::open(&c2, "g")
-        .await
-        .unwrap()
-        .delete()
-        .await
-        .unwrap();
-    ScalableRedisFilter::open(&c2, "sg")
-        .await
-        .unwrap()
-        .delete()
-        .await
-        .unwrap();
+    bloomkit_redis::delete_filter(&c2, "g").await.unwrap();
+    bloomkit_redis::delete_filter(&c2, "sg").await.unwrap();
     let g2 = RedisFilter::create(&c2, "g", 5_000, 0.001).await.unwrap();
     let s2 = ScalableRedisFilter::create(&c2, "sg", ScalableParams::new(800, 0.001))
         .await
@@ -887,12 +851,7 @@ async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing()
     f.insert("a").await.unwrap();
     // Re-created with the same parameters by another client: a new id.
     let c2 = connect(&server).await;
-    RedissonFilter::open(&c2, "rj")
-        .await
-        .unwrap()
-        .delete()
-        .await
-        .unwrap();
+    bloomkit_redis::delete_filter(&c2, "rj").await.unwrap();
     let g = RedissonFilter::create(&c2, "rj", 1000, 0.01).await.unwrap();
     assert!(matches!(f.insert("b").await, Err(Error::Gone(_))));
     assert!(matches!(f.contains("a").await, Err(Error::Gone(_))));

@@ -8,17 +8,11 @@ use bloomkit::clock::{Clock, ManualClock, SystemClock};
 use bloomkit_redis::{
     Connection, Error, FilterOptions, Options, TimeWindowRedisFilter, WindowParams,
 };
-use common::{Cluster, Server};
+use common::{connect, connect_cluster, fpr_bound, Cluster, Server};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const HOUR: u64 = 3_600_000;
-
-async fn connect(s: &Server) -> Connection {
-    Connection::open(&s.url(), &Options::default())
-        .await
-        .unwrap()
-}
 
 fn items(range: std::ops::Range<u64>) -> Vec<String> {
     range.map(|i| format!("page-{i:09}.example.com/")).collect()
@@ -50,12 +44,6 @@ fn params(generations: u32) -> WindowParams {
         20_000,
         0.01,
     )
-}
-
-/// FPR bound: with `t` trials at true rate at most p, allow 4 sd above: t·p + 4·sqrt(t·p).
-fn fpr_bound(p: f64, trials: usize) -> usize {
-    let e = p * trials as f64;
-    (e + 4.0 * e.sqrt()).ceil() as usize
 }
 
 #[tokio::test]
@@ -323,27 +311,6 @@ async fn different_window_parameters_are_refused_naming_both() {
     assert!(keys.is_empty(), "{keys:?}");
 }
 
-/// Server-side command counts since the last `CONFIG RESETSTAT`.
-async fn command_calls(conn: &Connection) -> std::collections::HashMap<String, u64> {
-    let stats: String = conn
-        .query(redis::cmd("INFO").arg("commandstats"))
-        .await
-        .unwrap();
-    stats
-        .lines()
-        .filter_map(|l| {
-            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
-            let calls = rest
-                .strip_prefix("calls=")?
-                .split(',')
-                .next()?
-                .parse()
-                .ok()?;
-            Some((name.to_string(), calls))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
     let server = Server::start();
@@ -387,7 +354,11 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
         // Server side: only reads of existing generation keys and EXISTS, per batch:
         // one BITFIELD_RO per existing generation and 256 elements, EXISTS of the anchor and
         // of the one generation ahead (c + 1) that no one has written.
-        let calls = command_calls(&admin).await;
+        let calls: std::collections::HashMap<String, u64> = common::command_stats(&admin)
+            .await
+            .into_iter()
+            .map(|(k, (calls, _))| (k, calls))
+            .collect();
         let live = u64::from(generations) + 2; // c − G − 1 ..= c
         let per_generation = 1000u64.div_ceil(bloomkit_redis::segments::MAX_PER_COMMAND as u64);
         assert_eq!(
@@ -409,11 +380,7 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
 #[tokio::test]
 async fn window_filter_spreads_over_a_cluster_without_crossslot() {
     let cluster = Cluster::start();
-    let urls = cluster.urls();
-    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-    let conn = Connection::open_cluster(&refs, &Options::default())
-        .await
-        .unwrap();
+    let conn = connect_cluster(&cluster).await;
     let clock = Arc::new(ManualClock::new(hour_now()));
     let mut p = params(3);
     p.max_segment_bits = 1 << 14; // several segments, over all nodes

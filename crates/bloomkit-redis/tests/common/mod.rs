@@ -172,3 +172,62 @@ impl Cluster {
         self.nodes.iter().map(Server::url).collect()
     }
 }
+
+/// A connection to the standalone server `s`.
+pub async fn connect(s: &Server) -> bloomkit_redis::Connection {
+    bloomkit_redis::Connection::open(&s.url(), &bloomkit_redis::Options::default())
+        .await
+        .unwrap()
+}
+
+/// A connection to the cluster `c`.
+pub async fn connect_cluster(c: &Cluster) -> bloomkit_redis::Connection {
+    let urls = c.urls();
+    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    bloomkit_redis::Connection::open_cluster(&refs, &bloomkit_redis::Options::default())
+        .await
+        .unwrap()
+}
+
+/// ~45-byte items, the benchmarks' keys: `user-<i>@mail.example.com/session-<i mod 9973>`.
+pub fn items(range: std::ops::Range<u64>) -> Vec<String> {
+    range
+        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
+        .collect()
+}
+
+/// FPR bound: with `t` trials at true rate at most p, allow 4 sd above: t·p + 4·sqrt(t·p).
+pub fn fpr_bound(p: f64, trials: usize) -> usize {
+    let e = p * trials as f64;
+    (e + 4.0 * e.sqrt()).ceil() as usize
+}
+
+/// Per command (`INFO commandstats`): calls and microseconds since the last `CONFIG
+/// RESETSTAT`.
+pub async fn command_stats(
+    conn: &bloomkit_redis::Connection,
+) -> std::collections::HashMap<String, (u64, u64)> {
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    stats
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
+            let field = |f: &str| -> Option<u64> {
+                rest.split(',')
+                    .find_map(|kv| kv.strip_prefix(f)?.strip_prefix('='))?
+                    .parse()
+                    .ok()
+            };
+            Some((name.to_string(), (field("calls")?, field("usec")?)))
+        })
+        .collect()
+}
+
+/// The median of `v` (the upper one for an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
