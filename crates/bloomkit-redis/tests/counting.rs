@@ -25,8 +25,7 @@ async fn snapshot(conn: &Connection, f: &CountingRedisFilter) -> Vec<Vec<u8>> {
 
 #[tokio::test]
 async fn adds_checks_counts_and_removes_across_clients() {
-    let server = Server::start();
-    let a = connect(&server).await;
+    let (server, a) = common::start().await;
     let b = connect(&server).await;
     let n = 20_000u64;
     // Small segments: elements spread over several keys.
@@ -127,8 +126,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
 
 #[tokio::test]
 async fn saturation_is_reported_and_saturated_counters_never_decrease() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let f = CountingRedisFilter::create(&conn, "sat", 1_000, 0.01)
         .await
         .unwrap();
@@ -214,8 +212,7 @@ async fn concurrent_removers_remove_each_insertion_exactly_once() {
 
 #[tokio::test]
 async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let f = CountingRedisFilter::create(&conn, "c", 1_000, 0.01)
         .await
         .unwrap();
@@ -309,10 +306,7 @@ async fn counting_filter_works_across_a_cluster() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(
-        CountingRedisFilter::open(&conn, "cc").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn, "cc").await;
 }
 
 /// The blocking counting filter: the same filter without an async runtime, shared with an

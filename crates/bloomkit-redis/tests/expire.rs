@@ -5,10 +5,9 @@
 mod common;
 
 use bloomkit_redis::{
-    expire_filter, Connection, CountingRedisFilter, Error, Options, RedisFilter, RedissonFilter,
+    expire_filter, Connection, CountingRedisFilter, Error, RedisFilter, RedissonFilter,
     ScalableParams, ScalableRedisFilter, TimeWindowRedisFilter, WindowParams,
 };
-use common::Server;
 use std::time::{Duration, Instant};
 
 async fn all_keys(conn: &Connection) -> Vec<String> {
@@ -23,10 +22,7 @@ async fn pttl(conn: &Connection, key: &str) -> i64 {
 
 #[tokio::test]
 async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
-    let server = Server::start();
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (_server, conn) = common::start().await;
     let small = bloomkit_redis::FilterOptions {
         max_segment_bits: 1 << 12,
         ..Default::default()
@@ -106,10 +102,7 @@ async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
 
 #[tokio::test]
 async fn expiring_a_recreated_filter_through_an_old_handle_is_refused() {
-    let server = Server::start();
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (_server, conn) = common::start().await;
     let old = RedisFilter::create(&conn, "f", 1_000, 0.01).await.unwrap();
     bloomkit_redis::delete_filter(&conn, "f").await.unwrap();
     let new = RedisFilter::create(&conn, "f", 1_000, 0.01).await.unwrap();
@@ -133,10 +126,7 @@ async fn expiring_a_recreated_filter_through_an_old_handle_is_refused() {
 #[tokio::test]
 async fn purge_removes_the_keys_of_a_filter_with_corrupt_metadata() {
     use bloomkit_redis::{purge_filter, Purge};
-    let server = Server::start();
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (_server, conn) = common::start().await;
     // A neighbour whose name looks like a glob of the others' keys, and must survive.
     let keep = RedisFilter::create(&conn, "w*", 1_000, 0.01).await.unwrap();
     keep.insert("x").await.unwrap();

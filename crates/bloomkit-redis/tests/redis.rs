@@ -13,8 +13,7 @@ fn seg_key(f: &RedisFilter, i: u32) -> String {
 
 #[tokio::test]
 async fn create_open_add_check_count_clear_delete() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let n = 20_000u64;
     let f = RedisFilter::create(&conn, "users", n, 0.01).await.unwrap();
     let present = items(0..n);
@@ -63,10 +62,7 @@ async fn create_open_add_check_count_clear_delete() {
         Err(Error::Core(bloomkit::Error::Incompatible(_))) => {}
         other => panic!("expected Incompatible, got {other:?}"),
     }
-    assert!(matches!(
-        RedisFilter::open(&conn2, "nobody").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn2, "nobody").await;
     assert!(matches!(
         RedisFilter::create(&conn2, "a{b}", 10, 0.01).await,
         Err(Error::InvalidName(_))
@@ -87,16 +83,12 @@ async fn create_open_add_check_count_clear_delete() {
         0
     );
     f.delete().await.unwrap();
-    assert!(matches!(
-        RedisFilter::open(&conn2, "users").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn2, "users").await;
 }
 
 #[tokio::test]
 async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     // Small segments so that the 30,000 elements spread over several segment keys.
     let opts = |m| FilterOptions {
         max_segment_bits: 1 << 16,
@@ -184,8 +176,7 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
 
 #[tokio::test]
 async fn concurrent_clients_lose_nothing() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     RedisFilter::create(&conn, "shared", 40_000, 0.01)
         .await
         .unwrap();
@@ -224,8 +215,7 @@ async fn concurrent_clients_lose_nothing() {
 #[tokio::test]
 async fn redisson_golden_values_and_interop() {
     use bloomkit_redis::RedissonFilter;
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let mut raw = redis::Client::open(server.url())
         .unwrap()
         .get_connection()
@@ -542,8 +532,7 @@ fn blocking_api_round_trip() {
 #[tokio::test]
 async fn scalable_filter_grows_consistently_under_concurrency() {
     use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let params = ScalableParams::new(2_000, 0.01);
     let f = ScalableRedisFilter::create(&conn, "grow", params)
         .await
@@ -614,16 +603,12 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
         Err(Error::Core(bloomkit::Error::Incompatible(_)))
     ));
     f.delete().await.unwrap();
-    assert!(matches!(
-        ScalableRedisFilter::open(&conn, "grow").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn, "grow").await;
 }
 
 #[tokio::test]
 async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     // With 2^32-bit segments allowed, a 20,000,000-element filter is one ~34 MB segment, larger
     // than the 16 MiB step, so creation pre-grows it in 3 steps.
     let opts = FilterOptions {
@@ -665,8 +650,7 @@ async fn all_keys(conn: &Connection) -> Vec<String> {
 #[tokio::test]
 async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_one() {
     use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let f = RedisFilter::create(&conn, "g", 200_000, 0.01)
         .await
         .unwrap();
@@ -749,8 +733,7 @@ async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_o
 
 #[tokio::test]
 async fn filters_of_layout_1_stay_readable_and_writable() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     // A filter as layout 1 stored it: no id, segments named `bloomkit:{N:s<i>}`.
     let layout =
         bloomkit::probe::register::RegisterLayout::for_capacity(1000, 0.01, 1 << 27).unwrap();
@@ -802,8 +785,7 @@ async fn filters_of_layout_1_stay_readable_and_writable() {
 
 #[tokio::test]
 async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_required() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     RedisFilter::create(&conn, "m", 1000, 0.01).await.unwrap();
     let _: i64 = conn
         .query(
@@ -843,8 +825,7 @@ async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_r
 #[tokio::test]
 async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing() {
     use bloomkit_redis::RedissonFilter;
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let f = RedissonFilter::create(&conn, "rj", 1000, 0.01)
         .await
         .unwrap();

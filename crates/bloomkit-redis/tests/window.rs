@@ -48,8 +48,7 @@ fn params(generations: u32) -> WindowParams {
 
 #[tokio::test]
 async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let clock = Arc::new(ManualClock::new(hour_now()));
     let f = TimeWindowRedisFilter::create(&conn, "crawl", params(4))
         .await
@@ -182,8 +181,7 @@ async fn skewed_clients_find_every_element_of_the_window() {
 
 #[tokio::test]
 async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let clock = Arc::new(ManualClock::new(hour_now()));
     let f = TimeWindowRedisFilter::create(&conn, "ttl", params(2))
         .await
@@ -250,8 +248,7 @@ async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
 
 #[tokio::test]
 async fn different_window_parameters_are_refused_naming_both() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let day = Duration::from_secs(86_400);
     TimeWindowRedisFilter::create(&conn, "w", WindowParams::new(30 * day, 30, 3_000, 0.01))
         .await
@@ -313,8 +310,7 @@ async fn different_window_parameters_are_refused_naming_both() {
 
 #[tokio::test]
 async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
-    let server = Server::start();
-    let admin = connect(&server).await;
+    let (server, admin) = common::start().await;
     for generations in [1u32, 4, 16] {
         let clock = Arc::new(ManualClock::new(hour_now()));
         let conn = connect(&server).await;

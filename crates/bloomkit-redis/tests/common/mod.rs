@@ -231,3 +231,19 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
+
+/// A standalone server and a connection to it.
+pub async fn start() -> (Server, bloomkit_redis::Connection) {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    (server, conn)
+}
+
+/// Asserts that nothing (no filter of any kind) is stored under `name`.
+pub async fn assert_absent(conn: &bloomkit_redis::Connection, name: &str) {
+    assert_eq!(
+        bloomkit_redis::stored_kind(conn, name).await.unwrap(),
+        None,
+        "{name}"
+    );
+}
