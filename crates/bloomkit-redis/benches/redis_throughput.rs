@@ -78,13 +78,7 @@ fn print(rows: &[Row]) {
 async fn hits(f: &RedisFilter, items: &[String]) -> usize {
     let mut found = 0;
     for b in items.chunks(BATCH) {
-        found += f
-            .contains_batch(b)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count();
+        found += common::count_true(&f.contains_batch(b).await.unwrap());
     }
     found
 }

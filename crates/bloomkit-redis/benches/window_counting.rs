@@ -18,7 +18,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::{items, median};
+use common::{items, median, show};
 
 use bloomkit::clock::{Clock, ManualClock, SystemClock};
 use bloomkit::Spec;
@@ -103,13 +103,7 @@ async fn mexists(conn: &Connection, key: &str, data: &[String]) {
 async fn absent_hits(f: &TimeWindowRedisFilter, absent: &[String]) -> f64 {
     let mut fp = 0;
     for b in absent.chunks(BATCH) {
-        fp += f
-            .contains_batch(b)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count();
+        fp += common::count_true(&f.contains_batch(b).await.unwrap());
     }
     fp as f64 / absent.len() as f64
 }
@@ -197,12 +191,6 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
         for (i, what) in [(0, "time window"), (1, "plain filter")] {
             let by_rate: Vec<f64> = passes.iter().map(|p| p[i].rate / p[2].rate).collect();
             let by_cpu: Vec<f64> = passes.iter().map(|p| cpu(&p[2]) / cpu(&p[i])).collect();
-            let show = |v: &[f64]| {
-                v.iter()
-                    .map(|r| format!("{r:.2}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
             println!(
                 "\n{what} checks ÷ BF.MEXISTS per pass: {} (median {:.2}); by CPU per element: {} (median {:.2})",
                 show(&by_rate),
@@ -374,12 +362,6 @@ async fn counting_rows(conn: &Connection, server: u32) {
         );
         per_pass.push(rates);
     }
-    let show = |v: &[f64]| {
-        v.iter()
-            .map(|r| format!("{r:.2}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     println!(
         "\nper pass, elements/s ÷ per-bit: adds {}; removes {}",
         show(&per_pass[0]),

@@ -44,13 +44,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
     let g = CountingRedisFilter::open(&b, "sessions").await.unwrap();
     assert!(g.contains_batch(&data).await.unwrap().iter().all(|&x| x));
     let absent = items(1_000_000..1_040_000);
-    let fp = g
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&x| x)
-        .count();
+    let fp = common::count_true(&g.contains_batch(&absent).await.unwrap());
     assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
     // Counts: the minimum counter, at least the true number of insertions.
     f.insert_batch(&data[..10]).await.unwrap();
@@ -61,13 +55,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
     // The other client removes half of them: gone for everyone (up to false positives).
     let removed = g.remove_batch(&data[..10_000]).await.unwrap();
     assert!(removed.iter().all(|&r| r));
-    let still = f
-        .contains_batch(&data[10..10_000])
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&x| x)
-        .count();
+    let still = common::count_true(&f.contains_batch(&data[10..10_000]).await.unwrap());
     assert!(still <= fpr_bound(0.02, 9_990), "{still}");
     // Removing never creates a false negative for what stays.
     assert!(f
@@ -169,13 +157,7 @@ async fn concurrent_removers_remove_each_insertion_exactly_once() {
             let g = CountingRedisFilter::open(&c, "race").await.unwrap();
             let mut removed = 0usize;
             for chunk in mine.chunks(250) {
-                removed += g
-                    .remove_batch(chunk)
-                    .await
-                    .unwrap()
-                    .iter()
-                    .filter(|&&r| r)
-                    .count();
+                removed += common::count_true(&g.remove_batch(chunk).await.unwrap());
             }
             removed
         }));

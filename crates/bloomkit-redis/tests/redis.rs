@@ -34,13 +34,7 @@ async fn create_open_add_check_count_clear_delete() {
 
     // Measured FPR on absent elements.
     let absent = items(1_000_000..1_050_000);
-    let fp = g
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&b| b)
-        .count();
+    let fp = common::count_true(&g.contains_batch(&absent).await.unwrap());
     assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
 
     // Count estimate: within 3 % (its standard error here is < 1 %).
@@ -586,13 +580,7 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
     assert!(f.contains_batch(&all).await.unwrap().iter().all(|&b| b));
     // Compound FPR ≤ Σ p(1-r)r^j < p, measured with the 4-sd bound of `fpr_bound`.
     let absent = items(2_000_000..2_050_000);
-    let fp = f
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&b| b)
-        .count();
+    let fp = common::count_true(&f.contains_batch(&absent).await.unwrap());
     assert!(f.fpp_bound() < 0.01);
     assert!(fp <= fpr_bound(f.fpp_bound(), absent.len()), "fp {fp}");
     let c = f.count().await.unwrap();

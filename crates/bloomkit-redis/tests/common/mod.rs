@@ -247,3 +247,16 @@ pub async fn assert_absent(conn: &bloomkit_redis::Connection, name: &str) {
         "{name}"
     );
 }
+
+/// How many of `v` are true.
+pub fn count_true(v: &[bool]) -> usize {
+    v.iter().filter(|&&x| x).count()
+}
+
+/// `v` as `1.23, 4.56, …`.
+pub fn show(v: &[f64]) -> String {
+    v.iter()
+        .map(|r| format!("{r:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
