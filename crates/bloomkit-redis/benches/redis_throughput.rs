@@ -258,23 +258,13 @@ async fn redisbloom_rows(conn: &Connection, n: usize, rows: &mut Vec<Row>) {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let module = std::env::var("BLOOMKIT_REDISBLOOM")
-        .ok()
-        .filter(|p| std::path::Path::new(p).exists());
-    let server = match &module {
-        Some(m) => common::Server::start_with(&["--save", "", "--loadmodule", m]),
-        None => common::Server::start(),
-    };
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (server, conn, redisbloom) = common::bench_server().await;
     let mut rows = Vec::new();
     bloomkit_rows(&conn, "standalone", 200_000, &mut rows).await;
     bloomkit_bulk(&conn, "standalone", 1_000_000, &mut rows).await;
     per_bit_rows(&conn, 50_000, &mut rows).await;
-    match &module {
-        Some(_) => redisbloom_rows(&conn, 1_000_000, &mut rows).await,
-        None => eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so"),
+    if redisbloom {
+        redisbloom_rows(&conn, 1_000_000, &mut rows).await;
     }
     // Server-side cost per command, to tell server time from client and network time.
     let stats: String = conn

@@ -372,19 +372,7 @@ async fn counting_rows(conn: &Connection, server: u32) {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let module = std::env::var("BLOOMKIT_REDISBLOOM")
-        .ok()
-        .filter(|p| std::path::Path::new(p).exists());
-    let server = match &module {
-        Some(m) => common::Server::start_with(&["--save", "", "--loadmodule", m]),
-        None => common::Server::start(),
-    };
-    if module.is_none() {
-        eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
-    }
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (server, conn, redisbloom) = common::bench_server().await;
     let _: () = conn
         .query(redis::cmd("CONFIG").arg("RESETSTAT"))
         .await
@@ -392,7 +380,7 @@ async fn main() {
     // `-- window` or `-- counting` runs one part only.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     if only.as_deref() != Some("counting") {
-        window_rows(&conn, server.pid(), module.is_some()).await;
+        window_rows(&conn, server.pid(), redisbloom).await;
     }
     if only.as_deref() != Some("window") {
         counting_rows(&conn, server.pid()).await;

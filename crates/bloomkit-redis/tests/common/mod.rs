@@ -260,3 +260,21 @@ pub fn show(v: &[f64]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// For the benchmarks: a server with RedisBloom loaded when `BLOOMKIT_REDISBLOOM` names an
+/// existing `redisbloom.so` (else without, saying that the RedisBloom rows are skipped), a
+/// connection, and whether RedisBloom is there.
+pub async fn bench_server() -> (Server, bloomkit_redis::Connection, bool) {
+    let module = std::env::var("BLOOMKIT_REDISBLOOM")
+        .ok()
+        .filter(|p| Path::new(p).exists());
+    let server = match &module {
+        Some(m) => Server::start_with(&["--save", "", "--loadmodule", m]),
+        None => {
+            eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
+            Server::start()
+        }
+    };
+    let conn = connect(&server).await;
+    (server, conn, module.is_some())
+}
