@@ -23,7 +23,7 @@ use common::{items, median, show};
 use bloomkit::clock::{Clock, ManualClock, SystemClock};
 use bloomkit::Spec;
 use bloomkit_redis::{
-    Connection, CountingRedisFilter, Options, RedisFilter, TimeWindowRedisFilter, WindowParams,
+    Connection, CountingRedisFilter, RedisFilter, TimeWindowRedisFilter, WindowParams,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
