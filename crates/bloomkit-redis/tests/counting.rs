@@ -295,20 +295,12 @@ async fn counting_filter_works_across_a_cluster() {
 /// async handle by name.
 #[test]
 fn blocking_counting_filter_adds_counts_removes_and_refuses() {
-    use bloomkit_redis::blocking::{BlockingConnection, CountingRedisFilter as Blocking};
-    let server = Server::start();
-    let c = BlockingConnection::open(&server.url(), &Options::default()).unwrap();
+    use bloomkit_redis::blocking::CountingRedisFilter as Blocking;
+    let (server, c) = common::start_blocking();
     let f = Blocking::create(&c, "bc", 2_000, 0.01).unwrap();
     assert_eq!(f.layout().hashes(), 4);
     let data = items(0..2_000);
-    assert!(
-        f.insert_batch(&data)
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count()
-            > 1_950
-    );
+    assert!(common::count_true(&f.insert_batch(&data).unwrap()) > 1_950);
     assert!(f.insert("twice").unwrap());
     assert!(!f.insert("twice").unwrap());
     assert_eq!(f.count_batch(&["twice"]).unwrap(), vec![2]);

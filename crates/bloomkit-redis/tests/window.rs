@@ -392,20 +392,12 @@ async fn window_filter_spreads_over_a_cluster_without_crossslot() {
 /// by name by a second handle.
 #[test]
 fn blocking_time_window_filter_round_trip() {
-    use bloomkit_redis::blocking::{BlockingConnection, TimeWindowRedisFilter as Blocking};
-    let server = Server::start();
-    let c = BlockingConnection::open(&server.url(), &Options::default()).unwrap();
+    use bloomkit_redis::blocking::TimeWindowRedisFilter as Blocking;
+    let (_server, c) = common::start_blocking();
     let f = Blocking::create(&c, "bw", params(4)).unwrap();
     assert_eq!(f.params().generations, 4);
     let data = items(0..2_000);
-    assert!(
-        f.insert_batch(&data)
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count()
-            > 1_950
-    );
+    assert!(common::count_true(&f.insert_batch(&data).unwrap()) > 1_950);
     assert!(f.insert("one").unwrap());
     assert!(!f.insert("one").unwrap());
     let g = Blocking::open(&c, "bw").unwrap();

@@ -278,3 +278,14 @@ pub async fn bench_server() -> (Server, bloomkit_redis::Connection, bool) {
     let conn = connect(&server).await;
     (server, conn, module.is_some())
 }
+
+/// A standalone server and a blocking connection to it.
+pub fn start_blocking() -> (Server, bloomkit_redis::blocking::BlockingConnection) {
+    let server = Server::start();
+    let c = bloomkit_redis::blocking::BlockingConnection::open(
+        &server.url(),
+        &bloomkit_redis::Options::default(),
+    )
+    .unwrap();
+    (server, c)
+}
