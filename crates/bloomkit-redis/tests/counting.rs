@@ -3,7 +3,7 @@
 
 mod common;
 
-use bloomkit_redis::{Connection, CountingRedisFilter, Error, FilterOptions, Options};
+use bloomkit_redis::{Connection, CountingRedisFilter, Error, FilterOptions};
 use common::{connect, connect_cluster, fpr_bound, Server};
 
 fn items(range: std::ops::Range<u64>) -> Vec<String> {
