@@ -82,6 +82,20 @@ fn main() -> bloomkit::Result<()> {
         std::hint::black_box(params_for(n, p, true).unwrap());
     });
     println!("params_for split-block:         {t:?}");
+    let mut slowest = (Duration::ZERO, 0, 0.0);
+    for n in NS {
+        for p in PS {
+            let t = Instant::now();
+            std::hint::black_box(default_params(n, p)?);
+            if t.elapsed() > slowest.0 {
+                slowest = (t.elapsed(), n, p);
+            }
+        }
+    }
+    println!(
+        "slowest default_params: {:?} at n = {}, p = {}",
+        slowest.0, slowest.1, slowest.2
+    );
     let mut times: Vec<Duration> = (0..200)
         .map(|_| {
             let t = Instant::now();
