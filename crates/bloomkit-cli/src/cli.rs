@@ -71,33 +71,46 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The kinds of filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Kind {
-    /// One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible).
-    Classic,
-    /// Cache-blocked, the default: every probe of an element in one 64-byte block, so one
-    /// memory access (one page of a file) per element; the fastest, for about 10% more bits.
-    Blocked,
-    /// 4-bit counters instead of bits, so elements can be removed.
-    Counting,
-    /// Grows by adding layers as it fills, keeping the FPR bound.
-    Scalable,
-    /// Exact: one bit per integer of --range (integer items only; no false positives).
-    Bitmap,
-    /// Two bits per integer of --range: absent, seen once, seen more than once.
-    TwoBitMap,
-    /// d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and
-    /// counts in about half the memory of --kind counting.
-    Dleft,
-}
+/// The kinds `--kind` creates, with their help: the library's [`bloomkit::Kind`]s, named by
+/// [`bloomkit::Kind::name`] (the expiring kinds are made with `--window`).
+const CREATED_KINDS: [(bloomkit::Kind, &str); 7] = [
+    (
+        bloomkit::Kind::Classic,
+        "One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible)",
+    ),
+    (
+        bloomkit::Kind::Blocked,
+        "Cache-blocked, the default: every probe of an element in one 64-byte block, so one memory access (one page of a file) per element; the fastest, for about 10% more bits",
+    ),
+    (
+        bloomkit::Kind::Counting,
+        "4-bit counters instead of bits, so elements can be removed",
+    ),
+    (
+        bloomkit::Kind::Scalable,
+        "Grows by adding layers as it fills, keeping the FPR bound",
+    ),
+    (
+        bloomkit::Kind::Bitmap,
+        "Exact: one bit per integer of --range (integer items only; no false positives)",
+    ),
+    (
+        bloomkit::Kind::TwoBitMap,
+        "Two bits per integer of --range: absent, seen once, seen more than once",
+    ),
+    (
+        bloomkit::Kind::DLeft,
+        "d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and counts in about half the memory of --kind counting",
+    ),
+];
 
-impl Kind {
-    /// The CLI name.
-    pub fn name(self) -> String {
-        self.to_possible_value()
-            .map_or_else(|| "?".to_string(), |v| v.get_name().to_string())
-    }
+/// Parses `--kind`: one of [`CREATED_KINDS`], by its library name.
+fn kind_parser() -> impl clap::builder::TypedValueParser<Value = bloomkit::Kind> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        CREATED_KINDS.map(|(kind, help)| PossibleValue::new(kind.name()).help(help)),
+    )
+    .try_map(|name| name.parse::<bloomkit::Kind>())
 }
 
 /// How elements map to bits: bloomkit's own, or exactly another library's.
@@ -198,8 +211,8 @@ pub struct Creation {
     #[command(flatten)]
     pub sizing: Sizing,
     /// The kind of filter [default: blocked; classic with a --scheme of another library].
-    #[arg(long, value_enum)]
-    pub kind: Option<Kind>,
+    #[arg(long, value_parser = kind_parser(), value_name = "KIND")]
+    pub kind: Option<bloomkit::Kind>,
     /// An expiring filter that remembers only the last WINDOW: a number of insertions
     /// (1000000, 1e6: a count window) or a duration (90s, 15m, 12h, 30d, 2w: a time window,
     /// where --capacity is the expected insertions per window). --fpp defaults to 1%.

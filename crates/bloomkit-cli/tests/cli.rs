@@ -760,3 +760,41 @@ fn blocked_filters_in_files() {
     assert_eq!(code, 2);
     assert!(err.contains("blocked"), "{err}");
 }
+
+/// `--kind` takes the library's kind names (`bloomkit::Kind::name`), one place for them: each
+/// kind a file can be created as is created by its name and reported under it by `info`; the
+/// expiring kinds are made with `--window`, not `--kind`.
+#[test]
+fn kinds_are_the_library_kinds_by_their_names() {
+    let d = dir();
+    let mut created = 0;
+    for kind in bloomkit::Kind::ALL {
+        let name = kind.name();
+        let f = p(&d, &format!("{name}.bloom"));
+        let mut args = vec!["create", &f, "--kind", name];
+        match kind {
+            bloomkit::Kind::CountWindow | bloomkit::Kind::TimeWindow => {
+                args.extend(["-n", "100", "-p", "0.01"]);
+                let (code, _, err) = run(&args, "");
+                assert_eq!(code, 2, "{name}: {err}");
+                assert!(
+                    err.contains("invalid value") && err.contains("dleft"),
+                    "{err}"
+                );
+                continue;
+            }
+            bloomkit::Kind::Bitmap | bloomkit::Kind::TwoBitMap => {
+                args.extend(["--range", "0..100"])
+            }
+            _ => args.extend(["-n", "100", "-p", "0.01"]),
+        }
+        let (code, _, err) = run(&args, "");
+        assert_eq!(code, 0, "{name}: {err}");
+        let (code, out, err) = run(&["info", "--json", &f], "");
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["kind"], name, "{out}");
+        created += 1;
+    }
+    assert_eq!(created, 7);
+}
