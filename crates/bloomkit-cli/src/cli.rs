@@ -454,7 +454,8 @@ EXAMPLES:
 
     /// Write the union of filters A, B, ... to OUT.
     #[command(after_help = "\
-The filters must be of the same kind, size, hashing and scheme.
+The filters must be of one kind, classic, blocked, counting or bitmap, and of the same size,
+hashing and scheme (bitmaps: of the same range; the union of bitmaps is exact).
 
 EXAMPLES:
   bloomkit create monday.bloom -n 1e6 -p 0.01
@@ -464,9 +465,10 @@ EXAMPLES:
 
     /// Write the intersection of filters A, B, ... to OUT.
     #[command(after_help = "\
-The filters must be classic filters of the same size, hashing and scheme. The result may
-answer 'probably present' for a few more elements than a filter built from the common
-elements would.
+The filters must be of one kind, classic, blocked or bitmap, and of the same size, hashing
+and scheme (bitmaps: of the same range). The intersection of bitmaps is exact; that of Bloom
+filters may answer 'probably present' for a few more elements than a filter built from the
+common elements would.
 
 EXAMPLES:
   bloomkit create monday.bloom -n 1e6 -p 0.01

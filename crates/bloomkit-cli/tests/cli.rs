@@ -798,3 +798,72 @@ fn kinds_are_the_library_kinds_by_their_names() {
     }
     assert_eq!(created, 7);
 }
+
+/// `merge --help` and `intersect --help` name the kinds each combines, and exactly those
+/// combine: two filters of each named kind give the union or intersection; the other kinds are
+/// refused, naming the operation and the kind.
+#[test]
+fn merge_and_intersect_take_the_kinds_their_help_names() {
+    let d = dir();
+    let all = [
+        "classic",
+        "blocked",
+        "counting",
+        "scalable",
+        "bitmap",
+        "two-bit-map",
+        "dleft",
+    ];
+    for (command, named) in [
+        ("merge", &["classic", "blocked", "counting", "bitmap"][..]),
+        ("intersect", &["classic", "blocked", "bitmap"][..]),
+    ] {
+        let (_, help, _) = run(&[command, "--help"], "");
+        let sentence = format!(
+            "one kind, {}",
+            match named.len() {
+                3 => format!("{}, {} or {}", named[0], named[1], named[2]),
+                _ => format!("{}, {}, {} or {}", named[0], named[1], named[2], named[3]),
+            }
+        );
+        assert!(
+            help.replace('\n', " ").contains(&sentence),
+            "{sentence}: {help}"
+        );
+        for kind in all {
+            let (a, b) = (p(&d, &format!("{kind}-a")), p(&d, &format!("{kind}-b")));
+            for (f, items) in [(&a, ["1", "2"]), (&b, ["2", "3"])] {
+                let mut args = vec!["create", f.as_str(), "--kind", kind, "--force"];
+                if kind.contains("bit") {
+                    args.extend(["--range", "0..100"]);
+                } else {
+                    args.extend(["-n", "100", "-p", "0.01"]);
+                }
+                assert_eq!(run(&args, "").0, 0);
+                let mut add = vec!["add", f.as_str(), "--items", "i64"];
+                add.extend(items);
+                assert_eq!(run(&add, "").0, 0);
+            }
+            let out = p(&d, &format!("{command}-{kind}"));
+            let (code, _, err) = run(&[command, &out, &a, &b], "");
+            if !named.contains(&kind) {
+                assert_eq!(code, 2, "{command} {kind}");
+                assert!(err.contains(command) && err.contains(kind), "{err}");
+                continue;
+            }
+            assert_eq!(code, 0, "{command} {kind}: {err}");
+            let (_, got, _) = run(&["check", &out, "--items", "i64", "1", "2", "3"], "");
+            let want = if command == "merge" {
+                "1\n2\n3\n"
+            } else {
+                "2\n"
+            };
+            // A Bloom filter's intersection may keep a false positive; a bitmap's is exact.
+            if kind == "bitmap" || command == "merge" {
+                assert_eq!(got, want, "{command} {kind}");
+            } else {
+                assert!(got.contains("2\n"), "{command} {kind}: {got}");
+            }
+        }
+    }
+}
