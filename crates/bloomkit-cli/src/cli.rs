@@ -165,20 +165,29 @@ pub enum Format {
     GoJson,
 }
 
-/// Options shared by the commands that read items.
+/// Where a command's items come from, the same for every command that reads items or
+/// integers (see `crate::sources`).
 #[derive(Debug, Clone, Args)]
-pub struct ItemArgs {
-    /// Read items from FILE, one per line ('-' for standard input); may be repeated. Items
-    /// given as arguments are read first.
+pub struct SourceArgs {
+    /// Read items from FILE, one per line ('-' for standard input); may be repeated. The
+    /// command's arguments are read first.
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Items end with a NUL byte instead of a newline (find -print0, xargs -0, fd -0); printed
     /// items end with NUL too.
     #[arg(short = '0', long = "null")]
     pub null: bool,
-    /// Skip empty items (empty lines) instead of using the empty element.
+    /// Skip empty items (empty lines) instead of using the empty element (or, for integers,
+    /// failing on them).
     #[arg(long)]
     pub skip_empty: bool,
+}
+
+/// Options shared by the commands that read items.
+#[derive(Debug, Clone, Args)]
+pub struct ItemArgs {
+    #[command(flatten)]
+    pub sources: SourceArgs,
     /// How each item becomes an element: utf8 = the line's bytes; utf16le = Guava's
     /// unencodedChars funnel; i32/i64 = a decimal number as Guava's integer/long funnel;
     /// hex = raw bytes written in hexadecimal [default: utf8; i64 for bitmap and two-bit-map
@@ -257,8 +266,12 @@ pub struct Combine {
 /// The arguments of the commands that read integers (`sort-unique`, `singles`).
 #[derive(Debug, Clone, Args)]
 pub struct Integers {
-    /// Files to read ('-' for standard input); standard input when none are given.
-    pub files: Vec<PathBuf>,
+    /// Files to read, as with -f ('-' for standard input); standard input when none are given
+    /// (and no -f).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub sources: SourceArgs,
     /// Skip lines that are not integers (counted on standard error) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,

@@ -429,3 +429,62 @@ fn the_examples_of_docs_bitmaps_md_run_as_shown() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "$ {cmd}");
     }
 }
+
+/// `sort-unique` and `singles` read the shared item sources as add, check and dedup do (`-f
+/// FILE` and `-` in order after the FILE arguments, `-0`, `--skip-empty`) and print a `--json`
+/// summary on standard error, standard output carrying the integers.
+#[test]
+fn integer_commands_take_the_shared_sources_and_json() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (path(&d, "a.txt"), path(&d, "b.txt"));
+    std::fs::write(&a, "3\n1\n").unwrap();
+    std::fs::write(&b, "8\n3\n").unwrap();
+    // FILE arguments, then each -f (here standard input, then b).
+    assert_eq!(
+        ok(&["sort-unique", &a, "-f", "-", "-f", &b], b"-4\n").out,
+        "-4\n1\n3\n8\n"
+    );
+    assert_eq!(ok(&["singles", "-f", &a, "-f", &b], b"").out, "1\n8\n");
+    let r = run(&["singles", "-f", &path(&d, "missing.txt")], b"");
+    assert!(
+        r.code == 2 && r.err.contains("missing.txt: no such file (given with -f)"),
+        "{}",
+        r.err
+    );
+    // NUL-separated, newlines inside an item being spaces; an empty item is an error naming
+    // it, or skipped and counted with --skip-empty.
+    let nul = b"5\0 2\n\0\x005\0";
+    let r = run(&["sort-unique", "-0"], nul);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.err
+            .contains("standard input: item 3: '' is not an integer: an empty line"),
+        "{}",
+        r.err
+    );
+    let r = ok(&["sort-unique", "-0", "--skip-empty"], nul);
+    assert_eq!(r.out, "2\n5\n");
+    assert!(
+        r.err.contains("4 lines read") && r.err.contains("1 empty lines skipped"),
+        "{}",
+        r.err
+    );
+    let r = ok(&["singles", "--skip-empty"], b"7\n\n\n9\n7\n");
+    assert_eq!(r.out, "9\n");
+    // --json: one object on standard error, the integers alone on standard output.
+    let r = ok(
+        &["singles", "--json", "--skip-empty", "--skip-invalid"],
+        b"7\n\nx\n9\n7\n",
+    );
+    assert_eq!(r.out, "9\n");
+    let v: serde_json::Value = serde_json::from_str(&r.err).expect("JSON on standard error");
+    assert_eq!(v["command"], "singles");
+    assert_eq!(
+        (&v["lines"], &v["written"], &v["skipped"], &v["empty"]),
+        (&5.into(), &1.into(), &1.into(), &1.into()),
+        "{v}"
+    );
+    assert!(v["bytes"].as_u64().is_some_and(|b| b > 0), "{v}");
+    let r = ok(&["sort-unique", "--json", "-q"], b"1\n");
+    assert_eq!((r.out.as_str(), r.err.as_str()), ("1\n", ""));
+}

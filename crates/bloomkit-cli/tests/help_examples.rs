@@ -168,10 +168,14 @@ fn every_readme_cli_example_runs() {
     }
 }
 
-/// Runs the first `console` block after `heading` in `doc` as a session: each `$ command`
-/// must print exactly what follows it.
-fn session_prints_what_it_shows(doc: &str, heading: &str) {
-    let lines = block(doc, heading, "console");
+/// docs/CLI.md opens with a session: each `$ command` prints exactly what follows it.
+#[test]
+fn the_cli_md_session_prints_what_it_shows() {
+    let lines = block(
+        "docs/CLI.md",
+        "# The `bloomkit` command-line tool",
+        "console",
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut steps: Vec<(String, String)> = Vec::new();
     for line in lines {
@@ -187,18 +191,6 @@ fn session_prints_what_it_shows(doc: &str, heading: &str) {
     assert!(steps.len() >= 3);
     for (cmd, expected) in steps {
         let (_, out) = shell(&cmd, dir.path());
-        assert_eq!(out, expected, "{doc}: $ {cmd}");
+        assert_eq!(out, expected, "docs/CLI.md: $ {cmd}");
     }
-}
-
-/// docs/CLI.md opens with a session.
-#[test]
-fn the_cli_md_session_prints_what_it_shows() {
-    session_prints_what_it_shows("docs/CLI.md", "# The `bloomkit` command-line tool");
-}
-
-/// docs/BITMAPS.md shows bitmap files on the command line.
-#[test]
-fn the_bitmaps_md_session_prints_what_it_shows() {
-    session_prints_what_it_shows("docs/BITMAPS.md", "## On the command line");
 }
