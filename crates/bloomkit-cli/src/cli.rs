@@ -570,7 +570,8 @@ EXAMPLES:
 
     /// Print each distinct integer once, ascending (sort -n | uniq), in memory.
     #[command(after_help = "\
-Reads decimal integers, one per line, from the FILEs or standard input, and prints each
+Reads decimal integers, one per line, from the FILEs, then from each -f FILE (-0: NUL-separated;
+'-': standard input), or else standard input, and prints each
 distinct one once in ascending numeric order: what `sort -n | uniq` prints for integers,
 in one pass and in memory. The integers are kept in roaring bitmaps, so memory follows the
 number of distinct integers (at most about 2 bytes each while sparse, 1 bit per integer of
@@ -579,11 +580,12 @@ their span when dense), not the input's length. Any integer from -92233720368547
 A line that is not such an integer is an error naming its line number, unless
 --skip-invalid. With --range only integers of that range are accepted, and with --capacity
 the bitmaps are dense (one bit per integer of the range, fixed memory) when the integers are
-at least one in 16 of it.
+at least one in 16 of it. With --json the summary is one JSON object on standard error.
 
 EXAMPLES:
   bloomkit sort-unique ids.txt > sorted-ids.txt
   seq 10 -1 1 | bloomkit sort-unique
+  bloomkit sort-unique -f ids.txt -f more-ids.txt --json 2> summary.json
   bloomkit sort-unique --range 0..1e6 -n 1e5 < ids.txt | wc -l")]
     SortUnique(Integers),
 
@@ -595,7 +597,8 @@ two-bit cell (absent, once, more than once) kept in roaring bitmaps, so memory f
 number of distinct integers.
 
 EXAMPLES:
-  bloomkit singles calls-today.txt > called-once.txt")]
+  bloomkit singles calls-today.txt > called-once.txt
+  find . -name '*.ids' -print0 | xargs -0 cat | bloomkit singles --skip-empty")]
     Singles(Integers),
 
     /// Print a shell completion script.
