@@ -488,3 +488,51 @@ fn integer_commands_take_the_shared_sources_and_json() {
     let r = ok(&["sort-unique", "--json", "-q"], b"1\n");
     assert_eq!((r.out.as_str(), r.err.as_str()), ("1\n", ""));
 }
+
+/// A dense bitmap file is read in place by `check` and `info` (the library's `MappedBitmap`),
+/// not loaded: with 48 MiB of private memory (`ulimit -d`; a shared file mapping does not count
+/// against it, a loaded copy does) both work on a 125 MB bitmap, while `add`, which loads a
+/// bitmap to change it, is refused by the same limit (so the limit bites).
+#[test]
+fn dense_bitmap_files_are_checked_in_place() {
+    let d = tempfile::tempdir().unwrap();
+    let f = path(&d, "ids.bloom");
+    ok(&["create", &f, "--range", "0..1e9", "-n", "5e8", "-q"], b"");
+    ok(&["add", &f, "-q", "7", "999999999", "123456789"], b"");
+    assert!(std::fs::metadata(&f).unwrap().len() > 120_000_000);
+    const LIMIT: u32 = 48 * 1024;
+    let (code, err) = support::data_limited(LIMIT, &["check", &f, "7", "8", "999999999"], b"");
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = support::data_limited(LIMIT, &["check", "-c", &f], b"1\n7\n123456789\n");
+    assert_eq!(code, 0, "{err}");
+    let r = support::spawn_limited(
+        &format!("-d {LIMIT}"),
+        &["info", "--json", &f],
+        Stdio::null(),
+    )
+    .wait_with_output()
+    .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        (&v["kind"], &v["layout"], &v["estimated_items"], &v["bytes"]),
+        (
+            &"bitmap".into(),
+            &"dense".into(),
+            &3.into(),
+            &125_000_000.into()
+        ),
+        "{v}"
+    );
+    assert_eq!(v["capacity"], 500_000_000, "{v}");
+    let (code, err) = support::data_limited(LIMIT, &["add", "-q", &f, "8"], b"");
+    assert_eq!(code, 2, "add loads a bitmap: {err}");
+    // A damaged plane is found when the file is mapped, as when it is loaded.
+    let mut bytes = std::fs::read(&f).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(&f, &bytes).unwrap();
+    let r = run(&["check", &f, "7"], b"");
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("checksum"), "{}", r.err);
+}

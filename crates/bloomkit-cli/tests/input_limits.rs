@@ -10,30 +10,9 @@ use support::*;
 /// Memory limit for the runs below: 256 MiB of address space (`ulimit -v`, in KiB).
 const LIMIT_KIB: u32 = 256 * 1024;
 
-/// Runs the binary under the memory limit, in `sh -c`, with `stdin` as its input.
+/// Runs the binary under the memory limit, with `stdin` as its input.
 fn limited(args: &[&str], stdin: Stdio) -> std::process::Child {
-    let mut script = format!("ulimit -v {LIMIT_KIB} && exec '{}'", bin().display());
-    for a in args {
-        script.push_str(&format!(" '{a}'"));
-    }
-    std::process::Command::new("sh")
-        .args(["-c", &script])
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sh runs")
-}
-
-fn finished(child: std::process::Child) -> (i32, String) {
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    let code = out
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("killed: {:?} {err}", out.status));
-    clean(code, &err);
-    (code, err)
+    spawn_limited(&format!("-v {LIMIT_KIB}"), args, stdin)
 }
 
 fn filter(d: &tempfile::TempDir) -> String {
@@ -143,24 +122,6 @@ fn max_line_length_is_configurable_and_names_the_line() {
     );
     assert_eq!(r.code, 2);
     assert!(r.err.contains("argument 1 is longer"), "{}", r.err);
-}
-
-/// Runs the binary with its heap and other private memory limited (`ulimit -d`, KiB); a shared
-/// file mapping does not count against that limit, a loaded copy does.
-fn data_limited(kib: u32, args: &[&str], stdin: &[u8]) -> (i32, String) {
-    let mut script = format!("ulimit -d {kib} && exec '{}'", bin().display());
-    for a in args {
-        script.push_str(&format!(" '{a}'"));
-    }
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", &script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sh runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    finished(child)
 }
 
 #[test]

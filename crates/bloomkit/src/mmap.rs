@@ -522,7 +522,7 @@ impl MappedFilter {
 }
 
 /// XXH3-64 of `words` as little-endian bytes, read with atomic loads (the native checksum).
-fn checksum(words: &[AtomicU64]) -> u64 {
+pub(crate) fn checksum(words: &[AtomicU64]) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3Default::new();
     let mut buf = [0u8; 8 * 1024];
     for chunk in words.chunks(buf.len() / 8) {

@@ -71,6 +71,43 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
+/// Runs the binary in `sh -c` under `ulimit ULIMIT` (`-v KIB`: address space; `-d KIB`: heap
+/// and other private memory, where a shared file mapping does not count and a loaded copy
+/// does), with `stdin` as its input.
+pub fn spawn_limited(ulimit: &str, args: &[&str], stdin: Stdio) -> Child {
+    let mut script = format!("ulimit {ulimit} && exec '{}'", bin().display());
+    for a in args {
+        script.push_str(&format!(" '{a}'"));
+    }
+    Command::new("sh")
+        .args(["-c", &script])
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs")
+}
+
+/// Waits for a run; returns its exit status and standard error (checked by [`clean`]).
+pub fn finished(child: Child) -> (i32, String) {
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("killed: {:?} {err}", out.status));
+    clean(code, &err);
+    (code, err)
+}
+
+/// Runs the binary with its heap and other private memory limited to `kib` KiB (`ulimit -d`),
+/// with `stdin` as its input.
+pub fn data_limited(kib: u32, args: &[&str], stdin: &[u8]) -> (i32, String) {
+    let mut child = spawn_limited(&format!("-d {kib}"), args, Stdio::piped());
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    finished(child)
+}
+
 /// Runs and expects success.
 pub fn ok(args: &[&str], stdin: &[u8]) -> Run {
     let r = run(args, stdin);
