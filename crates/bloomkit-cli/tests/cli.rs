@@ -867,3 +867,51 @@ fn merge_and_intersect_take_the_kinds_their_help_names() {
         }
     }
 }
+
+/// The filter state that `add --json` and `dedup --json` report for a file used in place is
+/// read in the pass that seals the file, and is the file's: `info --json` afterwards reports
+/// the same estimates (for classic and blocked files, below and past capacity, where the
+/// warning is printed).
+#[test]
+fn the_state_reported_after_a_change_is_the_files() {
+    let d = dir();
+    for kind in ["classic", "blocked"] {
+        let f = p(&d, &format!("{kind}.bloom"));
+        create(&f, &["--kind", kind]);
+        for (round, n) in [(0, 600), (1, 2000)] {
+            let lines: String = (0..n).map(|i| format!("{kind}-{round}-{i}\n")).collect();
+            let (command, json_on) = if round == 0 { ("add", 1) } else { ("dedup", 2) };
+            let out = bk()
+                .args([command, "--json", &f])
+                .write_stdin(lines)
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let text = if json_on == 1 {
+                &out.stdout
+            } else {
+                &out.stderr
+            };
+            let text = String::from_utf8_lossy(text);
+            let start = text.find('{').expect("a JSON summary");
+            let summary: serde_json::Value = serde_json::from_str(text[start..].trim_end())
+                .unwrap_or_else(|e| panic!("{e}: {text}"));
+            let (_, info, _) = run(&["info", "--json", &f], "");
+            let info: serde_json::Value = serde_json::from_str(&info).unwrap();
+            for field in [
+                "estimated_items",
+                "fill_ratio",
+                "estimated_fpp",
+                "over_capacity",
+            ] {
+                assert_eq!(
+                    summary["filter"][field], info[field],
+                    "{kind} {command} {field}"
+                );
+            }
+            let warned = String::from_utf8_lossy(&out.stderr).contains("more than its capacity");
+            assert_eq!(warned, round == 1, "{kind} {command}");
+            assert_eq!(info["over_capacity"], round == 1, "{kind}");
+        }
+    }
+}

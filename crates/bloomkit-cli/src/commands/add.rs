@@ -51,8 +51,8 @@ pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode
             total - added
         );
     }
-    // The check reads the whole filter: not when nothing changed (the add that passed the
-    // capacity warned already) and no JSON is wanted.
+    // Not when nothing changed (the add that passed the capacity warned already) and no JSON
+    // is wanted. (A mapped file's state comes from the pass that seals it.)
     if !out.quiet && (added > 0 || out.json) {
         let d = check_health(&t, out)?;
         Summary::new("add", &place)

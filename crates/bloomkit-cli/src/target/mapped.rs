@@ -15,8 +15,9 @@ use crate::stream::Chunk;
 use crate::target::{scheme_name, Description};
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
-use bloomkit::mmap::MappedFilter;
+use bloomkit::mmap::{Fill, MappedFilter};
 use bloomkit::{AnyFilter, Hashing};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 /// A mapped classic or blocked file.
@@ -24,8 +25,13 @@ pub struct Mapped {
     /// The real path (symbolic links resolved).
     real: PathBuf,
     map: MappedFilter,
-    /// Whether this process set bits (and so seals the file when it closes).
-    wrote: bool,
+    /// Whether this process set bits that it has not sealed yet (it seals them when it closes,
+    /// or when it describes the filter).
+    wrote: Cell<bool>,
+    /// The file's set bits as the last full pass over it found them (the checksum's, when it
+    /// was verified on opening or sealed), for [`describe`](Mapped::describe): a description
+    /// then costs no pass of its own. Cleared by inserts.
+    fill: Cell<Option<Fill>>,
 }
 
 impl std::fmt::Debug for Mapped {
@@ -56,6 +62,7 @@ impl Mapped {
             Err(e) if not_mappable(&e) => return Ok(None),
             Err(e) => return Err(super::file::file_error(shown, e)),
         };
+        let mut fill = None;
         if map.is_dirty() {
             let read_only = map
                 .file()
@@ -80,14 +87,19 @@ impl Mapped {
             map.file()
                 .lock_shared()
                 .map_err(|e| anyhow!("locking {}: {e}", shown.display()))?;
-            let verified = if map.is_dirty() { Ok(()) } else { map.verify() };
+            let verified = if map.is_dirty() {
+                Ok(None)
+            } else {
+                map.verify_with_fill().map(Some)
+            };
             let _ = map.file().unlock();
-            verified.map_err(|e| super::file::file_error(shown, e))?;
+            fill = verified.map_err(|e| super::file::file_error(shown, e))?;
         }
         Ok(Some(Mapped {
             real: real.to_path_buf(),
             map,
-            wrote: false,
+            wrote: Cell::new(false),
+            fill: Cell::new(fill),
         }))
     }
 
@@ -111,14 +123,17 @@ impl Mapped {
                 shown.display()
             );
         }
-        if !map.is_dirty() {
-            map.verify()
-                .map_err(|e| super::file::file_error(shown, e))?;
-        }
+        let fill = if map.is_dirty() {
+            None
+        } else {
+            let fill = map.verify_with_fill();
+            Some(fill.map_err(|e| super::file::file_error(shown, e))?)
+        };
         Ok(Some(Mapped {
             real: real.to_path_buf(),
             map,
-            wrote: false,
+            wrote: Cell::new(false),
+            fill: Cell::new(fill),
         }))
     }
 
@@ -145,7 +160,8 @@ impl Mapped {
             self.map
                 .mark_dirty()
                 .map_err(|e| super::file::file_error(shown, e))?;
-            self.wrote = true;
+            self.wrote.set(true);
+            self.fill.set(None);
             new.clear();
             let mut part = Vec::new();
             for elements in chunk.element_batches() {
@@ -186,8 +202,31 @@ impl Mapped {
         Ok((filter, self.design()))
     }
 
-    /// What `info` reports, read from the mapping.
+    /// Seals what this process wrote (under the file's lock, if the path still names the
+    /// mapped file), reading the filter's state in the same pass.
+    fn seal(&self) -> Option<Fill> {
+        let file = self.map.file();
+        file.lock().ok()?;
+        let fill = bloomkit::sharing::still_at(file, &self.real)
+            .unwrap_or(false)
+            .then(|| self.map.seal_with_fill().ok())
+            .flatten();
+        let _ = file.unlock();
+        if fill.is_some() {
+            self.wrote.set(false);
+        }
+        fill
+    }
+
+    /// What `info` reports, read from the mapping. The set bits come from the last pass over
+    /// the file (the check of its checksum when it was opened, or the seal of what this
+    /// process wrote, done now): a description reads the file only when neither happened.
     pub fn describe(&self) -> Description {
+        if self.wrote.get() {
+            self.fill.set(self.seal());
+        }
+        let fill = self.fill.get().unwrap_or_else(|| self.map.fill());
+        self.fill.set(Some(fill));
         let params = self.map.params();
         let (scheme, hashing, layout) = match (self.map.spec(), self.map.block_spec()) {
             (Some(spec), _) => (scheme_name(spec), spec.hashing().id(), None),
@@ -209,9 +248,9 @@ impl Mapped {
             capacity: design.map(|d| d.capacity),
             fpp: design.map(|d| d.fpp),
             layout,
-            estimated_items: self.map.estimated_len(),
-            fill_ratio: self.map.count_ones() as f64 / params.bits as f64,
-            estimated_fpp: self.map.estimated_fpp(),
+            estimated_items: fill.estimated_len,
+            fill_ratio: fill.ones as f64 / params.bits as f64,
+            estimated_fpp: fill.estimated_fpp,
             layers: None,
             window: None,
             range: None,
@@ -223,15 +262,8 @@ impl Drop for Mapped {
     /// A writer's clean close: seal the file under its lock (if it is still the one at the
     /// path), so that its checksum covers it again.
     fn drop(&mut self) {
-        if !self.wrote {
-            return;
-        }
-        let file = self.map.file();
-        if file.lock().is_ok() {
-            if bloomkit::sharing::still_at(file, &self.real).unwrap_or(false) {
-                let _ = self.map.seal();
-            }
-            let _ = file.unlock();
+        if self.wrote.get() {
+            self.seal();
         }
     }
 }

@@ -23,15 +23,13 @@ pub struct MappedBitmapFile {
 
 impl MappedBitmapFile {
     /// Maps the file at `real` if it is a dense bitmap, or `None` (another kind, a roaring
-    /// bitmap, a machine that cannot map it, or a file the loader must judge: it gives the
-    /// precise error). A dense bitmap whose checksum or count is wrong is an error.
+    /// bitmap, a file that cannot be mapped here, or one the loader must judge: loading gives
+    /// the precise error). A dense bitmap whose checksum or count is wrong is an error.
     pub fn open(real: &Path, shown: &Path) -> Result<Option<MappedBitmapFile>> {
         let file = bloomkit::file::open_regular(real, "opening")
             .map_err(|e| super::file::file_error(shown, e))?;
-        let map = match MappedBitmap::from_file(&file, real) {
-            Ok(map) => map,
-            Err(e @ bloomkit::Error::Io { .. }) => return Err(super::file::file_error(shown, e)),
-            Err(_) => return Ok(None),
+        let Ok(map) = MappedBitmap::from_file(&file, real) else {
+            return Ok(None);
         };
         map.verify()
             .map_err(|e| super::file::file_error(shown, e))?;

@@ -205,12 +205,19 @@ impl MappedBitmap {
         self.plane().len() * 8
     }
 
-    /// Verifies the file's checksum and its integer count (reads every page, a few KiB at a
-    /// time: nothing the size of the file is allocated).
+    /// Verifies the file's checksum and its integer count, in one pass over every page (a few
+    /// KiB at a time: nothing the size of the file is allocated).
     pub fn verify(&self) -> Result<()> {
-        let (body, tail) = self.words().split_at(self.words().len() - 1);
-        let stored = tail[0].load(Ordering::Relaxed);
-        let computed = crate::mmap::checksum(body);
+        let words = self.words();
+        let (at, len) = self.header.planes[0];
+        let mut ones = 0u64;
+        let computed = crate::mmap::scan(
+            &words[..words.len() - 1],
+            at / 8..(at + len) / 8,
+            true,
+            |plane| ones += plane.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+        );
+        let stored = words[words.len() - 1].load(Ordering::Relaxed);
         if stored != computed {
             return Err(Error::Checksum {
                 format: "bloomkit",
@@ -218,11 +225,6 @@ impl MappedBitmap {
                 computed,
             });
         }
-        let ones: u64 = self
-            .plane()
-            .iter()
-            .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
-            .sum();
         if ones != self.header.count {
             return Err(Error::Corrupt {
                 format: "bloomkit",

@@ -31,7 +31,7 @@ impl Word for AtomicU64 {
 }
 
 /// Number of set bits.
-pub(crate) fn count_ones<W: Word>(words: &[W]) -> u64 {
+fn count_ones<W: Word>(words: &[W]) -> u64 {
     words.iter().map(|w| u64::from(w.get().count_ones())).sum()
 }
 

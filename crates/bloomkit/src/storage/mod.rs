@@ -34,7 +34,7 @@ pub(crate) use alloc::zeroed_vec;
 #[cfg(feature = "mmap")]
 // Used by the memory-mapped filters, which the loom build leaves out.
 #[cfg_attr(loom, allow(unused_imports))]
-pub(crate) use bits::{atomic_get, atomic_set, count_ones};
+pub(crate) use bits::{atomic_get, atomic_set};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
