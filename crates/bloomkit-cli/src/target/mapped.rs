@@ -28,9 +28,8 @@ pub struct Mapped {
     /// Whether this process set bits that it has not sealed yet (it seals them when it closes,
     /// or when it describes the filter).
     wrote: Cell<bool>,
-    /// The file's set bits as the last full pass over it found them (the checksum's, when it
-    /// was verified on opening or sealed), for [`describe`](Mapped::describe): a description
-    /// then costs no pass of its own. Cleared by inserts.
+    /// The file's set bits as [`describe`](Mapped::describe) last found them (in the pass that
+    /// sealed what this process wrote, or in a pass of its own). Cleared by inserts.
     fill: Cell<Option<Fill>>,
 }
 
@@ -62,7 +61,6 @@ impl Mapped {
             Err(e) if not_mappable(&e) => return Ok(None),
             Err(e) => return Err(super::file::file_error(shown, e)),
         };
-        let mut fill = None;
         if map.is_dirty() {
             let read_only = map
                 .file()
@@ -87,19 +85,15 @@ impl Mapped {
             map.file()
                 .lock_shared()
                 .map_err(|e| anyhow!("locking {}: {e}", shown.display()))?;
-            let verified = if map.is_dirty() {
-                Ok(None)
-            } else {
-                map.verify_with_fill().map(Some)
-            };
+            let verified = if map.is_dirty() { Ok(()) } else { map.verify() };
             let _ = map.file().unlock();
-            fill = verified.map_err(|e| super::file::file_error(shown, e))?;
+            verified.map_err(|e| super::file::file_error(shown, e))?;
         }
         Ok(Some(Mapped {
             real: real.to_path_buf(),
             map,
             wrote: Cell::new(false),
-            fill: Cell::new(fill),
+            fill: Cell::new(None),
         }))
     }
 
@@ -123,17 +117,15 @@ impl Mapped {
                 shown.display()
             );
         }
-        let fill = if map.is_dirty() {
-            None
-        } else {
-            let fill = map.verify_with_fill();
-            Some(fill.map_err(|e| super::file::file_error(shown, e))?)
-        };
+        if !map.is_dirty() {
+            map.verify()
+                .map_err(|e| super::file::file_error(shown, e))?;
+        }
         Ok(Some(Mapped {
             real: real.to_path_buf(),
             map,
             wrote: Cell::new(false),
-            fill: Cell::new(fill),
+            fill: Cell::new(None),
         }))
     }
 
@@ -203,27 +195,32 @@ impl Mapped {
     }
 
     /// Seals what this process wrote (under the file's lock, if the path still names the
-    /// mapped file), reading the filter's state in the same pass.
-    fn seal(&self) -> Option<Fill> {
+    /// mapped file), and with `fill` reads the filter's state in the same pass. `None` when
+    /// nothing was sealed (or no fill was asked for).
+    fn seal(&self, fill: bool) -> Option<Fill> {
         let file = self.map.file();
         file.lock().ok()?;
-        let fill = bloomkit::sharing::still_at(file, &self.real)
-            .unwrap_or(false)
-            .then(|| self.map.seal_with_fill().ok())
-            .flatten();
+        let sealed = if bloomkit::sharing::still_at(file, &self.real).unwrap_or(false) {
+            match fill {
+                true => self.map.seal_with_fill().map(Some),
+                false => self.map.seal().map(|()| None),
+            }
+        } else {
+            Ok(None)
+        };
         let _ = file.unlock();
-        if fill.is_some() {
+        if sealed.is_ok() {
             self.wrote.set(false);
         }
-        fill
+        sealed.ok().flatten()
     }
 
-    /// What `info` reports, read from the mapping. The set bits come from the last pass over
-    /// the file (the check of its checksum when it was opened, or the seal of what this
-    /// process wrote, done now): a description reads the file only when neither happened.
+    /// What `info` reports, read from the mapping: in one pass over the file, the one that
+    /// seals what this process wrote when it wrote (done now rather than when it closes, so
+    /// that a writer's description costs no pass of its own).
     pub fn describe(&self) -> Description {
         if self.wrote.get() {
-            self.fill.set(self.seal());
+            self.fill.set(self.seal(true));
         }
         let fill = self.fill.get().unwrap_or_else(|| self.map.fill());
         self.fill.set(Some(fill));
@@ -263,7 +260,7 @@ impl Drop for Mapped {
     /// path), so that its checksum covers it again.
     fn drop(&mut self) {
         if self.wrote.get() {
-            self.seal();
+            self.seal(false);
         }
     }
 }
