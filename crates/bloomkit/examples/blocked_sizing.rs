@@ -85,15 +85,22 @@ fn main() -> bloomkit::Result<()> {
     let mut slowest = (Duration::ZERO, 0, 0.0);
     for n in NS {
         for p in PS {
-            let t = Instant::now();
-            std::hint::black_box(default_params(n, p)?);
-            if t.elapsed() > slowest.0 {
-                slowest = (t.elapsed(), n, p);
+            // The fastest of 5 runs: a slow one is the machine, not the search.
+            let t = (0..5)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(default_params(n, p).unwrap());
+                    t.elapsed()
+                })
+                .min()
+                .unwrap_or_default();
+            if t > slowest.0 {
+                slowest = (t, n, p);
             }
         }
     }
     println!(
-        "slowest default_params: {:?} at n = {}, p = {}",
+        "slowest default_params (fastest of 5 runs): {:?} at n = {}, p = {}",
         slowest.0, slowest.1, slowest.2
     );
     let mut times: Vec<Duration> = (0..200)
