@@ -4,7 +4,8 @@
 //!
 //! Prints the median time of `default_params`, `params_for` (compact and split-block) and of
 //! constructing a 1000-element filter, over a grid of (n, p); with `--table`, prints the
-//! chosen (blocks, layout) of the grid instead (the pinned table of `tests/blocked.rs`).
+//! chosen (blocks, layout) of the grid instead (the pinned table of `tests/blocked_sizing.rs`,
+//! `tests/data/blocked_sizes.txt`).
 //!
 //! ```sh
 //! cargo run --release -p bloomkit --example blocked_sizing
@@ -60,11 +61,7 @@ fn main() -> bloomkit::Result<()> {
                 let (b, l) = default_params(n, p)?;
                 let (cb, cl) = params_for(n, p, false)?;
                 let (sb, _) = params_for(n, p, true)?;
-                println!(
-                    "({n}, {p:e}, {b}, {}, {cb}, {}, {sb}),",
-                    layout(l),
-                    layout(cl)
-                );
+                println!("{n} {p:e} {b} {} {cb} {} {sb}", layout(l), layout(cl));
             }
         }
         return Ok(());
