@@ -71,44 +71,35 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The kinds `--kind` creates, with their help: the library's [`bloomkit::Kind`]s, named by
+/// The kinds `--kind` creates: the library's [`bloomkit::Kind`]s, named by
 /// [`bloomkit::Kind::name`] (the expiring kinds are made with `--window`).
-const CREATED_KINDS: [(bloomkit::Kind, &str); 7] = [
-    (
-        bloomkit::Kind::Classic,
-        "One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible)",
-    ),
-    (
-        bloomkit::Kind::Blocked,
-        "Cache-blocked, the default: every probe of an element in one 64-byte block, so one memory access (one page of a file) per element; the fastest, for about 10% more bits",
-    ),
-    (
-        bloomkit::Kind::Counting,
-        "4-bit counters instead of bits, so elements can be removed",
-    ),
-    (
-        bloomkit::Kind::Scalable,
-        "Grows by adding layers as it fills, keeping the FPR bound",
-    ),
-    (
-        bloomkit::Kind::Bitmap,
-        "Exact: one bit per integer of --range (integer items only; no false positives)",
-    ),
-    (
-        bloomkit::Kind::TwoBitMap,
-        "Two bits per integer of --range: absent, seen once, seen more than once",
-    ),
-    (
-        bloomkit::Kind::DLeft,
-        "d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and counts in about half the memory of --kind counting",
-    ),
-];
+const CREATED_KINDS: [bloomkit::Kind; 7] = {
+    use bloomkit::Kind::*;
+    [
+        Classic, Blocked, Counting, Scalable, Bitmap, TwoBitMap, DLeft,
+    ]
+};
+
+/// The help of a kind `--kind` creates.
+fn kind_help(kind: bloomkit::Kind) -> &'static str {
+    use bloomkit::Kind::*;
+    match kind {
+        Classic => "One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible)",
+        Blocked => "Cache-blocked, the default: every probe of an element in one 64-byte block, so one memory access (one page of a file) per element; the fastest, for about 10% more bits",
+        Counting => "4-bit counters instead of bits, so elements can be removed",
+        Scalable => "Grows by adding layers as it fills, keeping the FPR bound",
+        Bitmap => "Exact: one bit per integer of --range (integer items only; no false positives)",
+        TwoBitMap => "Two bits per integer of --range: absent, seen once, seen more than once",
+        DLeft => "d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and counts in about half the memory of --kind counting",
+        _ => "",
+    }
+}
 
 /// Parses `--kind`: one of [`CREATED_KINDS`], by its library name.
 fn kind_parser() -> impl clap::builder::TypedValueParser<Value = bloomkit::Kind> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(
-        CREATED_KINDS.map(|(kind, help)| PossibleValue::new(kind.name()).help(help)),
+        CREATED_KINDS.map(|kind| PossibleValue::new(kind.name()).help(kind_help(kind))),
     )
     .try_map(|name| name.parse::<bloomkit::Kind>())
 }

@@ -43,49 +43,36 @@ pub trait Tally: Sized {
     fn memory_bytes(&self) -> usize;
 }
 
-impl Tally for Bitmap {
-    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
-        Ok(match expected {
-            Some(n) => Bitmap::new(range, n)?,
-            None => Bitmap::with_form(range, BitmapForm::Roaring)?,
-        })
-    }
-    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
-        self.insert_sorted(values)?;
-        Ok(())
-    }
-    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
-        Box::new(self.iter())
-    }
-    fn output_len(&self) -> u64 {
-        self.len()
-    }
-    fn memory_bytes(&self) -> usize {
-        Bitmap::memory_bytes(self)
-    }
+/// [`Tally`] for a bitmap kind whose output is `$output` (`$output_len` of them).
+macro_rules! tally {
+    ($ty:ident, $output:ident, $output_len:ident) => {
+        impl Tally for $ty {
+            fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
+                Ok(match expected {
+                    Some(n) => $ty::new(range, n)?,
+                    None => $ty::with_form(range, BitmapForm::Roaring)?,
+                })
+            }
+            fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
+                self.insert_sorted(values)?;
+                Ok(())
+            }
+            fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
+                Box::new(self.$output())
+            }
+            fn output_len(&self) -> u64 {
+                self.$output_len()
+            }
+            fn memory_bytes(&self) -> usize {
+                $ty::memory_bytes(self)
+            }
+        }
+    };
 }
 
-impl Tally for TwoBitMap {
-    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
-        Ok(match expected {
-            Some(n) => TwoBitMap::new(range, n)?,
-            None => TwoBitMap::with_form(range, BitmapForm::Roaring)?,
-        })
-    }
-    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
-        self.insert_sorted(values)?;
-        Ok(())
-    }
-    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
-        Box::new(self.singles())
-    }
-    fn output_len(&self) -> u64 {
-        self.singles_len()
-    }
-    fn memory_bytes(&self) -> usize {
-        TwoBitMap::memory_bytes(self)
-    }
-}
+// sort-unique prints every integer seen; singles those seen once.
+tally!(Bitmap, iter, len);
+tally!(TwoBitMap, singles, singles_len);
 
 /// A tally for each sign (`None` for a sign the range excludes), with the batches not yet
 /// recorded.
@@ -150,22 +137,25 @@ impl<T: Tally> BySign<T> {
     }
 
     fn flush_negative(&mut self) -> Result<()> {
-        self.negative_batch.sort_unstable();
-        if let Some(t) = &mut self.negative {
-            t.record(&self.negative_batch)?;
-        }
-        self.negative_batch.clear();
-        Ok(())
+        flush(&mut self.negative_batch, self.negative.as_mut())
     }
 
     fn flush_other(&mut self) -> Result<()> {
-        self.other_batch.sort_unstable();
-        if let Some(t) = &mut self.other {
-            t.record(&self.other_batch)?;
-        }
-        self.other_batch.clear();
-        Ok(())
+        flush(&mut self.other_batch, self.other.as_mut())
     }
+}
+
+/// Sorts `batch`, records it in `tally` (none when the range excludes its sign) and empties it.
+fn flush<T: Tally, V: Ord + Copy + Into<i128>>(
+    batch: &mut Vec<V>,
+    tally: Option<&mut T>,
+) -> Result<()> {
+    batch.sort_unstable();
+    if let Some(t) = tally {
+        t.record(batch)?;
+    }
+    batch.clear();
+    Ok(())
 }
 
 /// What one line turned out to be.
