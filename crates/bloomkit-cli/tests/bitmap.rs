@@ -5,11 +5,7 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
-use support::{ok, run};
-
-fn path(dir: &tempfile::TempDir, name: &str) -> String {
-    dir.path().join(name).to_string_lossy().into_owned()
-}
+use support::{fails, ok, path, run};
 
 /// Deterministic pseudo-random integers: negatives, repeats, values past `i64::MAX`.
 fn integers(n: usize) -> Vec<i128> {
@@ -532,7 +528,5 @@ fn dense_bitmap_files_are_checked_in_place() {
     let at = bytes.len() / 2;
     bytes[at] ^= 0x10;
     std::fs::write(&f, &bytes).unwrap();
-    let r = run(&["check", &f, "7"], b"");
-    assert_eq!(r.code, 2);
-    assert!(r.err.contains("checksum"), "{}", r.err);
+    fails(&["check", &f, "7"], b"", &["checksum"]);
 }

@@ -43,6 +43,28 @@ pub fn clean(code: i32, err: &str) {
     }
 }
 
+/// The path of `name` in `dir`, as an argument.
+pub fn path(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_string_lossy().into_owned()
+}
+
+/// Runs the binary with `stdin` as input; returns (status, standard output, standard error).
+pub fn run3(args: &[&str], stdin: impl AsRef<[u8]>) -> (i32, String, String) {
+    let r = run(args, stdin.as_ref());
+    (r.code, r.out, r.err)
+}
+
+/// Runs the binary and expects it to fail (exit status 2) with each of `needles` in its
+/// error; returns the error.
+pub fn fails(args: &[&str], stdin: impl AsRef<[u8]>, needles: &[&str]) -> String {
+    let r = run(args, stdin.as_ref());
+    assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+    for needle in needles {
+        assert!(r.err.contains(needle), "{args:?}: '{needle}' in {}", r.err);
+    }
+    r.err
+}
+
 /// Runs the binary with `stdin` as input.
 pub fn run(args: &[&str], stdin: &[u8]) -> Run {
     let mut child = bk(args)
