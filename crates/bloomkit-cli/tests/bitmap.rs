@@ -450,13 +450,10 @@ fn integer_commands_take_the_shared_sources_and_json() {
     // NUL-separated, newlines inside an item being spaces; an empty item is an error naming
     // it, or skipped and counted with --skip-empty.
     let nul = b"5\0 2\n\0\x005\0";
-    let r = run(&["sort-unique", "-0"], nul);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.err
-            .contains("standard input: item 3: '' is not an integer: an empty line"),
-        "{}",
-        r.err
+    fails(
+        &["sort-unique", "-0"],
+        nul,
+        &["standard input: item 3: '' is not an integer: an empty line"],
     );
     let r = ok(&["sort-unique", "-0", "--skip-empty"], nul);
     assert_eq!(r.out, "2\n5\n");

@@ -104,15 +104,14 @@ fn max_line_length_is_configurable_and_names_the_line() {
     let d = tempfile::tempdir().unwrap();
     let f = filter(&d);
     let long = format!("short\n{}\n", "y".repeat(101));
-    let r = run(&["add", &f, "--max-line-length", "100"], long.as_bytes());
-    assert_eq!(r.code, 2);
-    assert!(
-        r.err
-            .contains("line 2 is longer than the maximum line length, 100 bytes"),
-        "{}",
-        r.err
+    fails(
+        &["add", &f, "--max-line-length", "100"],
+        long.as_bytes(),
+        &[
+            "line 2 is longer than the maximum line length, 100 bytes",
+            "nothing was saved",
+        ],
     );
-    assert!(r.err.contains("nothing was saved"), "{}", r.err);
     ok(&["add", &f, "--max-line-length", "101"], long.as_bytes());
     let r = run(&["add", &f, "--max-line-length", "0"], b"");
     assert_eq!(r.code, 2);
@@ -227,10 +226,10 @@ fn a_file_larger_than_available_memory_is_refused_before_loading() {
         1 << 20,
         &["create", &path("big.bloom"), "-n", "1e6", "-p", "0.01"],
     );
-    assert_eq!(r.code, 2);
     assert!(
-        r.err
-            .contains("more than this machine has available (1.0 MiB)"),
+        r.code == 2
+            && r.err
+                .contains("more than this machine has available (1.0 MiB)"),
         "{}",
         r.err
     );
