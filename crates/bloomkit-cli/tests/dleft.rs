@@ -94,7 +94,7 @@ fn an_overfull_dleft_filter_says_so_and_keeps_what_it_saved() {
         b"",
     );
     let many = lines("x", 0..100);
-    fails(&["add", &f], &input(&many), &["larger capacity"]);
+    fails(&["add", &f], input(&many), &["larger capacity"]);
     let r = ok(&["info", "--json", &f], b"");
     let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
     assert!(v["estimated_items"].as_u64().unwrap() <= 32);
