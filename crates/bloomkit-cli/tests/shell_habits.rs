@@ -106,10 +106,7 @@ fn items_come_from_files_stdin_dash_and_nul_separated_input() {
     );
     // -0: NUL-separated items (a newline is part of an item), printed NUL-terminated.
     ok(&["add", &f, "-0"], b"with\nnewline\0plain\0");
-    let (out, _) = ok(
-        &["check", &f, "-0"],
-        b"plain\0with\nnewline\0absent\0",
-    );
+    let (out, _) = ok(&["check", &f, "-0"], b"plain\0with\nnewline\0absent\0");
     assert_eq!(out, "plain\0with\nnewline\0");
     // find -print0 | bloomkit add -0.
     let pics = d.path().join("pics");
