@@ -489,9 +489,7 @@ impl MappedFilter {
     /// (so a writer that wants its filter's state after its changes reads the file once, not
     /// twice).
     pub fn seal_with_fill(&self) -> Result<Fill> {
-        let mut fill = FillSum::new(&self.kind);
-        self.seal_adding(Some(&mut fill))?;
-        Ok(fill.finish(self.params()))
+        self.with_fill(|fill| self.seal_adding(fill))
     }
 
     fn seal_adding(&self, fill: Option<&mut FillSum>) -> Result<()> {
@@ -512,8 +510,13 @@ impl MappedFilter {
     /// [`verify`](Self::verify), giving the [`Fill`] of the bits it verified, read in the same
     /// pass.
     pub fn verify_with_fill(&self) -> Result<Fill> {
+        self.with_fill(|fill| self.verify_adding(fill))
+    }
+
+    /// The [`Fill`] that `pass` sums while it reads the payload.
+    fn with_fill(&self, pass: impl FnOnce(Option<&mut FillSum>) -> Result<()>) -> Result<Fill> {
         let mut fill = FillSum::new(&self.kind);
-        self.verify_adding(Some(&mut fill))?;
+        pass(Some(&mut fill))?;
         Ok(fill.finish(self.params()))
     }
 
