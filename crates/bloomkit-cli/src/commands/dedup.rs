@@ -93,7 +93,8 @@ pub(crate) fn run(
             }
         );
     }
-    // The check reads the whole filter: not when nothing changed and no JSON is wanted.
+    // Not when nothing changed and no JSON is wanted. (A mapped file's state comes from the
+    // pass that seals it.)
     if !out.quiet && !closed && (kept > 0 || out.json) {
         let d = check_health(&t, out)?;
         Summary::new("dedup", &location.display())

@@ -2,6 +2,7 @@
 //! layouts, and what is reported.
 
 use crate::cli::SchemeName;
+use bloomkit::bitmap::{BitmapForm, KeyRange};
 use bloomkit::codec::native::Design;
 use bloomkit::scalable::LayerInfo;
 use bloomkit::{AnyFilter, Filter, Hashing, Spec};
@@ -255,23 +256,59 @@ fn describe_bitmap(filter: &AnyFilter, design: Option<Design>) -> Option<Descrip
         AnyFilter::TwoBitMap(m) => (m.range(), m.form(), m.len()),
         _ => return None,
     };
-    Some(Description {
-        kind: filter.kind().name(),
-        scheme: "exact".into(),
-        hashing: "none".into(),
-        bits: filter.params().bits,
-        hashes: 0,
-        bytes: filter.memory_bytes() as u64,
-        capacity: design.map(|d| d.capacity),
-        fpp: Some(0.0),
-        layout: Some(form.name().to_string()),
-        estimated_items: len as f64,
-        fill_ratio: len as f64 / range.width() as f64,
-        estimated_fpp: 0.0,
-        layers: None,
-        window: None,
-        range: Some(range.to_string()),
-    })
+    Some(
+        Bitmap {
+            kind: filter.kind(),
+            range,
+            form,
+            len,
+            bits: filter.params().bits,
+            bytes: filter.memory_bytes() as u64,
+            capacity: design.map(|d| d.capacity),
+        }
+        .describe(),
+    )
+}
+
+/// What `info` reports of a bitmap kind, loaded or mapped.
+pub struct Bitmap {
+    /// Bitmap or two-bit map.
+    pub kind: bloomkit::Kind,
+    /// Its integers.
+    pub range: KeyRange,
+    /// Dense or roaring.
+    pub form: BitmapForm,
+    /// Integers present (exact).
+    pub len: u64,
+    /// Bits of its planes.
+    pub bits: u64,
+    /// Bytes of its planes.
+    pub bytes: u64,
+    /// Design capacity, if known.
+    pub capacity: Option<u64>,
+}
+
+impl Bitmap {
+    /// Its description: its form as the layout, its exact count, no false positives.
+    pub fn describe(self) -> Description {
+        Description {
+            kind: self.kind.name(),
+            scheme: "exact".into(),
+            hashing: "none".into(),
+            bits: self.bits,
+            hashes: 0,
+            bytes: self.bytes,
+            capacity: self.capacity,
+            fpp: Some(0.0),
+            layout: Some(self.form.name().to_string()),
+            estimated_items: self.len as f64,
+            fill_ratio: self.len as f64 / self.range.width() as f64,
+            estimated_fpp: 0.0,
+            layers: None,
+            window: None,
+            range: Some(self.range.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]
