@@ -10,14 +10,14 @@
 //! `BLOOMKIT_WRITE_FIXTURES=1 cargo test --test fixtures` rewrites the files (only ever done
 //! on purpose, for a new format version).
 
+use bloomkit::clock::ManualClock;
 use bloomkit::codec::native::{self, Design};
 use bloomkit::storage::CounterWidth;
+use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Filter,
     Hashing, Preset, ScalableBloomFilter, Spec,
 };
-use bloomkit::clock::ManualClock;
-use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

@@ -118,6 +118,7 @@ fn write_parts(parts: &Parts, design: Option<Design>, out: &mut impl Write) -> i
     let lens = parts.plane_lens();
     let total = parts.total(&lens);
     let fixed = Fixed {
+        version: 1,
         kind: parts.kind,
         scheme: match parts.form() {
             BitmapForm::Dense => FORM_DENSE,
@@ -204,11 +205,8 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> 
     let form = match fixed.scheme {
         FORM_DENSE => BitmapForm::Dense,
         FORM_ROARING => BitmapForm::Roaring,
-        other => return Err(r.corrupt(format!("unknown bitmap form code {other}"))),
+        other => return Err(super::newer(format!("unknown bitmap form code {other}"))),
     };
-    if fixed.key_encoding != KEY_ENCODING_V1 {
-        return Err(r.corrupt(format!("unknown key encoding {}", fixed.key_encoding)));
-    }
     let planes = if kind == Kind::TwoBitMap { 2 } else { 1 };
     if fixed.counter_bits != bits_per_integer(kind)
         || fixed.layer_count != planes
