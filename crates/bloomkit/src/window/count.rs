@@ -237,7 +237,7 @@ impl CountWindowFilter {
     }
 
     /// The shape: `k`, `l`, generation size and slice size (for the blocked layout: `k = 1`,
-    /// `l = 7`, and the bits of one slice over all blocks).
+    /// `l = 3`, and the bits of one slice over all blocks).
     pub fn shape(&self) -> &AgePartitioned {
         &self.shape
     }
@@ -319,6 +319,7 @@ impl CountWindowFilter {
             .collect()
     }
 
+    /// The hash words of a key (the 128-bit hash, in both layouts).
     #[inline(always)]
     fn hash(&self, bytes: &[u8]) -> [u64; 2] {
         self.hashing.hash128(bytes)
@@ -328,7 +329,7 @@ impl CountWindowFilter {
     #[inline(always)]
     fn contains_hash(&self, [h1, h2]: [u64; 2]) -> bool {
         match &self.storage {
-            Storage::Lanes(l) => l.hits(&l.locate([h1, h2])) != 0,
+            Storage::Lanes(l) => l.any_hit(&l.locate([h1, h2])),
             Storage::Slices(s) => {
                 let d = digest(h1, h2);
                 s.contains(&d, self.ages.base, self.shape.k as usize)
@@ -369,7 +370,7 @@ impl CountWindowFilter {
         let h = self.hash(bytes);
         if let Storage::Lanes(l) = &self.storage {
             let p = l.locate(h);
-            let new = l.hits(&p) == 0;
+            let new = !l.any_hit(&p);
             self.insert_hash(h, Some(p));
             return new;
         }
@@ -393,7 +394,8 @@ impl CountWindowFilter {
     /// and its block prefetched [`AHEAD`](crate::probe::blocked) keys before its bits are set,
     /// as the blocked filters' batches do.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        if !matches!(self.storage, Storage::Lanes(_)) {
+        // A few keys gain nothing from the pipeline.
+        if !matches!(self.storage, Storage::Lanes(_)) || keys.len() < 8 {
             for k in keys {
                 k.with_bytes(|b| self.insert_hash(self.hash(b), None));
             }
@@ -430,7 +432,7 @@ impl CountWindowFilter {
                     l.prefetch(&p);
                     p
                 },
-                |out, i, p| out[i] = l.hits(&p) != 0,
+                |out, i, p| out[i] = l.any_hit(&p),
             ),
             Storage::Slices(s) => self.contains_batch_slices(s, keys, &mut out),
         }

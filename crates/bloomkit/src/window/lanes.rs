@@ -1,62 +1,68 @@
 //! The blocked layout of a count window ([`Lanes`]): every slice of an element in one block.
 //!
 //! A block is [`LANES`] lanes of `w` bits (`w` = 128, 256 or 512), lane `j` of every block
-//! making up physical slice `j`, stored as `w / 64` of the library's 64-byte [`Block`]s
-//! (so a block of 128-bit lanes is two adjacent cache lines). An element with hash words
+//! making up physical slice `j`, stored as `w / 128` of the library's 64-byte [`Block`]s
+//! (so a block of 128-bit lanes is one cache line, of 512-bit lanes four adjacent ones). An element with hash words
 //! `[h1, h2]` (the 128-bit hash) lives in block `⌊h1 · B / 2⁶⁴⌋` ([`reduce`]); its `b`
-//! positions in a lane are the `Bits(b)` positions of `h2` of the blocked filters
-//! ([`for_each_position`], 9-bit fields) modulo `w`, the same in every lane. An insert ORs
-//! them into the newest slice's lane; a query reads the block once and reports which lanes
-//! hold all of them (`hits`, one bit per physical slice). Starting a generation clears one
-//! lane of every block.
+//! positions in a lane are `log₂ w`-bit fields of `h2`, lowest first (9 of 7 bits, 8 of 8 or 7
+//! of 9 per 64-bit word; further words are SplitMix64 steps from `h2`, as the blocked filters'
+//! `Bits(k)` layout does), the same in every lane; positions may coincide. An insert ORs
+//! them into the newest slice's lane; a query reads the block once and reports whether a lane
+//! holds all of them (`k = 1`). Starting a generation clears one lane of every block. Lanes of
+//! 128 bits (one cache line a block) with at most 8 bits per element, the shape at 1%, have an
+//! AVX2 kernel
+//! (`lanes_avx2.rs`), chosen once when the lanes are built.
 //!
 //! Sizing and the FPR model are `sizing.rs` ([`BlockedAgePartitioned`],
 //! [`LaneModel`](super::sizing::LaneModel)).
 
 use super::sizing::{BlockedAgePartitioned, LANES, LANE_BITS};
 use crate::error::{Error, Result};
-use crate::probe::blocked::for_each_position;
-use crate::probe::reduce;
+use crate::probe::{reduce, splitmix64};
 use crate::storage::{blocks_from_words, prefetch, zeroed_blocks, Block};
 
 /// The blocks of a count window in the blocked layout.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Lanes {
-    /// Words per lane: 2, 4 or 8 (also the cache lines per block).
+    /// Words per lane: 2, 4 or 8.
     lane_words: usize,
     /// Bits set per element in its lane (`b`).
     bits_per_element: u32,
-    /// `lane_words` [`Block`]s per block.
+    /// [`lines_per_block`] [`Block`]s per block.
     lines: Vec<Block>,
     /// Blocks.
     blocks: u64,
+    /// Whether the AVX2 kernel serves these lanes on this CPU (decided once, from the shape
+    /// and the CPU).
+    avx2: bool,
 }
 
-/// Where an element is: its block and its bits in a lane (the first `lane_words` words).
+/// Where an element is: its block and the hash word of its bits in a lane.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Probe {
     block: usize,
-    mask: [u64; 8],
+    h2: u64,
 }
 
 impl Lanes {
     /// Empty lanes of this shape.
     pub fn zeros(shape: &BlockedAgePartitioned) -> Result<Self> {
         let lane_words = check(shape)?;
-        let lines = zeroed_blocks(shape.blocks * lane_words as u64)?;
+        let lines = zeroed_blocks(shape.blocks * lines_per_block(lane_words) as u64)?;
         Ok(Self::from_lines(shape, lane_words, lines))
     }
 
     /// Lanes holding `words` (as [`words`](Self::as_lines) gives them), for a file.
     pub fn from_words(shape: &BlockedAgePartitioned, words: &[u64]) -> Result<Self> {
         let lane_words = check(shape)?;
-        if words.len() as u64 != shape.blocks * 8 * lane_words as u64 {
+        let want = shape.blocks * 8 * lines_per_block(lane_words) as u64;
+        if words.len() as u64 != want {
             return Err(Error::InvalidParameters(format!(
                 "{} blocks of {} lanes of {} bits are {} words, not {}",
                 shape.blocks,
                 LANES,
                 shape.lane_bits,
-                shape.blocks * 8 * lane_words as u64,
+                want,
                 words.len()
             )));
         }
@@ -73,6 +79,7 @@ impl Lanes {
             bits_per_element: shape.bits_per_element,
             lines,
             blocks: shape.blocks,
+            avx2: avx2_applies(lane_words, shape.bits_per_element),
         }
     }
 
@@ -81,24 +88,20 @@ impl Lanes {
         &self.lines
     }
 
-    /// The block and lane bits of hash words `[h1, h2]`.
+    /// The block of hash words `[h1, h2]` (its bits come from `h2`).
     #[inline(always)]
     pub fn locate(&self, [h1, h2]: [u64; 2]) -> Probe {
-        let mut mask = [0u64; 8];
-        let fold = self.lane_words - 1;
-        for_each_position(h2, self.bits_per_element, |pos| {
-            mask[(pos >> 6) & fold] |= 1u64 << (pos & 63);
-        });
         Probe {
             block: reduce(h1, self.blocks) as usize,
-            mask,
+            h2,
         }
     }
 
     /// The cache lines of the element's block.
     #[inline(always)]
     fn block(&self, p: &Probe) -> &[Block] {
-        &self.lines[p.block * self.lane_words..(p.block + 1) * self.lane_words]
+        let lines = lines_per_block(self.lane_words);
+        &self.lines[p.block * lines..(p.block + 1) * lines]
     }
 
     /// Starts loading the element's block.
@@ -107,24 +110,48 @@ impl Lanes {
         self.block(p).iter().for_each(|line| prefetch(line));
     }
 
-    /// One bit per physical slice: set where the slice's lane has every bit of the element.
+    /// Whether some slice's lane has every bit of the element (`k = 1`: one slice is a
+    /// run).
     #[inline(always)]
-    pub fn hits(&self, p: &Probe) -> u32 {
-        let block = self.block(p);
+    pub fn any_hit(&self, p: &Probe) -> bool {
+        let (block, b) = (self.block(p), self.bits_per_element);
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only when the CPU has AVX2 and the lanes are two words
+            // (`lanes_avx2::applies`); a block of them is two `Block`s.
+            return unsafe { super::lanes_avx2::any_hit(block, p.h2, b) };
+        }
+        self.hits_portable(block, p.h2) != 0
+    }
+
+    /// One bit per physical slice, set where the slice's lane has every bit of in-lane hash
+    /// `h2` (the portable code).
+    fn hits_portable(&self, block: &[Block], h2: u64) -> u32 {
+        let b = self.bits_per_element;
         match self.lane_words {
-            2 => hits_in::<2>(block, &p.mask),
-            4 => hits_in::<4>(block, &p.mask),
-            _ => hits_in::<8>(block, &p.mask),
+            2 => hits_in::<2>(block, &mask::<2>(h2, b)),
+            4 => hits_in::<4>(block, &mask::<4>(h2, b)),
+            _ => hits_in::<8>(block, &mask::<8>(h2, b)),
         }
     }
 
     /// Sets the element's bits in the lane of physical slice `slice`.
     #[inline(always)]
     pub fn set(&mut self, p: &Probe, slice: usize) {
-        let lw = self.lane_words;
-        let block = &mut self.lines[p.block * lw..(p.block + 1) * lw];
-        for (t, m) in p.mask[..lw].iter().enumerate() {
-            let w = slice * lw + t;
+        match self.lane_words {
+            2 => self.set_in::<2>(p, slice),
+            4 => self.set_in::<4>(p, slice),
+            _ => self.set_in::<8>(p, slice),
+        }
+    }
+
+    #[inline(always)]
+    fn set_in<const LW: usize>(&mut self, p: &Probe, slice: usize) {
+        let m = self.mask::<LW>(p.h2);
+        let lines = lines_per_block(LW);
+        let block = &mut self.lines[p.block * lines..(p.block + 1) * lines];
+        for (t, m) in m.iter().enumerate() {
+            let w = slice * LW + t;
             block[w / 8].0[w % 8] |= m;
         }
     }
@@ -132,7 +159,7 @@ impl Lanes {
     /// Clears physical slice `slice`: its lane in every block.
     pub fn clear_slice(&mut self, slice: usize) {
         let lw = self.lane_words;
-        for block in self.lines.chunks_exact_mut(lw) {
+        for block in self.lines.chunks_exact_mut(lines_per_block(lw)) {
             for w in slice * lw..(slice + 1) * lw {
                 block[w / 8].0[w % 8] = 0;
             }
@@ -148,7 +175,7 @@ impl Lanes {
     pub fn slice_ones(&self, slice: usize) -> u64 {
         let lw = self.lane_words;
         self.lines
-            .chunks_exact(lw)
+            .chunks_exact(lines_per_block(lw))
             .flat_map(|block| (slice * lw..(slice + 1) * lw).map(|w| block[w / 8].0[w % 8]))
             .map(|w| u64::from(w.count_ones()))
             .sum()
@@ -159,7 +186,7 @@ impl Lanes {
     pub fn for_each_lane_fill(&self, mut fill: impl FnMut(usize, usize, f64)) {
         let lw = self.lane_words;
         let bits = (lw * 64) as f64;
-        for (i, block) in self.lines.chunks_exact(lw).enumerate() {
+        for (i, block) in self.lines.chunks_exact(lines_per_block(lw)).enumerate() {
             for slice in 0..LANES as usize {
                 let ones: u32 = (slice * lw..(slice + 1) * lw)
                     .map(|w| block[w / 8].0[w % 8].count_ones())
@@ -175,13 +202,77 @@ impl Lanes {
     }
 }
 
+impl Lanes {
+    /// The element's bits in a lane of `LW` words (the AVX2 kernel's when it applies).
+    #[inline(always)]
+    fn mask<const LW: usize>(&self, h2: u64) -> [u64; LW] {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: as in `any_hit`.
+            let m = unsafe { super::lanes_avx2::lane_mask(h2, self.bits_per_element) };
+            return std::array::from_fn(|t| m[t]);
+        }
+        mask::<LW>(h2, self.bits_per_element)
+    }
+
+    /// Makes every operation take the portable path (for the tests that compare it with the
+    /// AVX2 kernel).
+    #[cfg(test)]
+    pub(crate) fn force_portable(&mut self) {
+        self.avx2 = false;
+    }
+}
+
+/// The cache lines ([`Block`]s) of a block of lanes of `lane_words` words.
+const fn lines_per_block(lane_words: usize) -> usize {
+    LANES as usize * lane_words / 8
+}
+
+/// Whether the AVX2 kernel serves lanes of `lane_words` words and `b` bits per element here.
+fn avx2_applies(lane_words: usize, b: u32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::lanes_avx2::applies(lane_words, b);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (lane_words, b);
+        false
+    }
+}
+
+/// The bits of in-lane hash `h2` in a lane of `LW` words (the definition of the layout):
+/// `b` positions, `log₂(64·LW)`-bit fields of `h2` lowest first, then of SplitMix64 steps
+/// from `h2`. Each position's word is chosen by masks rather than by an index, so that the
+/// mask stays in registers.
+#[inline(always)]
+fn mask<const LW: usize>(h2: u64, b: u32) -> [u64; LW] {
+    let field = 6 + LW.trailing_zeros();
+    let per_word = 64 / field;
+    let lane = (64 * LW as u64) - 1;
+    let mut m = [0u64; LW];
+    let (mut seed, mut x, mut left) = (h2, h2, per_word);
+    for _ in 0..b {
+        if left == 0 {
+            seed = splitmix64(seed);
+            x = seed;
+            left = per_word;
+        }
+        let pos = x & lane;
+        for (t, m) in m.iter_mut().enumerate() {
+            *m |= u64::from(pos >> 6 == t as u64) << (pos & 63);
+        }
+        x >>= field;
+        left -= 1;
+    }
+    m
+}
+
 /// [`Lanes::hits`] for lanes of `LW` words (a constant, so that the loops unroll).
 #[inline(always)]
-fn hits_in<const LW: usize>(block: &[Block], mask: &[u64; 8]) -> u32 {
+fn hits_in<const LW: usize>(block: &[Block], mask: &[u64; LW]) -> u32 {
     let mut hits = 0;
     for lane in 0..LANES as usize {
         let mut missing = 0u64;
-        for (t, m) in mask[..LW].iter().enumerate() {
+        for (t, m) in mask.iter().enumerate() {
             let w = lane * LW + t;
             missing |= m & !block[w / 8].0[w % 8];
         }
@@ -207,4 +298,61 @@ fn check(shape: &BlockedAgePartitioned) -> Result<usize> {
     }
     crate::math::check_bits_hashes(shape.bits(), u64::from(shape.bits_per_element))?;
     Ok(shape.lane_bits as usize / 64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::sizing::BlockedAgePartitioned;
+
+    /// The AVX2 kernel (where the CPU has it) and the portable code agree on every lane mask,
+    /// every set bit and every answer, for each `b` the kernel serves and the next.
+    #[test]
+    fn avx2_kernel_and_portable_code_agree() {
+        for b in 1..=9 {
+            let shape = BlockedAgePartitioned {
+                generation: 100,
+                blocks: 256,
+                lane_bits: 128,
+                bits_per_element: b,
+            };
+            let mut fast = Lanes::zeros(&shape).unwrap();
+            let expect_avx2 = cfg!(target_arch = "x86_64")
+                && b <= 8
+                && std::arch::is_x86_feature_detected!("avx2");
+            assert_eq!(fast.avx2, expect_avx2, "b = {b}");
+            let mut portable = fast.clone();
+            portable.force_portable();
+            for i in 0..3000u64 {
+                let h = [splitmix64(i), splitmix64(i ^ 0xabcd)];
+                assert_eq!(fast.mask::<2>(h[1]), mask::<2>(h[1], b), "b = {b}");
+                let p = fast.locate(h);
+                assert_eq!(fast.any_hit(&p), portable.any_hit(&p), "b = {b}, key {i}");
+                // Fill lanes unevenly so that both answers occur.
+                if i % 3 != 0 {
+                    let slice = (i % u64::from(LANES)) as usize;
+                    fast.set(&p, slice);
+                    portable.set(&p, slice);
+                    assert!(fast.any_hit(&p));
+                }
+            }
+            assert!(fast.lines == portable.lines, "b = {b}");
+            let ones: u64 = (0..LANES as usize).map(|s| fast.slice_ones(s)).sum();
+            assert!(ones > 0 && ones < shape.bits());
+        }
+    }
+
+    #[test]
+    fn positions_are_fields_of_the_hash() {
+        // b = 2 in 128-bit lanes: bits 5 and 3 + 64 (fields 5 and 67 of h2).
+        let h2 = 5 | (67 << 7);
+        assert_eq!(mask::<2>(h2, 2), [1 << 5, 1 << 3]);
+        // 512-bit lanes: 9-bit fields; past the seventh, SplitMix64 of h2.
+        let m = mask::<8>(0, 8);
+        let next = splitmix64(0) & 511;
+        let mut want = [0u64; 8];
+        want[0] |= 1;
+        want[(next >> 6) as usize] |= 1 << (next & 63);
+        assert_eq!(m, want);
+    }
 }

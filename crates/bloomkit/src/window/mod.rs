@@ -18,6 +18,8 @@
 
 pub mod count;
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod lanes_avx2;
 pub mod sizing;
 mod slices;
 pub mod time;

@@ -7,10 +7,10 @@
 //! | scheme byte | 1 (enhanced double hashing; the `j`-th probe goes to slice `j`) | 9 (blocked age-partitioned) | the generations' block layout (6, 7, 8 as for blocked filters) |
 //! | capacity, fpp | the window `N` (insertions) and the target FPR | the same | insertions per window and the target FPR |
 //! | growth (u32) | `k` | `k` (1) | `G`, generations per window |
-//! | max layers (u32) | `l` | `l` (7) | 0 |
+//! | max layers (u32) | `l` | `l` (3) | 0 |
 //! | max capacity (u64) | `g`, insertions per generation | the same | the window in milliseconds |
 //! | tightening (f64) | 0 | 0 | 0 |
-//! | layer table | `k + l` slices in physical order: bits = slice bits, hashes = 1, capacity = 0, inserted = insertions ever (equal in every entry) | one entry, the blocks: bits = all bits, hashes = `b`, capacity = lane bits (128, 256, 512), inserted = insertions ever | `G + 1` ring slots: bits and hashes of the generation's blocked filter, capacity = its capacity, inserted = its generation number plus one (0: unused) |
+//! | layer table | `k + l` slices in physical order: bits = slice bits, hashes = 1, capacity = 0, inserted = insertions ever (equal in every entry) | one entry, the blocks (4 lanes each): bits = all bits, hashes = `b`, capacity = lane bits (128, 256, 512), inserted = insertions ever | `G + 1` ring slots: bits and hashes of the generation's blocked filter, capacity = its capacity, inserted = its generation number plus one (0: unused) |
 
 use super::{corrupt, newer, scheme_code, words_of, Extra, Header, LayerOut, Parts, Words, FORMAT};
 use super::{SCHEME_BLOCKED_BITS, SCHEME_BLOCKED_SPLIT, SCHEME_BLOCKED_SPLIT256};
@@ -204,7 +204,7 @@ fn decode_blocked_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilt
     let e = &header.layers[0];
     if header.layers.len() != 1 || (k, l) != (1, LANES - 1) {
         return Err(bad(format!(
-            "a blocked count window has k = 1, l = 7 and one layer entry (got k = {k}, l = {l}, {} entries)",
+            "a blocked count window has k = 1, l = 3 and one layer entry (got k = {k}, l = {l}, {} entries)",
             header.layers.len()
         )));
     }
@@ -212,7 +212,7 @@ fn decode_blocked_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilt
     let block_bits = u64::from(lane_bits) * u64::from(LANES);
     if block_bits == 0 || !e.params.bits.is_multiple_of(block_bits) {
         return Err(bad(format!(
-            "{} bits is not a whole number of blocks of 8 lanes of {lane_bits} bits",
+            "{} bits is not a whole number of blocks of 4 lanes of {lane_bits} bits",
             e.params.bits
         )));
     }

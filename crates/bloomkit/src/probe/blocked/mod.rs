@@ -39,12 +39,8 @@
 
 mod portable;
 
-/// The `Bits(k)` in-block positions, which the count window's blocked layout takes modulo its
-/// lane width (`window/lanes.rs`).
-pub(crate) use portable::for_each_position;
-
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 
 use crate::error::{Error, Result};
 use crate::hash::Hashing;
