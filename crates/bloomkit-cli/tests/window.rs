@@ -76,6 +76,10 @@ fn a_count_window_file_remembers_the_last_n_insertions() {
     assert_eq!(w["type"], "count");
     assert_eq!(w["insertions"], 1000);
     assert_eq!(w["inserted"], 5000);
+    assert_eq!(
+        w["layout"], "blocked",
+        "new files: every slice of an element in one block"
+    );
     let forgotten = w["forgotten_after"].as_u64().unwrap();
     assert!(w["guaranteed"].as_u64().unwrap() >= 1000);
     // The oldest are gone once forgotten_after more insertions followed them.
@@ -109,6 +113,67 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
     assert_eq!(r.code, 2);
     assert!(
         r.err.contains("a window of 1w, not the last 30d"),
+        "{}",
+        r.err
+    );
+    // Other generations on the same file are refused too, with --window or without, naming
+    // both; the file's own are accepted.
+    let g = json(&f)["window"]["generations"].as_u64().unwrap();
+    let other = (g + 1).to_string();
+    for args in [
+        vec!["dedup", &f, "--window", "7d", "--generations", &other],
+        vec!["dedup", &f, "--generations", &other],
+    ] {
+        let r = run(
+            &args, b"a
+",
+        );
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(
+            r.err.contains(&format!(
+                "a window of 1w in {g} generations, not {other} generations as --generations asks"
+            )),
+            "{}",
+            r.err
+        );
+        assert_eq!(r.out, "", "nothing deduplicated");
+    }
+    let same = g.to_string();
+    let args = ["dedup", &f, "--window", "7d", "--generations", &same];
+    assert_eq!(
+        ok(
+            &args, b"a
+q
+"
+        )
+        .out,
+        "q
+"
+    );
+    // A count window has no generations to choose.
+    let count = d.path().join("count.bloom").to_string_lossy().into_owned();
+    ok(&["create", &count, "--window", "1000"], b"");
+    let r = run(
+        &["dedup", &count, "--generations", "7"],
+        b"a
+",
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.err
+            .contains("the last 1000 insertions; --generations is for time windows"),
+        "{}",
+        r.err
+    );
+    let r = run(
+        &["dedup", &count, "--window", "2000"],
+        b"a
+",
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.err
+            .contains("the last 1000 insertions, not the last 2000 insertions"),
         "{}",
         r.err
     );
