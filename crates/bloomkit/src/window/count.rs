@@ -337,10 +337,15 @@ impl CountWindowFilter {
         }
     }
 
-    /// Records an element (its hash words `h`) in the `k` newest slices, starting a new
-    /// generation first when the current one is full.
+    /// Records an element (its hash words `h`, or its probe `probe` in the blocked layout)
+    /// in the `k` newest slices, starting a new generation first when the current one is
+    /// full. With `test`, returns whether it was new: in the paper's layout found before the
+    /// generation started, in the blocked one after (tested with the bits set, in one pass
+    /// over its block); without, `false`.
     #[inline(always)]
-    fn insert_hash(&mut self, [h1, h2]: [u64; 2], probe: Option<Probe>) {
+    fn insert_hash(&mut self, [h1, h2]: [u64; 2], probe: Option<Probe>, test: bool) -> bool {
+        let new =
+            test && matches!(self.storage, Storage::Slices(_)) && !self.contains_hash([h1, h2]);
         let turned = self.ages.advance(self.slice_count(), self.shape.generation);
         let base = self.ages.base;
         match &mut self.storage {
@@ -349,13 +354,14 @@ impl CountWindowFilter {
                     l.clear_slice(j);
                 }
                 let p = probe.unwrap_or_else(|| l.locate([h1, h2]));
-                l.set(&p, base);
+                l.set(&p, base, test)
             }
             Storage::Slices(s) => {
                 if let Some(j) = turned {
                     s.clear_slice(j);
                 }
                 s.set(&digest(h1, h2), base, self.shape.k as usize);
+                new
             }
         }
     }
@@ -367,16 +373,7 @@ impl CountWindowFilter {
     }
 
     fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-        let h = self.hash(bytes);
-        if let Storage::Lanes(l) = &self.storage {
-            let p = l.locate(h);
-            let new = !l.any_hit(&p);
-            self.insert_hash(h, Some(p));
-            return new;
-        }
-        let new = !self.contains_hash(h);
-        self.insert_hash(h, None);
-        new
+        self.insert_hash(self.hash(bytes), None, true)
     }
 
     /// Whether the element may be among the remembered insertions (always `true` for each of
@@ -397,7 +394,7 @@ impl CountWindowFilter {
         // A few keys gain nothing from the pipeline.
         if !matches!(self.storage, Storage::Lanes(_)) || keys.len() < 8 {
             for k in keys {
-                k.with_bytes(|b| self.insert_hash(self.hash(b), None));
+                k.with_bytes(|b| self.insert_hash(self.hash(b), None, false));
             }
             return;
         }
@@ -413,7 +410,9 @@ impl CountWindowFilter {
                 l.prefetch(&p);
                 (h, p)
             },
-            |f, _, (h, p)| f.insert_hash(h, Some(p)),
+            |f, _, (h, p)| {
+                f.insert_hash(h, Some(p), false);
+            },
         );
     }
 

@@ -135,19 +135,29 @@ impl Lanes {
         }
     }
 
-    /// Sets the element's bits in the lane of physical slice `slice`.
+    /// Sets the element's bits in the lane of physical slice `slice`; returns whether no
+    /// lane had all of them before (the element was new) when `test` is set, else `false`.
     #[inline(always)]
-    pub fn set(&mut self, p: &Probe, slice: usize) {
+    pub fn set(&mut self, p: &Probe, slice: usize, test: bool) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            let (b, lines) = (self.bits_per_element, lines_per_block(self.lane_words));
+            let block = &mut self.lines[p.block * lines..(p.block + 1) * lines];
+            // SAFETY: as in `any_hit`; a physical slice is a lane, `slice < LANES = 4`.
+            return unsafe { super::lanes_avx2::set(block, p.h2, b, slice, test) };
+        }
+        let new = test && !self.any_hit(p);
         match self.lane_words {
             2 => self.set_in::<2>(p, slice),
             4 => self.set_in::<4>(p, slice),
             _ => self.set_in::<8>(p, slice),
         }
+        new
     }
 
     #[inline(always)]
     fn set_in<const LW: usize>(&mut self, p: &Probe, slice: usize) {
-        let m = self.mask::<LW>(p.h2);
+        let m = mask::<LW>(p.h2, self.bits_per_element);
         let lines = lines_per_block(LW);
         let block = &mut self.lines[p.block * lines..(p.block + 1) * lines];
         for (t, m) in m.iter().enumerate() {
@@ -203,18 +213,6 @@ impl Lanes {
 }
 
 impl Lanes {
-    /// The element's bits in a lane of `LW` words (the AVX2 kernel's when it applies).
-    #[inline(always)]
-    fn mask<const LW: usize>(&self, h2: u64) -> [u64; LW] {
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: as in `any_hit`.
-            let m = unsafe { super::lanes_avx2::lane_mask(h2, self.bits_per_element) };
-            return std::array::from_fn(|t| m[t]);
-        }
-        mask::<LW>(h2, self.bits_per_element)
-    }
-
     /// Makes every operation take the portable path (for the tests that compare it with the
     /// AVX2 kernel).
     #[cfg(test)]
@@ -325,15 +323,16 @@ mod tests {
             portable.force_portable();
             for i in 0..3000u64 {
                 let h = [splitmix64(i), splitmix64(i ^ 0xabcd)];
-                assert_eq!(fast.mask::<2>(h[1]), mask::<2>(h[1], b), "b = {b}");
                 let p = fast.locate(h);
                 assert_eq!(fast.any_hit(&p), portable.any_hit(&p), "b = {b}, key {i}");
                 // Fill lanes unevenly so that both answers occur.
                 if i % 3 != 0 {
                     let slice = (i % u64::from(LANES)) as usize;
-                    fast.set(&p, slice);
-                    portable.set(&p, slice);
-                    assert!(fast.any_hit(&p));
+                    let test = i % 2 == 0;
+                    let new = fast.set(&p, slice, test);
+                    assert_eq!(new, portable.set(&p, slice, test), "b = {b}, key {i}");
+                    assert!(fast.any_hit(&p) && !fast.set(&p, slice, true));
+                    portable.set(&p, slice, false);
                 }
             }
             assert!(fast.lines == portable.lines, "b = {b}");

@@ -77,7 +77,17 @@ fn mask(h2: u64, b: u32) -> __m256i {
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn any_hit(block: &[Block], h2: u64, b: u32) -> bool {
     debug_assert!(!block.is_empty());
-    let m = mask(h2, b);
+    // SAFETY: the caller's.
+    unsafe { hit_with(block, mask(h2, b)) }
+}
+
+/// Whether any lane of `block` has every bit of mask `m` (`[m0, m1, m0, m1]`).
+///
+/// # Safety
+/// As [`any_hit`].
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn hit_with(block: &[Block], m: __m256i) -> bool {
     let zero = _mm256_setzero_si256();
     let p = block.as_ptr().cast::<__m256i>();
     let mut full = 0i32;
@@ -91,16 +101,30 @@ pub(super) unsafe fn any_hit(block: &[Block], h2: u64, b: u32) -> bool {
     full & (full >> 1) & 0x55 != 0
 }
 
-/// The element's bits in a 128-bit lane as two words.
+/// Sets the element's bits in lane `lane` of `block`; returns whether no lane had all of
+/// them before (the element was new), when `test` is set (else `false`).
 ///
 /// # Safety
-/// The CPU must have AVX2 ([`applies`]).
+/// The CPU must have AVX2 ([`applies`]), `block` must not be empty, and `lane < 4`.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn lane_mask(h2: u64, b: u32) -> [u64; 2] {
-    let m = _mm256_castsi256_si128(mask(h2, b));
-    [
-        _mm_cvtsi128_si64(m) as u64,
-        _mm_extract_epi64::<1>(m) as u64,
-    ]
+pub(super) unsafe fn set(block: &mut [Block], h2: u64, b: u32, lane: usize, test: bool) -> bool {
+    debug_assert!(!block.is_empty() && lane < 4);
+    let m = mask(h2, b);
+    // SAFETY: the caller's.
+    let new = test && !unsafe { hit_with(block, m) };
+    // SAFETY: lane `lane` is words `2·lane` and `2·lane + 1` of the first block, 16 bytes
+    // inside it; `loadu`/`storeu` have no alignment requirement.
+    unsafe {
+        let p = block
+            .as_mut_ptr()
+            .cast::<u64>()
+            .add(2 * lane)
+            .cast::<__m128i>();
+        _mm_storeu_si128(
+            p,
+            _mm_or_si128(_mm_loadu_si128(p), _mm256_castsi256_si128(m)),
+        );
+    }
+    new
 }

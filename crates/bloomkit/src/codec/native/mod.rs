@@ -74,6 +74,15 @@ const SCHEME_BLOCKED_BITS: u8 = 6;
 const SCHEME_BLOCKED_SPLIT: u8 = 7;
 const SCHEME_BLOCKED_SPLIT256: u8 = 8;
 
+/// The scheme byte of a blocked filter (or a time window's generations) with this layout.
+pub(super) fn block_layout_code(layout: BlockLayout) -> u8 {
+    match layout {
+        BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
+        BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
+        BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
+    }
+}
+
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
 
@@ -216,11 +225,7 @@ impl<'a> Parts<'a> {
         };
         match filter {
             AnyFilter::Blocked(f) => {
-                let code = match f.spec().layout() {
-                    BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
-                    BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
-                    BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
-                };
+                let code = block_layout_code(f.spec().layout());
                 let words = Words::Blocks(f.as_blocks());
                 let l = layer(f.bits(), f.spec().hashes(), words);
                 Parts::single(Kind::Blocked, code, f.hashing(), 0, l)

@@ -12,14 +12,13 @@
 //! | tightening (f64) | 0 | 0 | 0 |
 //! | layer table | `k + l` slices in physical order: bits = slice bits, hashes = 1, capacity = 0, inserted = insertions ever (equal in every entry) | one entry, the blocks (4 lanes each): bits = all bits, hashes = `b`, capacity = lane bits (128, 256, 512), inserted = insertions ever | `G + 1` ring slots: bits and hashes of the generation's blocked filter, capacity = its capacity, inserted = its generation number plus one (0: unused) |
 
+use super::block_layout_code;
 use super::{corrupt, newer, scheme_code, words_of, Extra, Header, LayerOut, Parts, Words, FORMAT};
-use super::{SCHEME_BLOCKED_BITS, SCHEME_BLOCKED_SPLIT, SCHEME_BLOCKED_SPLIT256};
 use crate::any::AnyFilter;
 use crate::blocked::BlockedBloomFilter;
 use crate::codec::Reader;
 use crate::error::{Error, Result};
 use crate::kind::Kind;
-use crate::probe::blocked::BlockLayout;
 use crate::probe::Scheme;
 use crate::storage::BitVec;
 use crate::window::count::MAX_SLICES;
@@ -94,20 +93,32 @@ pub(super) fn count_parts(f: &CountWindowFilter) -> Parts<'_> {
             (scheme_code(Scheme::EnhancedDouble), layers)
         }
     };
+    let extra = Extra {
+        capacity: f.window(),
+        fpp: f.fpp(),
+        growth: shape.k,
+        max_layers: shape.l,
+        max_capacity: shape.generation,
+    };
+    window_parts(Kind::CountWindow, scheme, f.hashing(), layers, extra)
+}
+
+/// The parts of an expiring filter: bit layers and the header fields it fills itself.
+fn window_parts<'a>(
+    kind: Kind,
+    scheme: u8,
+    hashing: &'a crate::hash::Hashing,
+    layers: Vec<LayerOut<'a>>,
+    extra: Extra,
+) -> Parts<'a> {
     Parts {
-        kind: Kind::CountWindow,
+        kind,
         scheme,
-        hashing: f.hashing(),
+        hashing,
         counter_bits: 0,
         layers,
         config: None,
-        extra: Some(Extra {
-            capacity: f.window(),
-            fpp: f.fpp(),
-            growth: shape.k,
-            max_layers: shape.l,
-            max_capacity: shape.generation,
-        }),
+        extra: Some(extra),
     }
 }
 
@@ -115,11 +126,7 @@ pub(super) fn count_parts(f: &CountWindowFilter) -> Parts<'_> {
 pub(super) fn time_parts(f: &TimeWindowFilter) -> Parts<'_> {
     let (slots, epochs) = f.slots();
     let spec = f.generation_spec();
-    let scheme = match spec.layout() {
-        BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
-        BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
-        BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
-    };
+    let scheme = block_layout_code(spec.layout());
     let capacity = f.capacity().div_ceil(u64::from(f.generations()));
     let layers = slots
         .iter()
@@ -132,21 +139,14 @@ pub(super) fn time_parts(f: &TimeWindowFilter) -> Parts<'_> {
             words: Words::Blocks(s.as_blocks()),
         })
         .collect();
-    Parts {
-        kind: Kind::TimeWindow,
-        scheme,
-        hashing: f.hashing(),
-        counter_bits: 0,
-        layers,
-        config: None,
-        extra: Some(Extra {
-            capacity: f.capacity(),
-            fpp: f.fpp(),
-            growth: f.generations(),
-            max_layers: 0,
-            max_capacity: u64::try_from(f.window().as_millis()).unwrap_or(u64::MAX),
-        }),
-    }
+    let extra = Extra {
+        capacity: f.capacity(),
+        fpp: f.fpp(),
+        growth: f.generations(),
+        max_layers: 0,
+        max_capacity: u64::try_from(f.window().as_millis()).unwrap_or(u64::MAX),
+    };
+    window_parts(Kind::TimeWindow, scheme, f.hashing(), layers, extra)
 }
 
 fn bad(reason: String) -> Error {
