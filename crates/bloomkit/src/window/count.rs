@@ -367,7 +367,8 @@ impl CountWindowFilter {
     }
 
     /// Inserts an element (it counts as one of the last insertions again even if it was
-    /// there); returns `true` if it was not found before.
+    /// there); returns `true` if it was not found before (in the blocked layout: among the
+    /// slices left once this insertion has started a new generation, if it starts one).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         key.with_bytes(|b| self.insert_bytes(b))
     }

@@ -8,15 +8,14 @@
 //! and a query reads a word in each slice, in separate cache lines. Putting every slice's bits
 //! of an element in one block makes the slices of a block share their load: an element that
 //! lands in a busy block meets fuller sub-words in all the `k` slices of a run at once. The
-//! model over block loads (gens of Poisson loads per block, summed over the `2k - 1`
-//! generations a run of `k` slices holds) puts the cost of that at 1%, N = 10⁶, `k + l = 32`
-//! slices: 24.1 bits per element in one 64-byte line (16-bit sub-words), 22.1 in two (32-bit
-//! sub-words), 21.2 in four (64-bit sub-words), against the paper's 19.7: only four lines stay
-//! within 1.1× of the paper. The generalisation with `b` bits per element in each slice and
-//! `k = 1` (every slice a small Bloom filter of its own generation: a query tests the same `b`
-//! bits in each slice of one block, an insert sets them in the newest) needs 20.4 bits per
-//! element in two cache lines (`b = 8` in 128-bit lanes), so that is the layout new filters
-//! use; the forgetting age is `(1 + l)·g` as in the paper's filter.
+//! model over block loads (Poisson loads per block and generation, a run of `k` slices holding
+//! `2k - 1` generations) puts the cost at 1%, N = 10⁶, `k + l = 32` slices, at 24.1 bits per
+//! element in one cache line, 22.1 in two and 21.2 in four, against the paper's 19.7: only four
+//! lines stay within 1.1× of it. With `k = 1` and `b` bits per element in each slice (every
+//! slice a small Bloom filter of its own generation: a query tests the same `b` bits in each
+//! lane of one block, an insert sets them in the newest), 4 lanes of 128 bits need 21.2 bits
+//! per element in one cache line (1.08× the paper), so that is the layout new filters use.
+//! `cargo run --release -p bloomkit --example window_layouts` prints these figures.
 
 use crate::error::{Error, Result};
 use crate::math::{self, BlockModel, MAX_BITS};
