@@ -413,7 +413,6 @@ mod tests {
             ));
             let cases: Vec<(&str, Change)> = vec![
                 ("count", Box::new(|b| b[160] ^= 1)),
-                ("form", Box::new(|b| b[12] = 9)),
                 ("range", Box::new(|b| b[144..160].fill(0))),
                 ("plane length", Box::new(|b| b[168] ^= 8)),
                 ("second plane", Box::new(|b| b[176..184].fill(0xff))),
@@ -429,6 +428,12 @@ mod tests {
                     other => panic!("{what} of {f:?}: {other:?}"),
                 }
             }
+            // An unknown form is a newer version's.
+            let form = resealed(bytes.clone(), |b| b[12] = 9);
+            assert!(matches!(
+                from_bytes(&form, &[]),
+                Err(Error::NewerVersion { .. })
+            ));
             for cut in [0, 10, 100, HEAD_LEN, bytes.len() - 1] {
                 assert!(from_bytes(&bytes[..cut], &[]).is_err());
             }
