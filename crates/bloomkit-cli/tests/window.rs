@@ -124,10 +124,7 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
         vec!["dedup", &f, "--window", "7d", "--generations", &other],
         vec!["dedup", &f, "--generations", &other],
     ] {
-        let r = run(
-            &args, b"a
-",
-        );
+        let r = run(&args, b"a\n");
         assert_eq!(r.code, 2, "{args:?}");
         assert!(
             r.err.contains(&format!(
@@ -140,43 +137,26 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
     }
     let same = g.to_string();
     let args = ["dedup", &f, "--window", "7d", "--generations", &same];
-    assert_eq!(
-        ok(
-            &args, b"a
-q
-"
-        )
-        .out,
-        "q
-"
-    );
-    // A count window has no generations to choose.
+    assert_eq!(ok(&args, b"a\nq\n").out, "q\n");
+    // A count window has no generations to choose, and keeps its own window.
     let count = d.path().join("count.bloom").to_string_lossy().into_owned();
     ok(&["create", &count, "--window", "1000"], b"");
-    let r = run(
-        &["dedup", &count, "--generations", "7"],
-        b"a
-",
-    );
-    assert_eq!(r.code, 2);
-    assert!(
-        r.err
-            .contains("the last 1000 insertions; --generations is for time windows"),
-        "{}",
-        r.err
-    );
-    let r = run(
-        &["dedup", &count, "--window", "2000"],
-        b"a
-",
-    );
-    assert_eq!(r.code, 2);
-    assert!(
-        r.err
-            .contains("the last 1000 insertions, not the last 2000 insertions"),
-        "{}",
-        r.err
-    );
+    for (flag, value, why) in [
+        (
+            "--generations",
+            "7",
+            "the last 1000 insertions; --generations is for time windows",
+        ),
+        (
+            "--window",
+            "2000",
+            "the last 1000 insertions, not the last 2000 insertions",
+        ),
+    ] {
+        let r = run(&["dedup", &count, flag, value], b"a\n");
+        assert_eq!(r.code, 2, "{flag}");
+        assert!(r.err.contains(why), "{}", r.err);
+    }
     // A one-second window in one generation forgets an element within two seconds: after
     // them it is a new sighting again.
     let short = d.path().join("short.bloom").to_string_lossy().into_owned();

@@ -35,32 +35,28 @@ pub trait Timed {
     fn insert_bits(&mut self, key: &u64);
 }
 
-impl Timed for CountWindowFilter {
-    fn query(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    fn query_batch(&self, keys: &[u64]) -> Vec<bool> {
-        self.contains_batch(keys)
-    }
-    fn insert_new(&mut self, key: &u64) -> bool {
-        self.insert(key)
-    }
-    fn insert_bits(&mut self, key: &u64) {
-        self.insert_batch(std::slice::from_ref(key));
-    }
+/// `Timed` for a filter type whose `contains`, `contains_batch` and `insert` it times, and whose
+/// bit-setting insert is `$bits`.
+macro_rules! timed {
+    ($t:ty, |$f:ident, $key:ident| $bits:expr) => {
+        impl Timed for $t {
+            fn query(&self, key: &u64) -> bool {
+                self.contains(key)
+            }
+            fn query_batch(&self, keys: &[u64]) -> Vec<bool> {
+                self.contains_batch(keys)
+            }
+            fn insert_new(&mut self, key: &u64) -> bool {
+                self.insert(key)
+            }
+            fn insert_bits(&mut self, key: &u64) {
+                let ($f, $key) = (self, key);
+                $bits;
+            }
+        }
+    };
 }
 
-impl Timed for BlockedBloomFilter {
-    fn query(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    fn query_batch(&self, keys: &[u64]) -> Vec<bool> {
-        self.contains_batch(keys)
-    }
-    fn insert_new(&mut self, key: &u64) -> bool {
-        self.insert(key)
-    }
-    fn insert_bits(&mut self, key: &u64) {
-        self.insert(key);
-    }
-}
+timed!(CountWindowFilter, |f, key| f
+    .insert_batch(std::slice::from_ref(key)));
+timed!(BlockedBloomFilter, |f, key| f.insert(key));

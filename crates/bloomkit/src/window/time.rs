@@ -125,23 +125,15 @@ impl TimeWindowFilter {
             .map(|_| BlockedBloomFilter::from_spec(spec.clone()))
             .collect::<Result<Vec<_>>>()?;
         let epochs = vec![0; slots.len()];
-        let design = (capacity, fpp);
-        Ok(Self::ring(
-            window_ms,
-            generations,
-            generation_ms,
-            design,
-            slots,
-            epochs,
-        ))
+        let times = (window_ms, generations, generation_ms);
+        Ok(Self::ring(times, (capacity, fpp), slots, epochs))
     }
 
-    /// The filter of checked parts, on the system clock; time never goes back past the newest
+    /// The filter of checked parts (the window and a generation in ms, the generations; the
+    /// capacity and FPR), on the system clock; time never goes back past the newest
     /// generation in `epochs`.
     fn ring(
-        window_ms: u64,
-        generations: u32,
-        generation_ms: u64,
+        (window_ms, generations, generation_ms): (u64, u32, u64),
         (capacity, fpp): (u64, f64),
         slots: Vec<BlockedBloomFilter>,
         epochs: Vec<u64>,
@@ -189,15 +181,8 @@ impl TimeWindowFilter {
                 ));
             }
         }
-        let design = (capacity, fpp);
-        Ok(Self::ring(
-            window_ms,
-            generations,
-            generation_ms,
-            design,
-            slots,
-            epochs,
-        ))
+        let times = (window_ms, generations, generation_ms);
+        Ok(Self::ring(times, (capacity, fpp), slots, epochs))
     }
 
     /// The same filter reading time from `clock` (a [`ManualClock`](crate::clock::ManualClock)
