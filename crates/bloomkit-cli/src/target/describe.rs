@@ -71,28 +71,34 @@ pub struct Description {
     pub range: Option<String>,
 }
 
+/// A count window: what it remembers and how full its slices are.
+#[derive(Debug, Clone)]
+pub struct CountInfo {
+    /// The window asked for.
+    pub insertions: u64,
+    /// Each of this many last insertions is always found (`l·g`).
+    pub guaranteed: u64,
+    /// An element has no bit left this many insertions after it was last inserted.
+    pub forgotten_after: u64,
+    /// Slices an element is inserted into (`k`).
+    pub k: u32,
+    /// Extra slices: generations an element outlives its own.
+    pub l: u32,
+    /// Insertions per generation (`g`).
+    pub generation_size: u64,
+    /// Insertions ever.
+    pub inserted: u64,
+    /// Fill ratio of each slice, newest first.
+    pub slice_fills: Vec<f64>,
+    /// How the slices are laid out: `blocked` or `slices` (one bit array per slice).
+    pub layout: &'static str,
+}
+
 /// What an expiring filter remembers, and how full its generations are.
 #[derive(Debug, Clone)]
 pub enum WindowInfo {
     /// The last `insertions` insertions.
-    Count {
-        /// The window asked for.
-        insertions: u64,
-        /// Each of this many last insertions is always found (`l·g`).
-        guaranteed: u64,
-        /// An element has no bit left this many insertions after it was last inserted.
-        forgotten_after: u64,
-        /// Slices an element is inserted into (`k`) and extra slices (`l`).
-        k: u32,
-        /// Extra slices: generations an element outlives its own.
-        l: u32,
-        /// Insertions per generation (`g`).
-        generation_size: u64,
-        /// Insertions ever.
-        inserted: u64,
-        /// Fill ratio of each slice, newest first.
-        slice_fills: Vec<f64>,
-    },
+    Count(CountInfo),
     /// The last `window` of time.
     Time {
         /// The window.
@@ -114,7 +120,7 @@ fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
     Some(match filter {
         AnyFilter::CountWindow(f) => {
             let s = f.shape();
-            WindowInfo::Count {
+            WindowInfo::Count(CountInfo {
                 insertions: f.window(),
                 guaranteed: f.guaranteed_window(),
                 forgotten_after: f.forgotten_after(),
@@ -123,7 +129,11 @@ fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
                 generation_size: s.generation,
                 inserted: f.inserted(),
                 slice_fills: f.slice_fills(),
-            }
+                layout: match f.layout() {
+                    bloomkit::window::WindowLayout::Slices => "slices",
+                    _ => "blocked",
+                },
+            })
         }
         AnyFilter::TimeWindow(f) => WindowInfo::Time {
             window: f.window(),

@@ -40,7 +40,7 @@
 mod portable;
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 
 use crate::error::{Error, Result};
 use crate::hash::Hashing;
@@ -359,13 +359,13 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
 /// How many keys ahead of its probe a batch hashes a key and prefetches its block: for 8-byte
 /// keys (a few ns each) still more than a memory load's latency at n = 10⁸; for URL-like keys
 /// 32 and 64 measured the same.
-const AHEAD: usize = 64;
+pub(crate) const AHEAD: usize = 64;
 
 /// Runs `locate` on every key in order and `probe(i, located)` on key `i`'s result [`AHEAD`]
 /// keys later (the last `AHEAD` keys are probed at the end). Both get `state` (the blocks, or
 /// the answers).
 #[inline(always)]
-fn pipeline<T: ?Sized, K, L: Copy + Default>(
+pub(crate) fn pipeline<T: ?Sized, K, L: Copy + Default>(
     state: &mut T,
     keys: &[K],
     locate: impl Fn(&T, &K) -> L,
