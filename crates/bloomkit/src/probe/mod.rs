@@ -363,7 +363,7 @@ mod tests {
     }
 
     /// `enhanced-double-64` hashes once, to XXH3-64, and its positions are pinned: they are
-    /// what files of scheme 9 hold.
+    /// what files of scheme 10 hold.
     #[test]
     fn enhanced_double_64_is_pinned() {
         let spec = crate::Spec::with_bits(1000, 7)
