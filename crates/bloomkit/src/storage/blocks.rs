@@ -7,8 +7,8 @@
 //!   words it needs, vector-wide where it can); atomic memory is read word by word with relaxed
 //!   loads (only the words the layout needs) and compared with the element's bits.
 //! - `BlocksMut`: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
-//!   with one `fetch_or` per word that receives bits, so concurrent inserts (from threads, or from
-//!   processes sharing a mapped file) never lose a bit.
+//!   with one `fetch_or` per word that gains bits ([`or_missing`]), so concurrent inserts (from
+//!   threads, or from processes sharing a mapped file) never lose a bit.
 
 use super::sync::{AtomicU64, Ordering};
 use crate::error::Result;
@@ -133,7 +133,8 @@ pub(crate) trait BlocksMut {
     fn cells(&self) -> &[Self::Cell];
 
     /// Sets the element's bits in block `i`: plain blocks call `set` on their words, atomic
-    /// blocks OR in `mask()`. Returns `true` if any bit was clear.
+    /// blocks `set_atomic` on theirs (which ORs the bits in with [`or_missing`]). Returns
+    /// `true` if any bit was clear.
     ///
     /// # Safety
     /// `i` must be less than the number of blocks (the probing loops skip the bounds check).
@@ -141,7 +142,7 @@ pub(crate) trait BlocksMut {
         &mut self,
         i: usize,
         set: impl FnOnce(&mut [u64; 8]) -> bool,
-        mask: impl FnOnce() -> [u64; 8],
+        set_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
     ) -> bool;
 }
 
@@ -158,7 +159,7 @@ impl BlocksMut for &mut [Block] {
         &mut self,
         i: usize,
         set: impl FnOnce(&mut [u64; 8]) -> bool,
-        _: impl FnOnce() -> [u64; 8],
+        _: impl FnOnce(&[AtomicU64; 8]) -> bool,
     ) -> bool {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
@@ -179,32 +180,49 @@ impl BlocksMut for &[AtomicBlock] {
         &mut self,
         i: usize,
         _: impl FnOnce(&mut [u64; 8]) -> bool,
-        mask: impl FnOnce() -> [u64; 8],
+        set_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
     ) -> bool {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
-        let block = unsafe { self.get_unchecked(i) };
-        // All loads first: a locked read-modify-write on x86 also holds back every later load
-        // until it completes, so loads after the first OR would wait for it.
-        let words: [u64; 8] = std::array::from_fn(|i| block.0[i].load(Ordering::Relaxed));
-        let mut missing = 0u64;
-        for ((w, m), old) in block.0.iter().zip(mask()).zip(words) {
-            // A locked read-modify-write costs far more than a load and stops the CPU from
-            // overlapping the next elements' loads: skip it when the bits are already set (bits
-            // are never cleared while the filter is shared, so a set bit stays set).
-            let absent = m & !old;
-            if absent != 0 {
-                // The answer comes from the load, so the OR's old value is unused: x86 then
-                // ORs with one `lock or` instead of a compare-and-swap loop. Two threads adding
-                // the same element at once may both answer "new"; at least one does (a thread
-                // that saw every bit set saw the other's ORs, which it made after seeing a bit
-                // clear).
-                missing |= absent;
-                w.fetch_or(m, Ordering::Relaxed);
-            }
-        }
-        missing != 0
+        set_atomic(&unsafe { self.get_unchecked(i) }.0)
     }
+}
+
+/// ORs `mask` into atomic `words` whose values were just loaded as `old` (all loads before
+/// this call: a locked read-modify-write on x86 also holds back every later load until it
+/// completes, so loads after the first OR would wait for it). Returns `true` if any bit of
+/// `mask` was clear in `old`.
+///
+/// A word gets a relaxed `fetch_or` only when it gains bits: a locked read-modify-write costs
+/// far more than a load and stops the CPU from overlapping the next elements' work, and bits
+/// are never cleared while the filter is shared, so a bit seen set stays set. The OR's old
+/// value is unused (the answer comes from `old`), so x86 ORs with one `lock or` instead of a
+/// compare-and-swap loop. Two threads adding the same element at once may both answer "new";
+/// at least one does (a thread that saw every bit set saw the other's ORs, which it made after
+/// seeing a bit clear).
+#[inline(always)]
+pub(crate) fn or_missing<const N: usize>(
+    words: &[AtomicU64; N],
+    old: [u64; N],
+    mask: [u64; N],
+) -> bool {
+    let mut missing = 0u64;
+    for ((w, m), old) in words.iter().zip(mask).zip(old) {
+        let absent = m & !old;
+        if absent != 0 {
+            missing |= absent;
+            w.fetch_or(m, Ordering::Relaxed);
+        }
+    }
+    missing != 0
+}
+
+/// Loads `words` with relaxed loads and ORs `mask` in with [`or_missing`] (the portable
+/// atomic insert).
+#[inline(always)]
+pub(crate) fn or_atomic<const N: usize>(words: &[AtomicU64; N], mask: [u64; N]) -> bool {
+    let old = std::array::from_fn(|i| words[i].load(Ordering::Relaxed));
+    or_missing(words, old, mask)
 }
 
 /// The block at `i` of a storage, for reads; `i` must be in range (see [`BlocksMut::update`]).

@@ -12,8 +12,8 @@
 //! mapped filters share them. This is the only file with vector intrinsics.
 
 use super::portable::{half_of, SALT};
-use super::{contains_at, contains_loop, insert_at, insert_loop, BlockLayout, Kernel};
-use crate::storage::{AtomicU64, BlockCell, BlocksMut, Ordering};
+use super::{contains_at, contains_loop, half_words, insert_at, insert_loop, BlockLayout, Kernel};
+use crate::storage::{or_missing, AtomicU64, BlockCell, BlocksMut, Ordering};
 use core::arch::x86_64::*;
 
 /// Whether this CPU runs the AVX2 kernels (known at compile time when the build targets AVX2,
@@ -113,15 +113,76 @@ fn split256_test(block: &[u64; 8], h: u64) -> bool {
     _mm256_testc_si256(b, mask256(h)) != 0
 }
 
-/// [`split256_test`] on atomic words: relaxed loads of the half's four words only, gathered
-/// into one vector (a vector load of atomic words would be a non-atomic read).
+/// Relaxed loads of four atomic words, as plain words and gathered into one vector (a vector
+/// load of atomic words would be a non-atomic read).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load4(words: &[AtomicU64; 4]) -> ([u64; 4], __m256i) {
+    let w: [u64; 4] = std::array::from_fn(|i| words[i].load(Ordering::Relaxed));
+    let v = _mm256_set_epi64x(w[3] as i64, w[2] as i64, w[1] as i64, w[0] as i64);
+    (w, v)
+}
+
+/// The four 64-bit lanes of `v`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lanes(v: __m256i) -> [u64; 4] {
+    [
+        _mm256_extract_epi64::<0>(v) as u64,
+        _mm256_extract_epi64::<1>(v) as u64,
+        _mm256_extract_epi64::<2>(v) as u64,
+        _mm256_extract_epi64::<3>(v) as u64,
+    ]
+}
+
+/// [`split256_test`] on atomic words: relaxed loads of the half's four words only.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn split256_test_atomic(block: &[AtomicU64; 8], h: u64) -> bool {
     let (half, h) = half_of(h);
-    let w: [u64; 4] = std::array::from_fn(|i| block[4 * half + i].load(Ordering::Relaxed));
-    let b = _mm256_set_epi64x(w[3] as i64, w[2] as i64, w[1] as i64, w[0] as i64);
+    let (_, b) = load4(half_words(block, half));
     _mm256_testc_si256(b, mask256(h)) != 0
+}
+
+/// [`split256_set`] on atomic words: relaxed loads of the half's four words, the vector test,
+/// and when a bit is missing a `fetch_or` on each word that gains bits ([`or_missing`]), all
+/// loads before the first OR. An element already present costs no write at all.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn split256_set_atomic(block: &[AtomicU64; 8], h: u64) -> bool {
+    let (half, h) = half_of(h);
+    let words = half_words(block, half);
+    let (old, b) = load4(words);
+    let m = mask256(h);
+    if _mm256_testc_si256(b, m) != 0 {
+        return false;
+    }
+    or_missing(words, old, lanes(m))
+}
+
+/// [`split_test`] on atomic words (relaxed loads of all eight).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn split_test_atomic(block: &[AtomicU64; 8], h: u32) -> bool {
+    let (lo, hi) = (half_words(block, 0), half_words(block, 1));
+    let ((_, b_lo), (_, b_hi)) = (load4(lo), load4(hi));
+    let (m_lo, m_hi) = mask(h);
+    _mm256_testc_si256(b_lo, m_lo) & _mm256_testc_si256(b_hi, m_hi) != 0
+}
+
+/// [`split_set`] on atomic words (as [`split256_set_atomic`], over all eight).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn split_set_atomic(block: &[AtomicU64; 8], h: u32) -> bool {
+    let (lo, hi) = (half_words(block, 0), half_words(block, 1));
+    let ((old_lo, b_lo), (old_hi, b_hi)) = (load4(lo), load4(hi));
+    let (m_lo, m_hi) = mask(h);
+    if _mm256_testc_si256(b_lo, m_lo) & _mm256_testc_si256(b_hi, m_hi) != 0 {
+        return false;
+    }
+    // Both halves' ORs come after both halves' loads.
+    let new_lo = or_missing(lo, old_lo, lanes(m_lo));
+    or_missing(hi, old_hi, lanes(m_hi)) | new_lo
 }
 
 #[inline]
@@ -173,6 +234,16 @@ impl Kernel for Split {
         // SAFETY: as above.
         unsafe { split_mask(h2 as u32) }
     }
+    #[inline(always)]
+    fn test_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        // SAFETY: as above.
+        unsafe { split_test_atomic(block, h2 as u32) }
+    }
+    #[inline(always)]
+    fn set_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        // SAFETY: as above.
+        unsafe { split_set_atomic(block, h2 as u32) }
+    }
 }
 
 impl Kernel for Split256 {
@@ -195,6 +266,11 @@ impl Kernel for Split256 {
     fn mask(self, h2: u64) -> [u64; 8] {
         // SAFETY: as above.
         unsafe { split256_mask(h2) }
+    }
+    #[inline(always)]
+    fn set_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        // SAFETY: as above.
+        unsafe { split256_set_atomic(block, h2) }
     }
 }
 
@@ -324,6 +400,13 @@ mod tests {
                     _ => Split256(()).test_atomic(&atomic, h),
                 };
                 assert_eq!(atomic_test, test, "{layout} {h:x}");
+                // The atomic insert sets the same bits and gives the same answer.
+                let atomic_new = match layout {
+                    BlockLayout::SplitBlock => Split(()).set_atomic(&atomic, h),
+                    _ => Split256(()).set_atomic(&atomic, h),
+                };
+                assert_eq!(atomic_new, set.1, "{layout} {h:x}");
+                assert_eq!(atomic.map(AtomicU64::into_inner), set.0, "{layout} {h:x}");
                 assert_eq!(mask, layout.mask(h));
                 let mut p = block;
                 assert_eq!(set.1, layout.set(&mut p, h));

@@ -48,7 +48,7 @@ use crate::key::Key;
 use crate::math::{self, check_fpp, BlockModel, MAX_BITS};
 use crate::probe::reduce;
 use crate::spec::BlockSpec;
-use crate::storage::{cell, prefetch, AtomicU64, BlockCell, BlocksMut, Ordering};
+use crate::storage::{cell, or_atomic, prefetch, AtomicU64, BlockCell, BlocksMut, Ordering};
 use std::f64::consts::LN_2;
 use std::fmt;
 
@@ -231,6 +231,12 @@ pub(crate) trait Kernel: Copy {
         }
         missing == 0
     }
+    /// [`set`](Self::set) on atomic words: by default relaxed loads of all eight, then a
+    /// `fetch_or` on each word that gains bits ([`or_atomic`]).
+    #[inline(always)]
+    fn set_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        or_atomic(block, self.mask(h2))
+    }
 }
 
 impl Kernel for BlockLayout {
@@ -246,6 +252,28 @@ impl Kernel for BlockLayout {
     fn mask(self, h2: u64) -> [u64; 8] {
         BlockLayout::mask(self, h2)
     }
+    #[inline(always)]
+    fn set_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+        if self == BlockLayout::SplitBlock256 {
+            // Only the element's half holds bits: load and update its four words alone.
+            let (half, _) = portable::half_of(h2);
+            let m = self.mask(h2);
+            let h = 4 * half;
+            return or_atomic(
+                half_words(block, half),
+                [m[h], m[h + 1], m[h + 2], m[h + 3]],
+            );
+        }
+        or_atomic(block, self.mask(h2))
+    }
+}
+
+/// Words `4·half .. 4·half + 4` of a block (`half` is 0 or 1).
+#[inline(always)]
+pub(crate) fn half_words(block: &[AtomicU64; 8], half: usize) -> &[AtomicU64; 4] {
+    let (lo, hi) = block.split_at(4);
+    let words = if half == 0 { lo } else { hi };
+    words.try_into().expect("a half is four words")
 }
 
 /// Sets an element's bits, by its hash words, with kernel `p`.
@@ -253,7 +281,7 @@ impl Kernel for BlockLayout {
 pub(crate) fn insert_at<S: BlocksMut, P: Kernel>(blocks: &mut S, p: P, h1: u64, h2: u64) -> bool {
     let i = reduce(h1, blocks.cells().len() as u64) as usize;
     // SAFETY: `reduce(h, n) < n` for every `h` when `n > 0`, and a filter always has blocks.
-    unsafe { blocks.update(i, |w| p.set(w, h2), || p.mask(h2)) }
+    unsafe { blocks.update(i, |w| p.set(w, h2), |w| p.set_atomic(w, h2)) }
 }
 
 /// Tests an element, by its hash words, with kernel `p`.
@@ -290,7 +318,7 @@ pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
         },
         |blocks, j, (i, h2)| {
             // SAFETY: `i` came from `reduce(_, n)` above.
-            let new = unsafe { blocks.update(i, |w| p.set(w, h2), || p.mask(h2)) };
+            let new = unsafe { blocks.update(i, |w| p.set(w, h2), |w| p.set_atomic(w, h2)) };
             on_new(j, new);
         },
     );
@@ -708,6 +736,11 @@ mod tests {
                 let ored: [u64; 8] = std::array::from_fn(|w| block[w] | mask[w]);
                 assert_eq!(set, ored);
                 assert!(layout.test(&set, h2));
+                // The portable atomic probes agree with the plain ones.
+                let atomic: [AtomicU64; 8] = block.map(AtomicU64::new);
+                assert_eq!(Kernel::test_atomic(layout, &atomic, h2), want);
+                assert_eq!(Kernel::set_atomic(layout, &atomic, h2), !want);
+                assert_eq!(atomic.map(AtomicU64::into_inner), ored, "{layout:?} {h2:x}");
             }
         }
     }
