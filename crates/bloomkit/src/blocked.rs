@@ -254,7 +254,7 @@ macro_rules! blocked_filter {
                     };
                     // SAFETY: `i` indexes `other`'s blocks, and the specs (hence the block
                     // counts) are equal.
-                    unsafe { dst.update(i, or, |a| crate::storage::or_atomic(a, w)) };
+                    unsafe { dst.update(i, or, |a| crate::storage::or_atomic(&a.0, w)) };
                 }
                 Ok(())
             }

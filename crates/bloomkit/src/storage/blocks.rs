@@ -4,8 +4,9 @@
 //! A blocked filter's code is written once over two small traits, so that the plain, the atomic
 //! and the memory-mapped filters run the same probing loops:
 //! - `BlockCell`: reading a block. Plain memory is tested in place (the probe loads the
-//!   words it needs, vector-wide where it can); atomic memory is read word by word with relaxed
-//!   loads (only the words the layout needs) and compared with the element's bits.
+//!   words it needs, vector-wide where it can); atomic memory is read with relaxed loads of the
+//!   words the layout needs (or vector loads that stand for them, see the AVX2 kernels) and
+//!   compared with the element's bits.
 //! - `BlocksMut`: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
 //!   with one `fetch_or` per word that gains bits ([`or_missing`]), so concurrent inserts (from
 //!   threads, or from processes sharing a mapped file) never lose a bit.
@@ -34,6 +35,14 @@ impl AtomicBlock {
     pub fn new(b: Block) -> Self {
         AtomicBlock(b.0.map(AtomicU64::new))
     }
+
+    /// Words `4·half .. 4·half + 4` (`half` is 0 or 1): 32-byte aligned.
+    #[inline(always)]
+    pub(crate) fn half(&self, half: usize) -> &[AtomicU64; 4] {
+        let (lo, hi) = self.0.split_at(4);
+        let words = if half == 0 { lo } else { hi };
+        words.try_into().expect("a half is four words")
+    }
 }
 
 /// Reading one block, plain or atomic (see the module docs).
@@ -43,7 +52,7 @@ pub(crate) trait BlockCell: Sync {
     fn probe(
         &self,
         test: impl FnOnce(&[u64; 8]) -> bool,
-        test_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        test_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool;
 
     /// The block's words (a snapshot for atomic blocks).
@@ -66,7 +75,7 @@ impl BlockCell for Block {
     fn probe(
         &self,
         test: impl FnOnce(&[u64; 8]) -> bool,
-        _: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        _: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
         test(&self.0)
     }
@@ -96,9 +105,9 @@ impl BlockCell for AtomicBlock {
     fn probe(
         &self,
         _: impl FnOnce(&[u64; 8]) -> bool,
-        test_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        test_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
-        test_atomic(&self.0)
+        test_atomic(self)
     }
 
     #[inline(always)]
@@ -142,7 +151,7 @@ pub(crate) trait BlocksMut {
         &mut self,
         i: usize,
         set: impl FnOnce(&mut [u64; 8]) -> bool,
-        set_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        set_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool;
 }
 
@@ -159,7 +168,7 @@ impl BlocksMut for &mut [Block] {
         &mut self,
         i: usize,
         set: impl FnOnce(&mut [u64; 8]) -> bool,
-        _: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        _: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
@@ -180,11 +189,11 @@ impl BlocksMut for &[AtomicBlock] {
         &mut self,
         i: usize,
         _: impl FnOnce(&mut [u64; 8]) -> bool,
-        set_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        set_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
-        set_atomic(&unsafe { self.get_unchecked(i) }.0)
+        set_atomic(unsafe { self.get_unchecked(i) })
     }
 }
 
@@ -215,6 +224,17 @@ pub(crate) fn or_missing<const N: usize>(
         }
     }
     missing != 0
+}
+
+/// ORs `mask[j]` into `words[j]` with a relaxed `fetch_or` for each bit `j` set in `gains`
+/// (the words found to gain bits, as in [`or_missing`]).
+#[inline(always)]
+pub(crate) fn or_where<const N: usize>(words: &[AtomicU64; N], mask: [u64; N], gains: u32) {
+    for (j, (w, m)) in words.iter().zip(mask).enumerate() {
+        if gains & (1 << j) != 0 {
+            w.fetch_or(m, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Loads `words` with relaxed loads and ORs `mask` in with [`or_missing`] (the portable

@@ -48,7 +48,7 @@ use crate::key::Key;
 use crate::math::{self, check_fpp, BlockModel, MAX_BITS};
 use crate::probe::reduce;
 use crate::spec::BlockSpec;
-use crate::storage::{cell, or_atomic, prefetch, AtomicU64, BlockCell, BlocksMut, Ordering};
+use crate::storage::{cell, or_atomic, prefetch, AtomicBlock, BlockCell, BlocksMut, Ordering};
 use std::f64::consts::LN_2;
 use std::fmt;
 
@@ -224,18 +224,18 @@ pub(crate) trait Kernel: Copy {
     /// [`test`](Self::test) on atomic words, each read with a relaxed load: by default all
     /// eight, compared with the mask in one fold (no early exit, as the vector kernels).
     #[inline(always)]
-    fn test_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+    fn test_atomic(self, block: &AtomicBlock, h2: u64) -> bool {
         let mut missing = 0u64;
-        for (w, m) in block.iter().zip(self.mask(h2)) {
+        for (w, m) in block.0.iter().zip(self.mask(h2)) {
             missing |= m & !w.load(Ordering::Relaxed);
         }
         missing == 0
     }
-    /// [`set`](Self::set) on atomic words: by default relaxed loads of all eight, then a
+    /// [`set`](Self::set) on an atomic block: by default relaxed loads of all eight, then a
     /// `fetch_or` on each word that gains bits ([`or_atomic`]).
     #[inline(always)]
-    fn set_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
-        or_atomic(block, self.mask(h2))
+    fn set_atomic(self, block: &AtomicBlock, h2: u64) -> bool {
+        or_atomic(&block.0, self.mask(h2))
     }
 }
 
@@ -253,27 +253,16 @@ impl Kernel for BlockLayout {
         BlockLayout::mask(self, h2)
     }
     #[inline(always)]
-    fn set_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+    fn set_atomic(self, block: &AtomicBlock, h2: u64) -> bool {
         if self == BlockLayout::SplitBlock256 {
             // Only the element's half holds bits: load and update its four words alone.
             let (half, _) = portable::half_of(h2);
             let m = self.mask(h2);
             let h = 4 * half;
-            return or_atomic(
-                half_words(block, half),
-                [m[h], m[h + 1], m[h + 2], m[h + 3]],
-            );
+            return or_atomic(block.half(half), [m[h], m[h + 1], m[h + 2], m[h + 3]]);
         }
-        or_atomic(block, self.mask(h2))
+        or_atomic(&block.0, self.mask(h2))
     }
-}
-
-/// Words `4·half .. 4·half + 4` of a block (`half` is 0 or 1).
-#[inline(always)]
-pub(crate) fn half_words(block: &[AtomicU64; 8], half: usize) -> &[AtomicU64; 4] {
-    let (lo, hi) = block.split_at(4);
-    let words = if half == 0 { lo } else { hi };
-    words.try_into().expect("a half is four words")
 }
 
 /// Sets an element's bits, by its hash words, with kernel `p`.
@@ -737,10 +726,10 @@ mod tests {
                 assert_eq!(set, ored);
                 assert!(layout.test(&set, h2));
                 // The portable atomic probes agree with the plain ones.
-                let atomic: [AtomicU64; 8] = block.map(AtomicU64::new);
+                let atomic = AtomicBlock::new(crate::storage::Block(block));
                 assert_eq!(Kernel::test_atomic(layout, &atomic, h2), want);
                 assert_eq!(Kernel::set_atomic(layout, &atomic, h2), !want);
-                assert_eq!(atomic.map(AtomicU64::into_inner), ored, "{layout:?} {h2:x}");
+                assert_eq!(atomic.load().0, ored, "{layout:?} {h2:x}");
             }
         }
     }
