@@ -165,26 +165,34 @@ fn load_half_portable(words: &[AtomicU64; 4]) -> __m256i {
 /// every CPU of theirs that reports AVX (all that run this file's kernels, which need AVX2);
 /// other vendors do not say, so they get the scalar loads. Checked once, then cached.
 #[cfg(not(loom))]
+#[inline(always)]
 fn atomic_vector_loads() -> bool {
-    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-    // 0: not checked yet; 1: no; 2: yes.
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Relaxed) {
-        0 => {
-            // SAFETY: every x86_64 CPU has CPUID, and leaf 0 only reads the vendor string.
-            // (Newer Rust declares the function safe; 1.89, the rust-version, does not.)
-            #[allow(unused_unsafe)]
-            let cpuid = unsafe { __cpuid(0) };
-            let mut vendor = [0u8; 12];
-            for (chunk, reg) in vendor.chunks_mut(4).zip([cpuid.ebx, cpuid.edx, cpuid.ecx]) {
-                chunk.copy_from_slice(&reg.to_le_bytes());
-            }
-            let yes = available() && matches!(&vendor, b"GenuineIntel" | b"AuthenticAMD");
-            STATE.store(1 + u8::from(yes), Relaxed);
-            yes
-        }
+    match VECTOR_LOADS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => detect_atomic_vector_loads(),
         state => state == 2,
     }
+}
+
+/// [`atomic_vector_loads`], once known: 0 not checked yet, 1 no, 2 yes.
+#[cfg(not(loom))]
+static VECTOR_LOADS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Checks the CPU for [`atomic_vector_loads`] and caches the answer.
+#[cfg(not(loom))]
+#[cold]
+#[inline(never)]
+fn detect_atomic_vector_loads() -> bool {
+    // SAFETY: every x86_64 CPU has CPUID, and leaf 0 only reads the vendor string.
+    // (Newer Rust declares the function safe; 1.89, the rust-version, does not.)
+    #[allow(unused_unsafe)]
+    let cpuid = unsafe { __cpuid(0) };
+    let mut vendor = [0u8; 12];
+    for (chunk, reg) in vendor.chunks_mut(4).zip([cpuid.ebx, cpuid.edx, cpuid.ecx]) {
+        chunk.copy_from_slice(&reg.to_le_bytes());
+    }
+    let yes = available() && matches!(&vendor, b"GenuineIntel" | b"AuthenticAMD");
+    VECTOR_LOADS.store(1 + u8::from(yes), std::sync::atomic::Ordering::Relaxed);
+    yes
 }
 
 /// The four 64-bit lanes of `v`.
