@@ -5,10 +5,12 @@
 For n URL strings (about 45 bytes each) at the given FPR it measures, per contender, the
 nanoseconds per element of single `add` and `in` calls in a Python loop, of the batch calls
 where the library has them, the bits of memory per element and the false-positive rate
-measured on n absent URLs. Times are the process's CPU time (`time.process_time`, best of
-`--repeat` runs): on a machine shared with other work they count only this process's running
-time, not the time it waited for a CPU. Contenders that are not installed are left out (install them with
-`pip install rbloom fastbloom-rs pybloom-live pybloomfiltermmap3`). Prints a Markdown table.
+measured on n absent URLs. Times are the process's CPU time (`time.process_time`), the median
+of `--repeat` interleaved rounds (each round runs every contender's every operation once): on
+a machine shared with other work they count only this process's running time, not the time it
+waited for a CPU. The load average is printed with the results. Contenders that are not
+installed are left out (install them with `pip install rbloom fastbloom-rs pybloom-live
+pybloomfiltermmap3`). Prints a Markdown table.
 
 Note: rbloom hashes with Python's `hash()`, which is randomized per process (PYTHONHASHSEED),
 unless it is given a hash function; so its filters cannot be shared between processes or
@@ -17,7 +19,9 @@ saved for another run. bloomkit's hashing is fixed: its files and Redis filters 
 
 import argparse
 import gc
+import os
 import platform
+import statistics
 import sys
 import time
 
@@ -26,25 +30,12 @@ def urls(n, salt):
     return [f"https://www.example.{salt}/articles/{i:08d}.html" for i in range(n)]
 
 
-def per_element(fn, items, repeat):
-    """Best of `repeat` runs of fn(items), in ns per element. fn gets a fresh state each time."""
-    best = float("inf")
-    for _ in range(repeat):
-        state = fn.setup()
-        gc.collect()
-        start = time.process_time()
-        fn(state, items)
-        best = min(best, time.process_time() - start)
-    return best * 1e9 / len(items)
-
-
-class Op:
-    def __init__(self, setup, run):
-        self.setup = setup
-        self.run = run
-
-    def __call__(self, state, items):
-        self.run(state, items)
+def timed(run, state, items):
+    """ns per element of one run(state, items), in this process's CPU time."""
+    gc.collect()
+    start = time.process_time()
+    run(state, items)
+    return (time.process_time() - start) * 1e9 / len(items)
 
 
 def loop_add(f, items):
@@ -113,9 +104,9 @@ def contenders(n, p):
     return out
 
 
-def scrapy_bench(n, repeat):
+def scrapy_bench(n, repeat, seen=2):
     """Scrapy's default duplicate filter (a set of fingerprints) against BloomDupeFilter:
-    per-request cost of request_seen over n requests (each seen twice), and memory for 10^7
+    per-request cost of request_seen over n requests (each seen `seen` times), and memory for 10^7
     requests (the set measured with tracemalloc at n and scaled; the filter's bits)."""
     import tracemalloc
 
@@ -134,7 +125,7 @@ def scrapy_bench(n, repeat):
     rows = []
     scratch = tempfile.mkdtemp(prefix="bloomkit-bench-")
     shared_files = iter(os.path.join(scratch, f"{i}.bloom") for i in range(repeat))
-    for name, make in [
+    filters = [
         ("Scrapy RFPDupeFilter (set)", lambda: RFPDupeFilter.from_crawler(crawler)),
         ("bloomkit BloomDupeFilter (blocked, p = 1e-4, 10^7 capacity)",
          lambda: BloomDupeFilter(fingerprinter=crawler.request_fingerprinter,
@@ -143,17 +134,20 @@ def scrapy_bench(n, repeat):
          "file's lock)",
          lambda: BloomDupeFilter(fingerprinter=crawler.request_fingerprinter,
                                  capacity=10_000_000, path=next(shared_files))),
-    ]:
-        best = float("inf")
-        for _ in range(repeat):
-            dupefilter = make()
+    ]
+    times, last = {name: [] for name, _ in filters}, {}
+    for _ in range(repeat):  # interleaved rounds, as in the main table
+        for name, make in filters:
+            dupefilter = last[name] = make()
             # New request objects each run: Scrapy caches a request's fingerprint.
-            requests = [Request(u) for u in addresses] * 2
+            requests = [Request(u) for u in addresses] * seen
             gc.collect()
             start = time.process_time()
             for r in requests:
                 dupefilter.request_seen(r)
-            best = min(best, time.process_time() - start)
+            times[name].append((time.process_time() - start) * 1e9 / len(requests))
+    for name, _ in filters:
+        dupefilter = last[name]
         if isinstance(getattr(dupefilter, "filter", None), bloomkit.MappedFilter):
             dupefilter.close("finished")
             # In the page cache (shared by every process that maps the file), not the heap.
@@ -161,7 +155,8 @@ def scrapy_bench(n, repeat):
         elif hasattr(dupefilter, "filter"):
             per_request = dupefilter.filter.memory_bytes / 10_000_000
         else:
-            fingerprints = [crawler.request_fingerprinter.fingerprint(r) for r in requests[:n]]
+            fingerprints = [crawler.request_fingerprinter.fingerprint(Request(u))
+                            for u in addresses]
             fingerprints = [bytes(f) for f in fingerprints]  # fresh objects, as the filter keeps
             tracemalloc.start()
             held = set(fingerprints)
@@ -169,11 +164,13 @@ def scrapy_bench(n, repeat):
             tracemalloc.stop()
             # The set's table plus the fingerprint objects it keeps alive.
             per_request = (size + sum(sys.getsizeof(f) for f in held)) / n
-        rows.append((name, best * 1e9 / len(requests), per_request))
+        rows.append((name, statistics.median(times[name]), per_request))
     for leftover in os.listdir(scratch):
         os.remove(os.path.join(scratch, leftover))
     os.rmdir(scratch)
-    print(f"\nScrapy duplicate filters: {n:,} requests, each seen twice; best of {repeat}\n")
+    print(f"\nScrapy duplicate filters: {n:,} requests, each seen {seen} times; median of {repeat} "
+          f"interleaved rounds; "
+          f"load average {load()}\n")
     print("| duplicate filter | ns per request_seen | bytes per request | memory for 10^7 |")
     print("|---|---|---|---|")
     for name, ns, per in rows:
@@ -188,37 +185,53 @@ def main():
     parser.add_argument("--skip-slow", action="store_true", help="leave out pybloom-live")
     parser.add_argument("--scrapy", type=float, default=0,
                         help="also compare Scrapy duplicate filters over this many requests")
+    parser.add_argument("--scrapy-seen", type=int, default=2,
+                        help="how many times each of those requests is seen (default 2)")
+    parser.add_argument("--scrapy-only", action="store_true",
+                        help="only the Scrapy comparison, not the table of filters")
     args = parser.parse_args()
     n, p = int(args.n), args.fpp
     if args.scrapy:
-        scrapy_bench(int(args.scrapy), args.repeat)
+        scrapy_bench(int(args.scrapy), args.repeat, args.scrapy_seen)
+    if args.scrapy_only:
+        return
     present, absent = urls(n, "a"), urls(n, "b")
     print(f"n = {n:,} URLs (~{sum(map(len, present)) // n} bytes), p = {p}, "
-          f"Python {platform.python_version()}, best of {args.repeat}\n")
+          f"Python {platform.python_version()}, median of {args.repeat} interleaved rounds, "
+          f"load average {load()}\n")
+    chosen = [c for c in contenders(n, p) if not (args.skip_slow and c[0] == "pybloom-live")]
+    # Each contender's filter filled once (queries and the FPR use it), then interleaved
+    # rounds: every contender's every operation once per round, so that a busy moment of the
+    # shared machine falls on all of them alike.
+    full = {}
+    for name, make, *_ in chosen:
+        full[name] = make()
+        loop_add(full[name], present)
+    times = {name: {} for name, *_ in chosen}
+    for _ in range(args.repeat):
+        for name, make, add_batch, contains_batch, _ in chosen:
+            ops = {"add": (loop_add, make), "in": (loop_in, lambda: full[name]),
+                   "batch add": (add_batch, make), "batch in": (contains_batch, lambda: full[name])}
+            for op, (run, state) in ops.items():
+                if run is not None:
+                    times[name].setdefault(op, []).append(timed(run, state(), present))
     print("| contender | add (loop) | in (loop) | batch add | batch contains | bits/elem "
           "| measured FPR |")
     print("|---|---|---|---|---|---|---|")
-    for name, make, add_batch, contains_batch, bits in contenders(n, p):
-        if args.skip_slow and name == "pybloom-live":
-            continue
+    for name, make, add_batch, contains_batch, bits in chosen:
+        f = full.pop(name)
+        fp = sum(x in f for x in absent) / n
+        cell = (lambda op: f"{statistics.median(times[name][op]):,.0f} ns"
+                if op in times[name] else "—")
+        print(f"| {name} | {cell('add')} | {cell('in')} | {cell('batch add')} "
+              f"| {cell('batch in')} | {bits(f) / n:.2f} | {fp:.4%} |")
+        del f
+    print(f"\nload average at the end: {load()}")
 
-        def filled():
-            f = make()
-            loop_add(f, present)
-            return f
 
-        add = per_element(Op(make, loop_add), present, args.repeat)
-        full = filled()
-        query = per_element(Op(lambda: full, loop_in), present, args.repeat)
-        batch_add = (per_element(Op(make, add_batch), present, args.repeat)
-                     if add_batch else None)
-        batch_in = (per_element(Op(lambda: full, contains_batch), present, args.repeat)
-                    if contains_batch else None)
-        fp = sum(x in full for x in absent) / n
-        cell = (lambda v: f"{v:,.0f} ns" if v is not None else "—")
-        print(f"| {name} | {cell(add)} | {cell(query)} | {cell(batch_add)} | {cell(batch_in)} "
-              f"| {bits(full) / n:.2f} | {fp:.4%} |")
-        del full
+def load():
+    """The 1-, 5- and 15-minute load averages (the machine is shared: say how busy it was)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@
 use bloomkit::Key;
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple};
 use pyo3::Borrowed;
 
 /// The supported element types, as error messages name them.
@@ -130,10 +130,17 @@ impl Key for Element<'_> {
     }
 }
 
-/// Calls `f` with the element's key bytes; a `TypeError` for unsupported types.
-#[inline]
+/// Calls `f` with the element's key bytes; a `TypeError` for unsupported types. An exact `str`
+/// (the common case) goes straight to its UTF-8 bytes, without an [`Element`] in between (moving
+/// that enum through memory cost a store-forwarding stall per call).
+#[inline(always)]
 pub fn with_key<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
-    Ok(Element::of(obj)?.with_bytes(f))
+    // SAFETY: `obj` is a live object; the check compares its type pointer with `str`'s.
+    if unsafe { pyo3::ffi::PyUnicode_CheckExact(obj.as_ptr()) } != 0 {
+        // SAFETY: the object is exactly a `str` (checked just above).
+        return Ok(f(utf8(unsafe { obj.downcast_unchecked() })?));
+    }
+    Ok(Element::of_other(obj)?.with_bytes(f))
 }
 
 /// Batch methods take elements from their iterable this many at a time.
@@ -183,31 +190,32 @@ pub fn for_each_key_chunk(
 /// `tuple` are read in place, without an iterator or a reference count per element) and `f`
 /// on the hashes of each run of up to [`CHUNK`] elements, all with the GIL held (`f` may
 /// release it: only hashes cross over, no reference into a Python object). A chunk is checked
-/// completely before it is hashed; an element that is refused stops the iteration there,
-/// after the chunks before it.
+/// completely before `f` sees it; an element that is refused stops the iteration there, after
+/// the chunks before it.
 pub fn for_each_hashed<H>(
     iterable: &Bound<'_, PyAny>,
     hash: impl Fn(&[u8]) -> H,
     mut f: impl FnMut(&[H]) -> PyResult<()>,
 ) -> PyResult<()> {
+    let py = iterable.py();
     let mut hashes = Vec::with_capacity(iterable.len().unwrap_or(CHUNK).min(CHUNK));
-    let mut run = |keys: Vec<Element<'_>>| -> PyResult<()> {
-        hashes.extend(keys.iter().map(|k| hash(k.bytes())));
-        drop(keys);
-        f(&hashes)?;
+    let mut objects = Vec::with_capacity(hashes.capacity());
+    let mut run = |objects: &[*mut pyo3::ffi::PyObject]| -> PyResult<()> {
         hashes.clear();
-        Ok(())
+        hash_objects(py, objects, &hash, &mut hashes)?;
+        f(&hashes)
     };
     if let Ok(list) = iterable.downcast_exact::<PyList>() {
         // The list may change while `f` runs without the GIL: its length is read again for
-        // every chunk, and its items are hashed before `f` runs.
+        // every chunk, and a chunk's items are hashed before `f` runs.
         let mut start = 0;
         while start < list.len() {
             let end = list.len().min(start + CHUNK);
-            let items = (start..end)
-                .map(|i| list_item(list, i))
-                .collect::<PyResult<Vec<_>>>()?;
-            run(keys_of(&items)?)?;
+            objects.clear();
+            for i in start..end {
+                objects.push(list_item(list, i)?);
+            }
+            run(&objects)?;
             start = end;
         }
         return Ok(());
@@ -217,80 +225,108 @@ pub fn for_each_hashed<H>(
         let mut start = 0;
         while start < tuple.len() {
             let end = tuple.len().min(start + CHUNK);
-            let items = (start..end)
-                .map(|i| tuple.get_borrowed_item(i))
-                .collect::<PyResult<Vec<_>>>()?;
-            run(keys_of(&items)?)?;
+            objects.clear();
+            for i in start..end {
+                objects.push(tuple.get_borrowed_item(i)?.as_ptr());
+            }
+            run(&objects)?;
             start = end;
         }
         return Ok(());
     }
     let mut iter = iterable.try_iter()?;
     loop {
+        // The chunk's objects are owned here, alive until they are hashed.
         let items = iter.by_ref().take(CHUNK).collect::<PyResult<Vec<_>>>()?;
         if items.is_empty() {
             return Ok(());
         }
-        let borrowed = items.iter().map(Bound::as_borrowed).collect::<Vec<_>>();
-        run(keys_of(&borrowed)?)?;
+        objects.clear();
+        objects.extend(items.iter().map(Bound::as_ptr));
+        run(&objects)?;
         if items.len() < CHUNK {
             return Ok(());
         }
     }
 }
 
+/// Appends `hash` of the key bytes of each object to `out`, in one pass that loads the objects
+/// a few ahead; the first refusal if one is refused. The caller keeps every object alive, and
+/// nothing here runs Python code or releases the GIL.
+fn hash_objects<H>(
+    py: Python<'_>,
+    objects: &[*mut pyo3::ffi::PyObject],
+    hash: impl Fn(&[u8]) -> H,
+    out: &mut Vec<H>,
+) -> PyResult<()> {
+    // A string's header and its first bytes of text span two cache lines, usually in memory
+    // rather than in a cache for a large batch: loading them this many elements early hides
+    // most of that wait (measured: 8 was too few on a loaded machine).
+    const AHEAD: usize = 24;
+    for (i, &object) in objects.iter().enumerate() {
+        if let Some(&next) = objects.get(i + AHEAD) {
+            prefetch(next);
+        }
+        // SAFETY: `object` is a live object (the caller keeps it alive; see above) and the
+        // GIL is held.
+        let item = unsafe { Borrowed::from_ptr(py, object) };
+        out.push(with_key(&item, &hash)?);
+    }
+    Ok(())
+}
+
 /// Item `i` of a list, borrowed from it (`IndexError` past its end).
-fn list_item<'a, 'py>(
-    list: &'a Bound<'py, PyList>,
-    i: usize,
-) -> PyResult<Borrowed<'a, 'py, PyAny>> {
+fn list_item(list: &Bound<'_, PyList>, i: usize) -> PyResult<*mut pyo3::ffi::PyObject> {
     // SAFETY: `list` is a live list and the GIL is held; `PyList_GetItem` checks the index and
     // returns a borrowed reference, or NULL with an `IndexError` set. The reference is valid
     // while the list holds the item: callers use it before anything runs Python code or
     // releases the GIL (`for_each_hashed` hashes a chunk before `f` sees it).
-    unsafe {
-        Borrowed::from_ptr_or_err(
-            list.py(),
-            pyo3::ffi::PyList_GetItem(list.as_ptr(), i as pyo3::ffi::Py_ssize_t),
-        )
+    let item = unsafe { pyo3::ffi::PyList_GetItem(list.as_ptr(), i as pyo3::ffi::Py_ssize_t) };
+    if item.is_null() {
+        return Err(PyErr::fetch(list.py()));
     }
+    Ok(item)
 }
 
-/// The keys of a chunk of elements; the first refusal if one is refused.
-fn keys_of<'a, 'py: 'a, I>(items: &'a [I]) -> PyResult<Vec<Element<'a>>>
-where
-    I: std::ops::Deref<Target = Bound<'py, PyAny>>,
-{
-    // The objects are read in order; loading the next ones early hides most of their cache
-    // misses (a string's header and its first bytes of text span two cache lines).
-    const AHEAD: usize = 8;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            if let Some(next) = items.get(i + AHEAD) {
-                prefetch(next.as_ptr());
-            }
-            Element::of(item)
-        })
-        .collect()
+/// A new `list` of the answers (`True`/`False`). Built as `[majority] * len` (CPython fills
+/// it in one C loop) with the other answers then set one by one: under the stable ABI every
+/// item set is a function call, twice as many per element as that fill.
+pub fn bool_list<'py>(py: Python<'py>, answers: &[bool]) -> PyResult<Bound<'py, PyList>> {
+    let trues = answers.iter().filter(|&&a| a).count();
+    let majority = trues * 2 >= answers.len();
+    let one = PyList::new(py, [majority])?;
+    let list = one
+        .as_any()
+        .mul(answers.len())?
+        .downcast_into::<PyList>()
+        .map_err(PyErr::from)?;
+    let value = PyBool::new(py, !majority);
+    for (i, _) in answers.iter().enumerate().filter(|(_, &a)| a != majority) {
+        list.set_item(i, value)?;
+    }
+    Ok(list)
 }
 
 /// Starts loading the first two cache lines of an object (a hint: no effect on results).
 #[inline(always)]
 fn prefetch(obj: *mut pyo3::ffi::PyObject) {
+    let p = obj.cast::<u8>().cast_const();
+    prefetch_line(p);
+    prefetch_line(p.wrapping_add(64));
+}
+
+/// Starts loading the cache line at `p`, which may be any address (a hint: it never faults
+/// and has no effect on results).
+#[inline(always)]
+pub fn prefetch_line<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = obj.cast::<i8>().cast_const();
         // SAFETY: `_mm_prefetch` is only a hint: it never faults and does not change what the
         // program computes, whatever the address; SSE is part of the x86_64 baseline.
         // Exercised by every batch test.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-        }
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = obj;
+    let _ = p;
 }

@@ -3,10 +3,11 @@
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
 use crate::dleft::PyDLeftCountingFilter;
-use crate::elements::{for_each_hashed, for_each_key_chunk, with_key, Element};
+use crate::elements::{bool_list, for_each_hashed, for_each_key_chunk, with_key, Element};
 use crate::errors;
 use crate::guarded::Guarded;
 use crate::mapped::MappedFilter;
+use crate::prefetched;
 use crate::windows::{PyCountWindowFilter, PyTimeWindowFilter};
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
@@ -17,7 +18,7 @@ use bloomkit::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 use pyo3::PyClassInitializer;
 use std::path::PathBuf;
 use std::sync::RwLock;
@@ -83,9 +84,9 @@ impl Class {
             #[allow(unreachable_patterns)]
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "filters of kind {} are not available from Python yet",
-                    other.kind()
-                )))
+                "a {} is not a Bloom filter: open it with bloomkit.load (or the class of its kind)",
+                other.kind()
+            )))
             }
         })
     }
@@ -269,9 +270,7 @@ impl Store {
         match self {
             Store::Local(g) => g.without_gil(py, |filter| {
                 match (filter, batch) {
-                    (AnyFilter::Classic(f), Batch::Digests(ds)) => ds.iter().for_each(|d| {
-                        f.insert_digest(d);
-                    }),
+                    (AnyFilter::Classic(f), Batch::Digests(ds)) => prefetched::insert(f, ds),
                     (AnyFilter::Blocked(f), Batch::Hashes(hs)) => f.insert_hash_batch(hs),
                     (AnyFilter::Blocked(f), Batch::Keys(keys)) => f.insert_batch(keys),
                     (other, Batch::Keys(keys)) => {
@@ -314,7 +313,7 @@ impl Store {
             Store::Local(g) => g.without_gil(py, |filter| {
                 match (&*filter, batch) {
                     (AnyFilter::Classic(f), Batch::Digests(ds)) => {
-                        out.extend(ds.iter().map(|d| f.contains_digest(d)))
+                        prefetched::contains_into(f, ds, out)
                     }
                     (AnyFilter::Blocked(f), Batch::Hashes(hs)) => {
                         let start = out.len();
@@ -536,7 +535,7 @@ impl Filter {
     }
 
     /// Tests every element of any iterable, probing without the GIL; a list of bools.
-    fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+    fn contains_many<'py>(&self, elements: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let py = elements.py();
         let store = &self.store;
         let mut out = Vec::with_capacity(elements.len().unwrap_or(0));
@@ -555,7 +554,7 @@ impl Filter {
                 store.contains_batch(py, Batch::Keys(keys), &mut out)
             }),
         }?;
-        Ok(out)
+        bool_list(py, &out)
     }
 
     /// Adds the elements of every iterable given (as `set.update`).
@@ -859,14 +858,42 @@ fn wrap_classic(py: Python<'_>, f: BloomFilter) -> PyResult<PyObject> {
     Filter::wrap(py, Filter::from_any(Class::Classic, f.into(), None)?)
 }
 
+/// `$body`, the methods of a subclass, and the hot single-element methods defined on the
+/// subclass itself: called on an object of exactly this class they skip CPython's subtype walk
+/// (`PyType_IsSubtype`) that a method of the base class costs on every call. For the kinds
+/// whose single calls compete on speed (classic and blocked).
+macro_rules! with_hot_methods {
+    (#[pymethods] impl $ty:ident { $($body:tt)* }) => {
+        #[pymethods]
+        impl $ty {
+            $($body)*
+
+            /// Adds an element (`str`, `bytes` or `int`).
+            fn add(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<()> {
+                slf.as_super().add(element)
+            }
+
+            /// Adds an element and returns whether it was (probably) present before.
+            fn check_and_add(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+                slf.as_super().check_and_add(element)
+            }
+
+            fn __contains__(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+                slf.as_super().__contains__(element)
+            }
+        }
+    };
+}
+
 /// A classic Bloom filter: one bit array, `hashes` probes per element. With a `preset` other
 /// than `"bloomkit"` it is bit-exact with Guava (`"guava"`, `"guava32"`), Go bits-and-blooms
 /// (`"go"`) or Redisson (`"redisson"`), and exports to their formats.
 #[pyclass(name = "BloomFilter", module = "bloomkit", extends = Filter, frozen)]
 pub struct PyBloomFilter;
 
-#[pymethods]
-impl PyBloomFilter {
+with_hot_methods! {
+    #[pymethods]
+    impl PyBloomFilter {
     #[new]
     #[pyo3(signature = (capacity, fpp, preset = "bloomkit"))]
     fn new(capacity: i128, fpp: f64, preset: &str) -> PyResult<PyClassInitializer<Self>> {
@@ -945,6 +972,7 @@ impl PyBloomFilter {
     fn open_mmap(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<MappedFilter> {
         MappedFilter::open(py, path, writable)
     }
+    }
 }
 
 /// A cache-blocked Bloom filter: every probe of an element falls in one 64-byte block, so an
@@ -952,8 +980,9 @@ impl PyBloomFilter {
 #[pyclass(name = "BlockedBloomFilter", module = "bloomkit", extends = Filter, frozen)]
 pub struct PyBlockedBloomFilter;
 
-#[pymethods]
-impl PyBlockedBloomFilter {
+with_hot_methods! {
+    #[pymethods]
+    impl PyBlockedBloomFilter {
     /// Maps a native file of a blocked filter without reading it (see
     /// `BloomFilter.open_mmap`).
     #[staticmethod]
@@ -968,6 +997,7 @@ impl PyBlockedBloomFilter {
             sized(Class::Blocked, capacity, fpp, BlockedBloomFilter::new)?
                 .add_subclass(PyBlockedBloomFilter),
         )
+    }
     }
 }
 
@@ -1075,11 +1105,15 @@ pub fn _restore(py: Python<'_>, class: &str, data: &[u8]) -> PyResult<PyObject> 
     Filter::decode(py, Some(Class::from_name(class)?), decoded)
 }
 
-/// Loads a native file of any kind, as the class of that kind.
+/// Loads a native file of any kind, as the class of that kind (`Bitmap` and `TwoBitMap` for
+/// the bitmap kinds).
 #[pyfunction]
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
-    let decoded = py
+    let native::Decoded { filter, design } = py
         .allow_threads(|| file::load(&path, &[]))
         .map_err(errors::core)?;
-    Filter::decode(py, None, decoded)
+    match crate::bitmaps::wrap_any(py, filter)? {
+        Ok(bitmap) => Ok(bitmap),
+        Err(filter) => Filter::decode(py, None, native::Decoded { filter, design }),
+    }
 }

@@ -2,12 +2,14 @@
 //! Python. A thin layer: element types become Rust keys (`elements.rs`), errors become Python
 //! exceptions (`errors.rs`), and every operation is the Rust crates'.
 
+mod bitmaps;
 mod dleft;
 mod elements;
 mod errors;
 mod filters;
 mod guarded;
 mod mapped;
+mod prefetched;
 mod redis;
 mod windows;
 
@@ -26,10 +28,15 @@ fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<windows::PyTimeWindowFilter>()?;
     m.add_class::<dleft::PyDLeftCountingFilter>()?;
     m.add_class::<mapped::MappedFilter>()?;
+    m.add_class::<bitmaps::PyBitmap>()?;
+    m.add_class::<bitmaps::PyTwoBitMap>()?;
+    m.add_class::<bitmaps::IntIterator>()?;
     m.add_class::<redis::SharedFilter>()?;
     m.add_class::<redis::PyRedisFilter>()?;
     m.add_class::<redis::PyScalableRedisFilter>()?;
     m.add_class::<redis::PyRedissonFilter>()?;
+    m.add_class::<redis::PyCountingRedisFilter>()?;
+    m.add_class::<redis::PyTimeWindowRedisFilter>()?;
     m.add("RedisError", m.py().get_type::<errors::RedisError>())?;
     m.add_function(wrap_pyfunction!(filters::load, m)?)?;
     m.add_function(wrap_pyfunction!(filters::_restore, m)?)?;

@@ -1,11 +1,12 @@
 //! `bloomkit.MappedFilter`: a classic or blocked filter's native file mapped into memory
 //! (`BloomFilter.open_mmap`, `BlockedBloomFilter.open_mmap`), read-only or read-write.
 //!
-//! A read-write mapping follows the file-sharing protocol of docs/FORMAT.md: each add (or
-//! batch of 4096) holds the file's exclusive lock while it sets the dirty mark and the bits,
-//! and `flush` (or `close`, or the object's end) seals the file under the same lock. Bits set
-//! in the shared mapping are in the page cache when the call returns, so many processes can
-//! add to one file at once and none of their elements is lost.
+//! A read-write mapping follows the file-sharing protocol of docs/FORMAT.md: each add of an
+//! element not yet present (or batch of 4096) holds the file's exclusive lock while it sets the
+//! dirty mark and the bits, and `flush` (or `close`, or the object's end) seals the file under
+//! the same lock. Bits set in the shared mapping are in the page cache when the call returns,
+//! so many processes can add to one file at once and none of their elements is lost. An element
+//! whose bits are all set is answered without the lock: bits are never cleared in place.
 
 use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
@@ -30,6 +31,8 @@ const ESTALE: i32 = 70;
 pub struct MappedFilter {
     map: RustMappedFilter,
     path: PathBuf,
+    /// Device and inode of the mapped file.
+    identity: (u64, u64),
     /// Whether this object set bits since the file was last sealed.
     wrote: AtomicBool,
 }
@@ -57,9 +60,11 @@ impl MappedFilter {
                 Ok(map)
             })
             .map_err(errors::core)?;
+        let identity = bloomkit::sharing::identity_of(map.file()).map_err(errors::core)?;
         Ok(MappedFilter {
             map,
             path,
+            identity,
             wrote: AtomicBool::new(false),
         })
     }
@@ -74,16 +79,30 @@ impl MappedFilter {
         }
     }
 
-    /// Runs `f` holding the file's exclusive lock (call without the GIL), after checking that
-    /// the path still names the mapped file: bits set in a file another process replaced
-    /// would be lost, so that is an `OSError` (open the path again) instead.
-    fn locked<R>(&self, f: impl FnOnce() -> bloomkit::Result<R>) -> bloomkit::Result<R> {
+    /// Runs `f` holding the file's exclusive lock, after checking that the path still names
+    /// the mapped file: bits set in a file another process replaced would be lost, so that is
+    /// an `OSError` (open the path again) instead. With `py` (the GIL held) the lock is tried
+    /// first without giving up the GIL, which costs more than the lock itself; only when another
+    /// process holds it does the wait release the GIL. Without `py`, call it without the GIL.
+    fn locked<R>(
+        &self,
+        py: Option<Python<'_>>,
+        f: impl FnOnce() -> bloomkit::Result<R>,
+    ) -> bloomkit::Result<R> {
         let file = self.map.file();
-        file.lock().map_err(|source| bloomkit::Error::Io {
+        let locking = match py {
+            Some(py) => match file.try_lock() {
+                Ok(()) => Ok(()),
+                Err(std::fs::TryLockError::WouldBlock) => py.allow_threads(|| file.lock()),
+                Err(std::fs::TryLockError::Error(e)) => Err(e),
+            },
+            None => file.lock(),
+        };
+        locking.map_err(|source| bloomkit::Error::Io {
             context: format!("locking {}", self.path.display()),
             source,
         })?;
-        let result = match bloomkit::sharing::still_at(file, &self.path) {
+        let result = match self.still_here() {
             Ok(true) => f(),
             Ok(false) => Err(bloomkit::Error::Io {
                 context: format!(
@@ -98,9 +117,34 @@ impl MappedFilter {
         result
     }
 
+    /// Whether the path still names the mapped file (`sharing::still_at`, with the open
+    /// file's identity read once at open: it cannot change, and that saves a system call on
+    /// every lock).
+    fn still_here(&self) -> bloomkit::Result<bool> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match std::fs::metadata(&self.path) {
+                Ok(meta) => Ok((meta.dev(), meta.ino()) == self.identity),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                Err(source) => Err(bloomkit::Error::Io {
+                    context: format!("reading {}", self.path.display()),
+                    source,
+                }),
+            }
+        }
+        #[cfg(not(unix))]
+        bloomkit::sharing::still_at(self.map.file(), &self.path)
+    }
+
     /// Adds a batch in place under the lock; for each element, whether it was new.
-    fn insert(&self, keys: &[Element<'_>], new: &mut [bool]) -> bloomkit::Result<()> {
-        self.locked(|| {
+    fn insert(
+        &self,
+        py: Option<Python<'_>>,
+        keys: &[Element<'_>],
+        new: &mut [bool],
+    ) -> bloomkit::Result<()> {
+        self.locked(py, || {
             self.map.mark_dirty()?;
             self.wrote.store(true, Ordering::Relaxed);
             self.map.insert_batch_into(keys, new).map(|_| ())
@@ -109,7 +153,7 @@ impl MappedFilter {
 
     fn seal(&self) -> bloomkit::Result<()> {
         if self.map.is_writable() && self.wrote.swap(false, Ordering::Relaxed) {
-            match self.locked(|| self.map.seal()) {
+            match self.locked(None, || self.map.seal()) {
                 // Replaced meanwhile: the new file is its writer's to seal.
                 Err(bloomkit::Error::Io { source, .. })
                     if source.raw_os_error() == Some(ESTALE) => {}
@@ -151,12 +195,19 @@ impl MappedFilter {
         self.check_and_add(py, element).map(|_| ())
     }
 
-    /// Adds an element and returns whether it was (probably) present before.
+    /// Adds an element and returns whether it was (probably) present before. An element
+    /// whose bits are all set already is answered without the lock (bits are never cleared in
+    /// place, and a reader may read them as they are); only a (probably) new one takes the
+    /// lock, under which it is added and the answer decided, so of many processes adding one
+    /// element exactly one is told it was new.
     fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.require_writable()?;
         let key = Element::of(element)?;
+        if self.map.contains(&key) {
+            return Ok(true);
+        }
         let mut new = [false];
-        py.allow_threads(|| self.insert(std::slice::from_ref(&key), &mut new))
+        self.insert(Some(py), std::slice::from_ref(&key), &mut new)
             .map_err(errors::core)?;
         Ok(!new[0])
     }
@@ -167,7 +218,7 @@ impl MappedFilter {
         let mut new = Vec::new();
         for_each_chunk(elements, |keys| {
             new.resize(keys.len(), false);
-            self.insert(keys, &mut new).map_err(errors::core)
+            self.insert(None, keys, &mut new).map_err(errors::core)
         })
     }
 

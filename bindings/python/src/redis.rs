@@ -1,28 +1,38 @@
-//! `bloomkit.redis`: the blocking filters of bloomkit-redis behind one base class,
-//! `SharedFilter`, with a thin subclass per kind for its constructor. Network waits run
-//! without the GIL.
+//! `bloomkit.redis`: the filters of bloomkit-redis behind one base class, `SharedFilter`, with
+//! a thin subclass per kind for its constructor. Network waits run without the GIL.
+//!
+//! bloomkit-redis has blocking handles for the register, scalable and Redisson kinds; the
+//! counting and time-window kinds are async only so far, so they run here on a small runtime
+//! of their own (`OnRuntime`), as the blocking handles do inside.
 
 use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
 use crate::filters::positive;
+use crate::windows::{default_generations, seconds};
 use bloomkit_redis::blocking::{self, BlockingConnection};
-use bloomkit_redis::{FilterOptions, Options, ScalableParams};
+use bloomkit_redis::{
+    Connection, CountingRedisFilter, FilterOptions, Options, ScalableParams, TimeWindowRedisFilter,
+    WindowParams,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::PyClassInitializer;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::runtime::Runtime;
 
-fn connect(py: Python<'_>, url: &str, timeout: f64) -> PyResult<BlockingConnection> {
+type RedisResult<T> = bloomkit_redis::Result<T>;
+
+/// The connection options of a `timeout` in seconds (`ValueError` unless positive).
+fn options(timeout: f64) -> PyResult<Options> {
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(PyValueError::new_err(format!(
             "timeout must be a positive number of seconds, got {timeout}"
         )));
     }
-    let options = Options {
+    Ok(Options {
         timeout: Duration::from_secs_f64(timeout),
-    };
-    py.allow_threads(|| BlockingConnection::open(url, &options))
-        .map_err(errors::redis)
+    })
 }
 
 /// Both of capacity and fpp (create, or open if identical), or neither (open).
@@ -36,52 +46,126 @@ fn sizing(capacity: Option<i128>, fpp: Option<f64>) -> PyResult<Option<(u64, f64
     }
 }
 
+/// An async bloomkit-redis filter with the runtime its operations run on to completion.
+struct OnRuntime<T> {
+    rt: Arc<Runtime>,
+    filter: T,
+}
+
+impl<T> OnRuntime<T> {
+    /// Connects to `url` on a new single-threaded runtime and opens or creates the filter
+    /// there with `make`.
+    fn connect<F: std::future::Future<Output = RedisResult<T>>>(
+        url: &str,
+        options: &Options,
+        make: impl FnOnce(Connection) -> F,
+    ) -> RedisResult<Self> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|source| bloomkit::Error::Io {
+                context: "starting the runtime of a Redis connection".into(),
+                source,
+            })?;
+        let filter = rt.block_on(async { make(Connection::open(url, options).await?).await })?;
+        Ok(OnRuntime {
+            rt: Arc::new(rt),
+            filter,
+        })
+    }
+}
+
+/// The blocking operations every async kind has, with the names of the blocking handles.
+macro_rules! blocking_operations {
+    ($($ty:ty),*) => {$(
+        impl OnRuntime<$ty> {
+            fn insert(&self, key: &[u8]) -> RedisResult<bool> {
+                self.rt.block_on(self.filter.insert(key))
+            }
+
+            fn contains(&self, key: &[u8]) -> RedisResult<bool> {
+                self.rt.block_on(self.filter.contains(key))
+            }
+
+            fn insert_batch(&self, keys: &[Element<'_>]) -> RedisResult<Vec<bool>> {
+                self.rt.block_on(self.filter.insert_batch(keys))
+            }
+
+            fn contains_batch(&self, keys: &[Element<'_>]) -> RedisResult<Vec<bool>> {
+                self.rt.block_on(self.filter.contains_batch(keys))
+            }
+
+            fn clear(&self) -> RedisResult<()> {
+                self.rt.block_on(self.filter.clear())
+            }
+
+            fn delete(&self) -> RedisResult<()> {
+                self.rt.block_on(self.filter.clone().delete())
+            }
+        }
+    )*};
+}
+
+blocking_operations!(CountingRedisFilter, TimeWindowRedisFilter);
+
+impl OnRuntime<CountingRedisFilter> {
+    fn count(&self) -> RedisResult<f64> {
+        Ok(self.rt.block_on(self.filter.info())?.estimated_count)
+    }
+}
+
+impl OnRuntime<TimeWindowRedisFilter> {
+    fn count(&self) -> RedisResult<f64> {
+        self.rt.block_on(self.filter.count())
+    }
+}
+
 /// The filter kinds of bloomkit-redis.
 enum Remote {
     Register(blocking::RedisFilter),
     Scalable(blocking::ScalableRedisFilter),
     Redisson(blocking::RedissonFilter),
+    Counting(OnRuntime<CountingRedisFilter>),
+    Window(OnRuntime<TimeWindowRedisFilter>),
+}
+
+/// `$body` for the filter `$f` of whichever kind `$remote` holds (the same method names on
+/// every kind), or `$redisson` for a Redisson filter `$r` where it differs.
+macro_rules! each_kind {
+    ($remote:expr, $f:ident => $body:expr) => {
+        each_kind!($remote, $f => $body; $f => $body)
+    };
+    ($remote:expr, $f:ident => $body:expr; $r:ident => $redisson:expr) => {
+        match $remote {
+            Remote::Register($f) => $body,
+            Remote::Scalable($f) => $body,
+            Remote::Redisson($r) => $redisson,
+            Remote::Counting($f) => $body,
+            Remote::Window($f) => $body,
+        }
+    };
 }
 
 impl Remote {
-    fn insert(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
-        match self {
-            Remote::Register(f) => f.insert(key),
-            Remote::Scalable(f) => f.insert(key),
-            Remote::Redisson(f) => f.insert(key),
-        }
+    fn insert(&self, key: &[u8]) -> RedisResult<bool> {
+        each_kind!(self, f => f.insert(key))
     }
 
-    fn contains(&self, key: &[u8]) -> bloomkit_redis::Result<bool> {
-        match self {
-            Remote::Register(f) => f.contains(key),
-            Remote::Scalable(f) => f.contains(key),
-            Remote::Redisson(f) => f.contains(key),
-        }
+    fn contains(&self, key: &[u8]) -> RedisResult<bool> {
+        each_kind!(self, f => f.contains(key))
     }
 
-    fn insert_batch(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
-        match self {
-            Remote::Register(f) => f.insert_batch(keys),
-            Remote::Scalable(f) => f.insert_batch(keys),
-            Remote::Redisson(f) => keys.iter().map(|k| f.insert(k)).collect(),
-        }
+    fn insert_batch(&self, keys: &[Element<'_>]) -> RedisResult<Vec<bool>> {
+        // Redisson's layout has no batch: one element at a time.
+        each_kind!(self, f => f.insert_batch(keys); r => keys.iter().map(|k| r.insert(k)).collect())
     }
 
-    fn contains_batch(&self, keys: &[Element<'_>]) -> bloomkit_redis::Result<Vec<bool>> {
-        match self {
-            Remote::Register(f) => f.contains_batch(keys),
-            Remote::Scalable(f) => f.contains_batch(keys),
-            Remote::Redisson(f) => keys.iter().map(|k| f.contains(k)).collect(),
-        }
+    fn contains_batch(&self, keys: &[Element<'_>]) -> RedisResult<Vec<bool>> {
+        each_kind!(self, f => f.contains_batch(keys); r => keys.iter().map(|k| r.contains(k)).collect())
     }
 
-    fn count(&self) -> bloomkit_redis::Result<f64> {
-        match self {
-            Remote::Register(f) => f.count(),
-            Remote::Scalable(f) => f.count(),
-            Remote::Redisson(f) => f.count().map(|n| n as f64),
-        }
+    fn count(&self) -> RedisResult<f64> {
+        each_kind!(self, f => f.count(); r => r.count().map(|n| n as f64))
     }
 }
 
@@ -95,24 +179,46 @@ pub struct SharedFilter {
 }
 
 impl SharedFilter {
-    fn init(remote: Remote, name: &str, class: &'static str) -> PyClassInitializer<Self> {
-        PyClassInitializer::from(SharedFilter {
+    /// Opens or creates a filter with `open` (given the connection options), without the GIL.
+    fn build(
+        py: Python<'_>,
+        class: &'static str,
+        name: &str,
+        timeout: f64,
+        open: impl FnOnce(&Options) -> RedisResult<Remote> + Send,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let options = options(timeout)?;
+        let remote = py.allow_threads(|| open(&options)).map_err(errors::redis)?;
+        Ok(PyClassInitializer::from(SharedFilter {
             remote,
             name: name.to_owned(),
             class,
-        })
+        }))
     }
 
     fn unsupported(&self, what: &str) -> PyErr {
         PyTypeError::new_err(format!("a {} cannot {what}", self.class))
     }
+
+    /// The counting filter, or a `TypeError` saying that this kind cannot `what`.
+    fn counting(&self, what: &str) -> PyResult<&OnRuntime<CountingRedisFilter>> {
+        match &self.remote {
+            Remote::Counting(f) => Ok(f),
+            _ => Err(self.unsupported(what)),
+        }
+    }
+}
+
+/// The key bytes of an element, owned (they cross into code without the GIL).
+fn owned_key(element: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    with_key(element, |k| k.to_vec())
 }
 
 #[pymethods]
 impl SharedFilter {
     /// Adds an element; returns whether it was new.
     fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let key = with_key(element, |k| k.to_vec())?;
+        let key = owned_key(element)?;
         py.allow_threads(|| self.remote.insert(&key))
             .map_err(errors::redis)
     }
@@ -123,7 +229,7 @@ impl SharedFilter {
     }
 
     fn __contains__(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let key = with_key(element, |k| k.to_vec())?;
+        let key = owned_key(element)?;
         py.allow_threads(|| self.remote.contains(&key))
             .map_err(errors::redis)
     }
@@ -149,6 +255,41 @@ impl SharedFilter {
         Ok(answers)
     }
 
+    /// Removes one occurrence of an element (`CountingRedisFilter` only; `TypeError`
+    /// otherwise); `KeyError` if it cannot be in the filter (one of its counters is 0).
+    fn remove(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        let f = self.counting("remove elements")?;
+        let key = owned_key(element)?;
+        py.allow_threads(|| f.rt.block_on(f.filter.remove(key.as_slice())))
+            .map_err(errors::redis)
+    }
+
+    /// Removes one occurrence of every element of any iterable (`CountingRedisFilter` only),
+    /// 4096 per batch of commands; for each, whether it was there to remove.
+    fn remove_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let f = self.counting("remove elements")?;
+        let mut answers = Vec::new();
+        for_each_chunk(elements, |keys| {
+            answers.extend(
+                f.rt.block_on(f.filter.remove_batch(keys))
+                    .map_err(errors::redis)?,
+            );
+            Ok(())
+        })?;
+        Ok(answers)
+    }
+
+    /// An upper bound on how many times the element was added, at most 15
+    /// (`CountingRedisFilter` only).
+    fn count(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<u8> {
+        let f = self.counting("count elements")?;
+        let key = owned_key(element)?;
+        let counts = py
+            .allow_threads(|| f.rt.block_on(f.filter.count_batch(&[key.as_slice()])))
+            .map_err(errors::redis)?;
+        Ok(counts.first().copied().unwrap_or(0))
+    }
+
     /// The estimated number of distinct elements added (Redisson's own count for a
     /// `RedissonFilter`).
     fn estimated_len(&self, py: Python<'_>) -> PyResult<f64> {
@@ -160,25 +301,25 @@ impl SharedFilter {
         Ok(self.estimated_len(py)?.max(0.0).round() as usize)
     }
 
-    /// Removes every element; the filter stays (`RedisFilter` only).
+    /// Removes every element; the filter stays (not a `ScalableRedisFilter` or a
+    /// `RedissonFilter`).
     fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        match &self.remote {
-            Remote::Register(f) => py.allow_threads(|| f.clear()).map_err(errors::redis),
-            _ => Err(self.unsupported("be cleared")),
-        }
+        let result = match &self.remote {
+            Remote::Register(f) => py.allow_threads(|| f.clear()),
+            Remote::Counting(f) => py.allow_threads(|| f.clear()),
+            Remote::Window(f) => py.allow_threads(|| f.clear()),
+            _ => return Err(self.unsupported("be cleared")),
+        };
+        result.map_err(errors::redis)
     }
 
-    /// Deletes the filter from Redis (`RedisFilter` and `ScalableRedisFilter`).
+    /// Deletes the filter from Redis (every kind but `RedissonFilter`).
     fn delete(&self, py: Python<'_>) -> PyResult<()> {
         let result = match &self.remote {
-            Remote::Register(f) => {
-                let f = f.clone();
-                py.allow_threads(|| f.delete())
-            }
-            Remote::Scalable(f) => {
-                let f = f.clone();
-                py.allow_threads(|| f.delete())
-            }
+            Remote::Register(f) => py.allow_threads(|| f.clone().delete()),
+            Remote::Scalable(f) => py.allow_threads(|| f.clone().delete()),
+            Remote::Counting(f) => py.allow_threads(|| f.delete()),
+            Remote::Window(f) => py.allow_threads(|| f.delete()),
             Remote::Redisson(_) => return Err(self.unsupported("be deleted from here")),
         };
         result.map_err(errors::redis)
@@ -196,40 +337,86 @@ impl SharedFilter {
     }
 }
 
-/// A filter in bloomkit's register-blocked layout (an element's bits in one 64-bit word: one
-/// round trip per add or check). `RedisFilter(url, name, capacity, fpp)` creates it (or opens
-/// an identical one); `RedisFilter(url, name)` opens an existing one.
-#[pyclass(name = "RedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
-pub struct PyRedisFilter;
+/// The signature of the kinds created with `capacity` and `fpp` or opened without them:
+/// `$open(options, url, name, sizing)` connects and opens or creates the filter.
+macro_rules! sized_class {
+    ($(#[$doc:meta])* $class:ident, $name:literal, $open:expr) => {
+        $(#[$doc])*
+        #[pyclass(name = $name, module = "bloomkit.redis", extends = SharedFilter, frozen)]
+        pub struct $class;
 
-#[pymethods]
-impl PyRedisFilter {
-    #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
-    fn new(
-        py: Python<'_>,
-        url: &str,
-        name: &str,
-        capacity: Option<i128>,
-        fpp: Option<f64>,
-        timeout: f64,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let sizing = sizing(capacity, fpp)?;
-        let conn = connect(py, url, timeout)?;
-        let filter = py
-            .allow_threads(|| match sizing {
-                Some((n, p)) => {
-                    blocking::RedisFilter::create_on(&conn, name, n, p, FilterOptions::default())
-                }
-                None => blocking::RedisFilter::open(&conn, name),
-            })
-            .map_err(errors::redis)?;
-        Ok(
-            SharedFilter::init(Remote::Register(filter), name, "RedisFilter")
-                .add_subclass(PyRedisFilter),
-        )
-    }
+        #[pymethods]
+        impl $class {
+            #[new]
+            #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
+            fn new(
+                py: Python<'_>,
+                url: &str,
+                name: &str,
+                capacity: Option<i128>,
+                fpp: Option<f64>,
+                timeout: f64,
+            ) -> PyResult<PyClassInitializer<Self>> {
+                let sizing = sizing(capacity, fpp)?;
+                let open: fn(&Options, &str, &str, Option<(u64, f64)>) -> RedisResult<Remote> =
+                    $open;
+                let init = SharedFilter::build(py, $name, name, timeout, |options| {
+                    open(options, url, name, sizing)
+                })?;
+                Ok(init.add_subclass($class))
+            }
+        }
+    };
 }
+
+sized_class!(
+    /// A filter in bloomkit's register-blocked layout (an element's bits in one 64-bit word:
+    /// one round trip per add or check). `RedisFilter(url, name, capacity, fpp)` creates it
+    /// (or opens an identical one); `RedisFilter(url, name)` opens an existing one.
+    PyRedisFilter,
+    "RedisFilter",
+    |options, url, name, sizing| {
+        let conn = BlockingConnection::open(url, options)?;
+        Ok(Remote::Register(match sizing {
+            Some((n, p)) => {
+                blocking::RedisFilter::create_on(&conn, name, n, p, FilterOptions::default())
+            }
+            None => blocking::RedisFilter::open(&conn, name),
+        }?))
+    }
+);
+
+sized_class!(
+    /// A filter bit-exact with Redisson's `RBloomFilter` (Java): `RedissonFilter(url, name,
+    /// capacity, fpp)` is `tryInit(capacity, fpp)`; without them it opens one Redisson
+    /// created.
+    PyRedissonFilter,
+    "RedissonFilter",
+    |options, url, name, sizing| {
+        let conn = BlockingConnection::open(url, options)?;
+        Ok(Remote::Redisson(match sizing {
+            Some((n, p)) => blocking::RedissonFilter::create(&conn, name, n, p),
+            None => blocking::RedissonFilter::open(&conn, name),
+        }?))
+    }
+);
+
+sized_class!(
+    /// A counting filter in Redis (4-bit counters): `remove` works, and `count` bounds how
+    /// many times an element was added. The CLI's `--kind counting` on
+    /// `redis://HOST:PORT/NAME`. Created with `capacity` and `fpp`, opened without them.
+    PyCountingRedisFilter,
+    "CountingRedisFilter",
+    |options, url, name, sizing| {
+        OnRuntime::connect(url, options, |conn| async move {
+            match sizing {
+                Some((n, p)) => CountingRedisFilter::create(&conn, name, n, p).await,
+                None => CountingRedisFilter::open(&conn, name).await,
+            }
+        })
+        .map(Remote::Counting)
+    }
+);
 
 /// A scalable filter in Redis: grows by layers, keeping the compound false-positive bound
 /// `fpp`. Created with `capacity` (the first layer's) and `fpp`, opened without them.
@@ -252,9 +439,9 @@ impl PyScalableRedisFilter {
         timeout: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let sizing = sizing(capacity, fpp)?;
-        let conn = connect(py, url, timeout)?;
-        let filter = py
-            .allow_threads(|| match sizing {
+        let init = SharedFilter::build(py, "ScalableRedisFilter", name, timeout, |options| {
+            let conn = BlockingConnection::open(url, options)?;
+            Ok(Remote::Scalable(match sizing {
                 Some((n, p)) => {
                     let mut params = ScalableParams::new(n, p);
                     params.growth = growth;
@@ -262,43 +449,71 @@ impl PyScalableRedisFilter {
                     blocking::ScalableRedisFilter::create(&conn, name, params)
                 }
                 None => blocking::ScalableRedisFilter::open(&conn, name),
-            })
-            .map_err(errors::redis)?;
-        Ok(
-            SharedFilter::init(Remote::Scalable(filter), name, "ScalableRedisFilter")
-                .add_subclass(PyScalableRedisFilter),
-        )
+            }?))
+        })?;
+        Ok(init.add_subclass(PyScalableRedisFilter))
     }
 }
 
-/// A filter bit-exact with Redisson's `RBloomFilter` (Java): `RedissonFilter(url, name,
-/// capacity, fpp)` is `tryInit(capacity, fpp)`; without them it opens one Redisson created.
-#[pyclass(name = "RedissonFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
-pub struct PyRedissonFilter;
+/// A filter of what was added within the last `window` seconds, kept in Redis as generations
+/// that Redis expires by itself (the CLI's `--window` on `redis://HOST:PORT/NAME`). Created
+/// with `window`, `capacity` (insertions per window) and `fpp`, and `generations` (default:
+/// 30, or `capacity` if smaller, as the CLI); opened with none of them.
+#[pyclass(name = "TimeWindowRedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
+pub struct PyTimeWindowRedisFilter;
 
 #[pymethods]
-impl PyRedissonFilter {
+impl PyTimeWindowRedisFilter {
     #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, timeout = 5.0))]
+    #[pyo3(signature = (url, name, window = None, capacity = None, fpp = None, generations = None, timeout = 5.0))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         url: &str,
         name: &str,
+        window: Option<f64>,
         capacity: Option<i128>,
         fpp: Option<f64>,
+        generations: Option<u32>,
         timeout: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let sizing = sizing(capacity, fpp)?;
-        let conn = connect(py, url, timeout)?;
-        let filter = py
-            .allow_threads(|| match sizing {
-                Some((n, p)) => blocking::RedissonFilter::create(&conn, name, n, p),
-                None => blocking::RedissonFilter::open(&conn, name),
+        let params = match (window, sizing(capacity, fpp)?) {
+            (Some(w), Some((n, p))) => {
+                let generations = generations.unwrap_or_else(|| default_generations(n));
+                Some(WindowParams::new(seconds("window", w)?, generations, n, p))
+            }
+            (None, None) if generations.is_none() => None,
+            _ => return Err(PyValueError::new_err(
+                "give window, capacity and fpp (to create the filter) or none of them (to open it)",
+            )),
+        };
+        let init = SharedFilter::build(py, "TimeWindowRedisFilter", name, timeout, |options| {
+            OnRuntime::connect(url, options, |conn| async move {
+                match params {
+                    Some(params) => TimeWindowRedisFilter::create(&conn, name, params).await,
+                    None => TimeWindowRedisFilter::open(&conn, name).await,
+                }
             })
-            .map_err(errors::redis)?;
-        Ok(
-            SharedFilter::init(Remote::Redisson(filter), name, "RedissonFilter")
-                .add_subclass(PyRedissonFilter),
-        )
+            .map(Remote::Window)
+        })?;
+        Ok(init.add_subclass(PyTimeWindowRedisFilter))
+    }
+
+    /// The window, in seconds.
+    #[getter]
+    fn window(slf: PyRef<'_, Self>) -> f64 {
+        match &slf.as_super().remote {
+            Remote::Window(f) => f.filter.params().window.as_secs_f64(),
+            _ => 0.0,
+        }
+    }
+
+    /// The number of generations.
+    #[getter]
+    fn generations(slf: PyRef<'_, Self>) -> u32 {
+        match &slf.as_super().remote {
+            Remote::Window(f) => f.filter.params().generations,
+            _ => 0,
+        }
     }
 }

@@ -63,6 +63,23 @@ impl PyCountWindowFilter {
     }
 }
 
+/// A positive number of seconds as a duration (`ValueError` otherwise, naming `name`).
+pub(crate) fn seconds(name: &str, value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name} must be a positive number of seconds, got {value}"
+            ))
+        })
+}
+
+/// The generations of a time window when not given: 30, or `capacity` if smaller (as the CLI).
+pub(crate) fn default_generations(capacity: u64) -> u32 {
+    capacity.clamp(1, 30) as u32
+}
+
 /// A filter of what was added within the last `window` seconds: generations of blocked
 /// filters by the system clock, `capacity` insertions per window at FPR `fpp`.
 #[pyclass(name = "TimeWindowFilter", module = "bloomkit", extends = Filter, frozen)]
@@ -93,16 +110,9 @@ impl PyTimeWindowFilter {
         fpp: f64,
         generations: Option<u32>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let window = Duration::try_from_secs_f64(window)
-            .ok()
-            .filter(|w| !w.is_zero())
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "window must be a positive number of seconds, got {window}"
-                ))
-            })?;
+        let window = seconds("window", window)?;
         let capacity = positive("capacity", capacity)?;
-        let generations = generations.unwrap_or_else(|| capacity.clamp(1, 30) as u32);
+        let generations = generations.unwrap_or_else(|| default_generations(capacity));
         let f = TimeWindowFilter::new(window, generations, capacity, fpp).map_err(errors::core)?;
         Ok(
             new_filter(Class::TimeWindow, f.into(), Some(Design { capacity, fpp }))?

@@ -173,6 +173,34 @@ def test_processes_adding_to_one_mapped_file_lose_nothing(tmp_path):
         assert all(f.contains_many(f"{p}-single-{i}" for i in range(0, 20000, 500)))
 
 
+def test_processes_checking_one_mapped_file_are_told_new_once(tmp_path):
+    # Four processes check-and-add the same 20,000 elements at once, in different orders:
+    # answers of present elements skip the lock, new ones take it, and every element must be
+    # reported new by exactly one process (none by two; none by no process except a false
+    # positive at insert time: expected 20,000 * 0.001 * 1/2 on average, 10, so 60 is far out).
+    path = tmp_path / "dedup.bloom"
+    bloomkit.BlockedBloomFilter(20_000, 0.001).save(path)
+    script = (
+        "import random, sys, bloomkit\n"
+        "items = [f'e{i}' for i in range(20000)]\n"
+        "random.Random(int(sys.argv[2])).shuffle(items)\n"
+        "with bloomkit.BlockedBloomFilter.open_mmap(sys.argv[1], writable=True) as f:\n"
+        "    new = [x for x in items if not f.check_and_add(x)]\n"
+        "sys.stdout.write('\\n'.join(new))\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), str(p)],
+                              stdout=subprocess.PIPE, text=True) for p in range(4)]
+    reported = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        reported += out.split()
+    assert len(reported) == len(set(reported)), "an element was reported new twice"
+    assert len(reported) > 20_000 - 60
+    f = bloomkit.BlockedBloomFilter.load(path)  # sealed by the clean closes
+    assert all(f.contains_many(f"e{i}" for i in range(20000)))
+
+
 def test_a_writer_that_dies_leaves_a_dirty_file_that_still_loads(tmp_path):
     path = tmp_path / "dirty.bloom"
     bloomkit.BloomFilter(10_000, 0.01).save(path)

@@ -8,7 +8,14 @@ import pytest
 
 import bloomkit
 import bloomkit.redis
-from bloomkit.redis import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter
+from bloomkit.redis import (
+    CountingRedisFilter,
+    RedisError,
+    RedisFilter,
+    RedissonFilter,
+    ScalableRedisFilter,
+    TimeWindowRedisFilter,
+)
 from conftest import free_port
 
 ITEMS = [f"https://example.com/r/{i}" for i in range(3000)]
@@ -109,17 +116,26 @@ def test_unreachable_server_raises_redis_error():
     assert issubclass(bloomkit.RedisError, Exception)
 
 
-@pytest.mark.parametrize("cls,cli_kind", [
-    (RedisFilter, []),
-    (ScalableRedisFilter, ["--kind", "scalable"]),
-    (RedissonFilter, ["--kind", "classic", "--scheme", "redisson"]),
-])
-def test_the_cli_shares_redis_filters_with_python(redis_url, cli, cls, cli_kind):
+def sized(cls):
+    """(create, open) of a kind sized by capacity and fpp."""
+    return (lambda url, key: cls(url, key, 10_000, 0.001)), (lambda url, key: cls(url, key))
+
+
+@pytest.mark.parametrize("makers,cli_kind", [
+    (sized(RedisFilter), []),
+    (sized(ScalableRedisFilter), ["--kind", "scalable"]),
+    (sized(RedissonFilter), ["--kind", "classic", "--scheme", "redisson"]),
+    (sized(CountingRedisFilter), ["--kind", "counting"]),
+    ((lambda url, key: TimeWindowRedisFilter(url, key, 3600, 10_000, 0.001),
+      TimeWindowRedisFilter), ["--window", "1h"]),
+], ids=["blocked", "scalable", "redisson", "counting", "time-window"])
+def test_the_cli_shares_redis_filters_with_python(redis_url, cli, makers, cli_kind):
     from conftest import run_cli
 
     # Python creates and fills; the CLI answers the same.
+    create, open_ = makers
     key = name()
-    f = cls(redis_url, key, 10_000, 0.001)
+    f = create(redis_url, key)
     f.add_many(ITEMS[:500])
     target = redis_url + key
     probe = ITEMS[:500] + OTHERS[:500]
@@ -132,7 +148,7 @@ def test_the_cli_shares_redis_filters_with_python(redis_url, cli, cls, cli_kind)
     target = redis_url + key
     run_cli(cli, "-q", "create", target, "-n", "10000", "-p", "0.001", *cli_kind)
     run_cli(cli, "-q", "add", target, input="\n".join(ITEMS[:500]).encode() + b"\n")
-    g = cls(redis_url, key)
+    g = open_(redis_url, key)
     assert g.contains_many(ITEMS[:500]) == [True] * 500
     proc = run_cli(cli, "check", target, input="\n".join(probe).encode() + b"\n")
     assert {x for x, yes in zip(probe, g.contains_many(probe)) if yes} == set(

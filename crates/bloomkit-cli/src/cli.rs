@@ -71,33 +71,37 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The kinds of filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Kind {
-    /// One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible).
-    Classic,
-    /// Cache-blocked, the default: every probe of an element in one 64-byte block, so one
-    /// memory access (one page of a file) per element; the fastest, for about 10% more bits.
-    Blocked,
-    /// 4-bit counters instead of bits, so elements can be removed.
-    Counting,
-    /// Grows by adding layers as it fills, keeping the FPR bound.
-    Scalable,
-    /// Exact: one bit per integer of --range (integer items only; no false positives).
-    Bitmap,
-    /// Two bits per integer of --range: absent, seen once, seen more than once.
-    TwoBitMap,
-    /// d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and
-    /// counts in about half the memory of --kind counting.
-    Dleft,
+/// The kinds `--kind` creates: the library's [`bloomkit::Kind`]s, named by
+/// [`bloomkit::Kind::name`] (the expiring kinds are made with `--window`).
+const CREATED_KINDS: [bloomkit::Kind; 7] = {
+    use bloomkit::Kind::*;
+    [
+        Classic, Blocked, Counting, Scalable, Bitmap, TwoBitMap, DLeft,
+    ]
+};
+
+/// The help of a kind `--kind` creates.
+fn kind_help(kind: bloomkit::Kind) -> &'static str {
+    use bloomkit::Kind::*;
+    match kind {
+        Classic => "One bit array (the usual Bloom filter; Guava-, Go- and Redisson-compatible)",
+        Blocked => "Cache-blocked, the default: every probe of an element in one 64-byte block, so one memory access (one page of a file) per element; the fastest, for about 10% more bits",
+        Counting => "4-bit counters instead of bits, so elements can be removed",
+        Scalable => "Grows by adding layers as it fills, keeping the FPR bound",
+        Bitmap => "Exact: one bit per integer of --range (integer items only; no false positives)",
+        TwoBitMap => "Two bits per integer of --range: absent, seen once, seen more than once",
+        DLeft => "d-left counting filter: fingerprints with 2-bit counters in 4 hash tables; removal and counts in about half the memory of --kind counting",
+        _ => "",
+    }
 }
 
-impl Kind {
-    /// The CLI name.
-    pub fn name(self) -> String {
-        self.to_possible_value()
-            .map_or_else(|| "?".to_string(), |v| v.get_name().to_string())
-    }
+/// Parses `--kind`: one of [`CREATED_KINDS`], by its library name.
+fn kind_parser() -> impl clap::builder::TypedValueParser<Value = bloomkit::Kind> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        CREATED_KINDS.map(|kind| PossibleValue::new(kind.name()).help(kind_help(kind))),
+    )
+    .try_map(|name| name.parse::<bloomkit::Kind>())
 }
 
 /// How elements map to bits: bloomkit's own, or exactly another library's.
@@ -152,20 +156,29 @@ pub enum Format {
     GoJson,
 }
 
-/// Options shared by the commands that read items.
+/// Where a command's items come from, the same for every command that reads items or
+/// integers (see `crate::sources`).
 #[derive(Debug, Clone, Args)]
-pub struct ItemArgs {
-    /// Read items from FILE, one per line ('-' for standard input); may be repeated. Items
-    /// given as arguments are read first.
+pub struct SourceArgs {
+    /// Read items from FILE, one per line ('-' for standard input); may be repeated. The
+    /// command's arguments are read first.
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Items end with a NUL byte instead of a newline (find -print0, xargs -0, fd -0); printed
     /// items end with NUL too.
     #[arg(short = '0', long = "null")]
     pub null: bool,
-    /// Skip empty items (empty lines) instead of using the empty element.
+    /// Skip empty items (empty lines) instead of using the empty element (or, for integers,
+    /// failing on them).
     #[arg(long)]
     pub skip_empty: bool,
+}
+
+/// Options shared by the commands that read items.
+#[derive(Debug, Clone, Args)]
+pub struct ItemArgs {
+    #[command(flatten)]
+    pub sources: SourceArgs,
     /// How each item becomes an element: utf8 = the line's bytes; utf16le = Guava's
     /// unencodedChars funnel; i32/i64 = a decimal number as Guava's integer/long funnel;
     /// hex = raw bytes written in hexadecimal [default: utf8; i64 for bitmap and two-bit-map
@@ -198,8 +211,8 @@ pub struct Creation {
     #[command(flatten)]
     pub sizing: Sizing,
     /// The kind of filter [default: blocked; classic with a --scheme of another library].
-    #[arg(long, value_enum)]
-    pub kind: Option<Kind>,
+    #[arg(long, value_parser = kind_parser(), value_name = "KIND")]
+    pub kind: Option<bloomkit::Kind>,
     /// An expiring filter that remembers only the last WINDOW: a number of insertions
     /// (1000000, 1e6: a count window) or a duration (90s, 15m, 12h, 30d, 2w: a time window,
     /// where --capacity is the expected insertions per window). --fpp defaults to 1%.
@@ -244,8 +257,12 @@ pub struct Combine {
 /// The arguments of the commands that read integers (`sort-unique`, `singles`).
 #[derive(Debug, Clone, Args)]
 pub struct Integers {
-    /// Files to read ('-' for standard input); standard input when none are given.
-    pub files: Vec<PathBuf>,
+    /// Files to read, as with -f ('-' for standard input); standard input when none are given
+    /// (and no -f).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub sources: SourceArgs,
     /// Skip lines that are not integers (counted on standard error) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -441,7 +458,8 @@ EXAMPLES:
 
     /// Write the union of filters A, B, ... to OUT.
     #[command(after_help = "\
-The filters must be of the same kind, size, hashing and scheme.
+The filters must be of one kind, classic, blocked, counting or bitmap, and of the same size,
+hashing and scheme (bitmaps: of the same range; the union of bitmaps is exact).
 
 EXAMPLES:
   bloomkit create monday.bloom -n 1e6 -p 0.01
@@ -451,9 +469,10 @@ EXAMPLES:
 
     /// Write the intersection of filters A, B, ... to OUT.
     #[command(after_help = "\
-The filters must be classic filters of the same size, hashing and scheme. The result may
-answer 'probably present' for a few more elements than a filter built from the common
-elements would.
+The filters must be of one kind, classic, blocked or bitmap, and of the same size, hashing
+and scheme (bitmaps: of the same range). The intersection of bitmaps is exact; that of Bloom
+filters may answer 'probably present' for a few more elements than a filter built from the
+common elements would.
 
 EXAMPLES:
   bloomkit create monday.bloom -n 1e6 -p 0.01
@@ -542,7 +561,8 @@ EXAMPLES:
 
     /// Print each distinct integer once, ascending (sort -n | uniq), in memory.
     #[command(after_help = "\
-Reads decimal integers, one per line, from the FILEs or standard input, and prints each
+Reads decimal integers, one per line, from the FILEs, then from each -f FILE (-0: NUL-separated;
+'-': standard input), or else standard input, and prints each
 distinct one once in ascending numeric order: what `sort -n | uniq` prints for integers,
 in one pass and in memory. The integers are kept in roaring bitmaps, so memory follows the
 number of distinct integers (at most about 2 bytes each while sparse, 1 bit per integer of
@@ -551,11 +571,12 @@ their span when dense), not the input's length. Any integer from -92233720368547
 A line that is not such an integer is an error naming its line number, unless
 --skip-invalid. With --range only integers of that range are accepted, and with --capacity
 the bitmaps are dense (one bit per integer of the range, fixed memory) when the integers are
-at least one in 16 of it.
+at least one in 16 of it. With --json the summary is one JSON object on standard error.
 
 EXAMPLES:
   bloomkit sort-unique ids.txt > sorted-ids.txt
   seq 10 -1 1 | bloomkit sort-unique
+  bloomkit sort-unique -f ids.txt -f more-ids.txt --json 2> summary.json
   bloomkit sort-unique --range 0..1e6 -n 1e5 < ids.txt | wc -l")]
     SortUnique(Integers),
 
@@ -567,7 +588,8 @@ two-bit cell (absent, once, more than once) kept in roaring bitmaps, so memory f
 number of distinct integers.
 
 EXAMPLES:
-  bloomkit singles calls-today.txt > called-once.txt")]
+  bloomkit singles calls-today.txt > called-once.txt
+  find . -name '*.ids' -print0 | xargs -0 cat | bloomkit singles --skip-empty")]
     Singles(Integers),
 
     /// Print a shell completion script.

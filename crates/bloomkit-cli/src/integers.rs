@@ -1,5 +1,6 @@
-//! Integer streams for `sort-unique` and `singles`: decimal integers read one per line from
-//! files or standard input, kept in a pair of bitmaps split by sign, and printed ascending.
+//! Integer streams for `sort-unique` and `singles`: decimal integers read one per line (or per
+//! NUL-terminated item, `-0`) from the shared item sources (`crate::sources`: files, `-f`,
+//! standard input), kept in a pair of bitmaps split by sign, and printed ascending.
 //!
 //! Any integer from `i64::MIN` to `u64::MAX` is accepted, or those of `--range`. No single
 //! bitmap range holds all of them (a range is at most 2⁶⁴ wide), so negative integers go to a
@@ -10,11 +11,11 @@
 //! the integers are at least one in 16 of the range).
 
 use crate::cli::Integers;
+use crate::sources::{Source, Sources};
+use crate::summary::{Output, Summary};
 use anyhow::{anyhow, bail, Result};
 use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, TwoBitMap};
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
 
 /// Integers gathered before they are sorted and merged into the bitmaps at once (2 MiB of
 /// them): a roaring container then takes all of a batch's integers in one rewrite, instead
@@ -42,49 +43,36 @@ pub trait Tally: Sized {
     fn memory_bytes(&self) -> usize;
 }
 
-impl Tally for Bitmap {
-    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
-        Ok(match expected {
-            Some(n) => Bitmap::new(range, n)?,
-            None => Bitmap::with_form(range, BitmapForm::Roaring)?,
-        })
-    }
-    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
-        self.insert_sorted(values)?;
-        Ok(())
-    }
-    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
-        Box::new(self.iter())
-    }
-    fn output_len(&self) -> u64 {
-        self.len()
-    }
-    fn memory_bytes(&self) -> usize {
-        Bitmap::memory_bytes(self)
-    }
+/// [`Tally`] for a bitmap kind whose output is `$output` (`$output_len` of them).
+macro_rules! tally {
+    ($ty:ident, $output:ident, $output_len:ident) => {
+        impl Tally for $ty {
+            fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
+                Ok(match expected {
+                    Some(n) => $ty::new(range, n)?,
+                    None => $ty::with_form(range, BitmapForm::Roaring)?,
+                })
+            }
+            fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
+                self.insert_sorted(values)?;
+                Ok(())
+            }
+            fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
+                Box::new(self.$output())
+            }
+            fn output_len(&self) -> u64 {
+                self.$output_len()
+            }
+            fn memory_bytes(&self) -> usize {
+                $ty::memory_bytes(self)
+            }
+        }
+    };
 }
 
-impl Tally for TwoBitMap {
-    fn new(range: KeyRange, expected: Option<u64>) -> Result<Self> {
-        Ok(match expected {
-            Some(n) => TwoBitMap::new(range, n)?,
-            None => TwoBitMap::with_form(range, BitmapForm::Roaring)?,
-        })
-    }
-    fn record<V: Copy + Into<i128>>(&mut self, values: &[V]) -> Result<()> {
-        self.insert_sorted(values)?;
-        Ok(())
-    }
-    fn output(&self) -> Box<dyn Iterator<Item = i128> + '_> {
-        Box::new(self.singles())
-    }
-    fn output_len(&self) -> u64 {
-        self.singles_len()
-    }
-    fn memory_bytes(&self) -> usize {
-        TwoBitMap::memory_bytes(self)
-    }
-}
+// sort-unique prints every integer seen; singles those seen once.
+tally!(Bitmap, iter, len);
+tally!(TwoBitMap, singles, singles_len);
 
 /// A tally for each sign (`None` for a sign the range excludes), with the batches not yet
 /// recorded.
@@ -149,22 +137,25 @@ impl<T: Tally> BySign<T> {
     }
 
     fn flush_negative(&mut self) -> Result<()> {
-        self.negative_batch.sort_unstable();
-        if let Some(t) = &mut self.negative {
-            t.record(&self.negative_batch)?;
-        }
-        self.negative_batch.clear();
-        Ok(())
+        flush(&mut self.negative_batch, self.negative.as_mut())
     }
 
     fn flush_other(&mut self) -> Result<()> {
-        self.other_batch.sort_unstable();
-        if let Some(t) = &mut self.other {
-            t.record(&self.other_batch)?;
-        }
-        self.other_batch.clear();
-        Ok(())
+        flush(&mut self.other_batch, self.other.as_mut())
     }
+}
+
+/// Sorts `batch`, records it in `tally` (none when the range excludes its sign) and empties it.
+fn flush<T: Tally, V: Ord + Copy + Into<i128>>(
+    batch: &mut Vec<V>,
+    tally: Option<&mut T>,
+) -> Result<()> {
+    batch.sort_unstable();
+    if let Some(t) = tally {
+        t.record(batch)?;
+    }
+    batch.clear();
+    Ok(())
 }
 
 /// What one line turned out to be.
@@ -184,6 +175,12 @@ enum State {
 
 /// Parses decimal integer lines, byte by byte, across buffer boundaries.
 struct Lines {
+    /// What ends a line: `\n`, or NUL (`-0`; a newline is then a space).
+    separator: u8,
+    /// Whether empty lines are skipped (`--skip-empty`) rather than invalid.
+    skip_empty: bool,
+    /// Empty lines skipped.
+    empty: u64,
     state: State,
     negative: bool,
     magnitude: u64,
@@ -194,8 +191,11 @@ struct Lines {
 }
 
 impl Lines {
-    fn new() -> Self {
+    fn new(separator: u8, skip_empty: bool) -> Self {
         Lines {
+            separator,
+            skip_empty,
+            empty: 0,
             state: State::Start,
             negative: false,
             magnitude: 0,
@@ -214,7 +214,7 @@ impl Lines {
         invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
     ) -> Result<()> {
         for &b in bytes {
-            if b == b'\n' {
+            if b == self.separator {
                 self.end_line(value, invalid)?;
                 continue;
             }
@@ -245,8 +245,8 @@ impl Lines {
                     State::Sign
                 }
                 (State::Start, b'+') => State::Sign,
-                (State::Start, b' ' | b'\t' | b'\r') => State::Start,
-                (State::Digits | State::After, b' ' | b'\t' | b'\r') => State::After,
+                (State::Start, b' ' | b'\t' | b'\r' | b'\n') => State::Start,
+                (State::Digits | State::After, b' ' | b'\t' | b'\r' | b'\n') => State::After,
                 _ => State::Invalid("not a decimal integer"),
             };
         }
@@ -260,6 +260,10 @@ impl Lines {
         invalid: &mut impl FnMut(u64, &[u8], &str) -> Result<()>,
     ) -> Result<()> {
         self.line += 1;
+        if self.skip_empty && self.shown.is_empty() {
+            self.empty += 1;
+            return Ok(());
+        }
         let state = match self.state {
             State::Digits | State::After if self.negative && self.magnitude > 1 << 63 => {
                 State::Invalid("below the 64-bit integers")
@@ -292,16 +296,44 @@ impl Lines {
     }
 }
 
-/// Reads every integer of one input into `tally`; returns the lines read and skipped.
-fn read_input<T: Tally>(
-    input: impl Read,
-    name: &str,
+/// Lines read, and lines skipped: not integers (with `--skip-invalid`), empty (with
+/// `--skip-empty`).
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    lines: u64,
+    skipped: u64,
+    empty: u64,
+}
+
+/// Reads every integer of one source into `tally`.
+fn read_source<T: Tally>(
+    source: Source,
+    sources: &Sources,
     tally: &mut BySign<T>,
     skip_invalid: bool,
-) -> Result<(u64, u64)> {
-    let mut reader = BufReader::with_capacity(IO_BUFFER, input);
-    let mut lines = Lines::new();
+) -> Result<Counts> {
+    let mut lines = Lines::new(sources.separator, sources.skip_empty);
+    let what = if sources.separator == 0 {
+        "item"
+    } else {
+        "line"
+    };
     let mut skipped = 0u64;
+    let (name, reader): (String, Box<dyn Read>) = match source {
+        Source::Stream { path, reader } => (
+            path.map_or_else(|| "standard input".to_string(), |p| p.to_string()),
+            reader,
+        ),
+        // Only item commands have item arguments; integers come in files and streams.
+        Source::Args { items, .. } => ("arguments".to_string(), {
+            let mut bytes = Vec::new();
+            for item in items {
+                bytes.extend_from_slice(item.as_bytes());
+                bytes.push(sources.separator);
+            }
+            Box::new(std::io::Cursor::new(bytes))
+        }),
+    };
     let mut value = |line: u64, negative: bool, magnitude: u64| {
         tally
             .push(line, negative, magnitude)
@@ -314,8 +346,9 @@ fn read_input<T: Tally>(
         }
         let text = String::from_utf8_lossy(text);
         let more = if text.len() >= SHOWN { "…" } else { "" };
-        bail!("{name}: line {line}: '{text}{more}' is not an integer: {why} (use --skip-invalid to skip such lines)")
+        bail!("{name}: {what} {line}: '{text}{more}' is not an integer: {why} (use --skip-invalid to skip such lines)")
     };
+    let mut reader = BufReader::with_capacity(IO_BUFFER, reader);
     loop {
         let buf = match reader.fill_buf() {
             Ok(buf) => buf,
@@ -330,7 +363,11 @@ fn read_input<T: Tally>(
         reader.consume(n);
     }
     lines.finish(&mut value, &mut invalid)?;
-    Ok((lines.line, skipped))
+    Ok(Counts {
+        lines: lines.line,
+        skipped,
+        empty: lines.empty,
+    })
 }
 
 /// Writes decimal integers, one per line, through a large buffer.
@@ -389,34 +426,17 @@ fn print<T: Tally>(tally: &BySign<T>, mut out: DecimalOut<impl Write>) -> std::i
 }
 
 /// Runs `sort-unique` (with [`Bitmap`]s) or `singles` (with [`TwoBitMap`]s): reads every
-/// input, then prints what the tallies give.
-pub fn run<T: Tally>(command: &str, args: &Integers, quiet: bool) -> Result<()> {
+/// source, then prints what the tallies give, then the summary (a sentence, or with `--json`
+/// a JSON object, on standard error: standard output carries the integers).
+pub fn run<T: Tally>(command: &str, args: &Integers, out: &Output) -> Result<()> {
     let mut tally = BySign::<T>::new(args.range, args.capacity)?;
-    let (mut lines, mut skipped) = (0u64, 0u64);
-    let stdin_only = [Path::new("-").to_path_buf()];
-    let files = if args.files.is_empty() {
-        &stdin_only[..]
-    } else {
-        &args.files[..]
-    };
-    for path in files {
-        let (l, s) = if path == Path::new("-") {
-            read_input(
-                std::io::stdin().lock(),
-                "standard input",
-                &mut tally,
-                args.skip_invalid,
-            )?
-        } else {
-            let name = path.display().to_string();
-            let file = File::open(path).map_err(|e| anyhow!("opening {name}: {e}"))?;
-            if file.metadata().is_ok_and(|m| m.is_dir()) {
-                bail!("{name}: is a directory, not a file of integers");
-            }
-            read_input(file, &name, &mut tally, args.skip_invalid)?
-        };
-        lines += l;
-        skipped += s;
+    let mut sources = Sources::files(&args.inputs, &args.sources, out)?;
+    let mut counts = Counts::default();
+    for source in std::mem::take(&mut sources.list) {
+        let c = read_source(source, &sources, &mut tally, args.skip_invalid)?;
+        counts.lines += c.lines;
+        counts.skipped += c.skipped;
+        counts.empty += c.empty;
     }
     tally.flush_negative()?;
     tally.flush_other()?;
@@ -426,20 +446,29 @@ pub fn run<T: Tally>(command: &str, args: &Integers, quiet: bool) -> Result<()> 
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
         Err(e) => bail!("writing standard output: {e}"),
     }
-    if !quiet {
-        let count: u64 = tally.tallies().map(T::output_len).sum();
-        let memory: usize = tally.tallies().map(T::memory_bytes).sum();
-        let skipped = if skipped > 0 {
-            format!(", {skipped} non-integer lines skipped")
-        } else {
-            String::new()
-        };
+    let written: u64 = tally.tallies().map(T::output_len).sum();
+    let memory: usize = tally.tallies().map(T::memory_bytes).sum();
+    if out.text() {
+        let mut skipped = String::new();
+        if counts.skipped > 0 {
+            skipped += &format!(", {} non-integer lines skipped", counts.skipped);
+        }
+        if counts.empty > 0 {
+            skipped += &format!(", {} empty lines skipped", counts.empty);
+        }
         eprintln!(
-            "{command}: {lines} lines read, {count} integers written{skipped}; bitmaps of {}",
+            "{command}: {} lines read, {written} integers written{skipped}; bitmaps of {}",
+            counts.lines,
             crate::commands::human_bytes(memory as u64)
         );
     }
-    Ok(())
+    Summary::without_target(command)
+        .set("lines", counts.lines)
+        .set("written", written)
+        .set("skipped", counts.skipped)
+        .set("empty", counts.empty)
+        .set("bytes", memory)
+        .print(out, true)
 }
 
 #[cfg(test)]
@@ -448,7 +477,7 @@ mod tests {
 
     fn parse(input: &[u8]) -> Vec<Result<i128, (u64, String)>> {
         let mut got = Vec::new();
-        let mut lines = Lines::new();
+        let mut lines = Lines::new(b'\n', false);
         let mut bad = Vec::new();
         {
             let mut value = |_: u64, n: bool, m: u64| {

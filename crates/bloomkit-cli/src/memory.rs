@@ -3,11 +3,24 @@
 
 use anyhow::{bail, Result};
 
-/// The memory available for new allocations without swapping (`MemAvailable` of
-/// `/proc/meminfo`), or `None` where it is not known.
-pub fn available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    parse_meminfo(&text)
+/// The environment variable that sets the memory to assume available, in bytes, instead of
+/// `MemAvailable`: for a container whose memory limit `/proc/meminfo` does not show, and for
+/// the tests of the checks below.
+pub const AVAILABLE_VAR: &str = "BLOOMKIT_MEM_AVAILABLE";
+
+/// The memory available for new allocations without swapping ([`AVAILABLE_VAR`], else
+/// `MemAvailable` of `/proc/meminfo`), or `None` where it is not known.
+pub fn available() -> Result<Option<u64>> {
+    if let Some(value) = std::env::var_os(AVAILABLE_VAR) {
+        let value = value.to_string_lossy();
+        return match crate::cli::parse_count(&value) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) => bail!("{AVAILABLE_VAR}: {e} (give the memory to assume available, in bytes)"),
+        };
+    }
+    Ok(std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| parse_meminfo(&text)))
 }
 
 fn parse_meminfo(text: &str) -> Option<u64> {
@@ -40,7 +53,7 @@ pub fn ensure_loadable(path: &std::path::Path) -> Result<()> {
 }
 
 fn ensure(bytes: u64, what: &str, hint: &str) -> Result<()> {
-    if let Some(avail) = available() {
+    if let Some(avail) = available()? {
         if bytes > avail {
             bail!(
                 "{what} needs {} of memory, more than this machine has available ({}); {hint}",

@@ -13,9 +13,10 @@
 //! The password comes from the URL, else `--password-file`, else `REDIS_PASSWORD`; it is never
 //! printed (messages name the target without it, and [`Password`]'s `Debug` hides it).
 
-use crate::cli::{Kind, SchemeName};
+use crate::cli::SchemeName;
 use crate::target::{Context, Description, NewFilter};
 use anyhow::{anyhow, bail, Result};
+use bloomkit::Kind;
 use bloomkit_redis::{
     stored_kind, Connection, CountingRedisFilter, Error as RedisError, FilterOptions, Options,
     RedisFilter, RedissonFilter, ScalableParams, ScalableRedisFilter, StoredKind,
@@ -432,7 +433,7 @@ impl RedisTarget {
             (Kind::Bitmap | Kind::TwoBitMap, _) => bail!(
                 "{display}: bitmaps live in files; use a file target"
             ),
-            (Kind::Dleft, _) => bail!(
+            (Kind::DLeft, _) => bail!(
                 "{display}: d-left filters cannot be kept in Redis; use a file target, or a blocked or scalable filter"
             ),
             (Kind::Classic, SchemeName::Default) => bail!(

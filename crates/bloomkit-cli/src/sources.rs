@@ -1,14 +1,16 @@
 //! Where a command's items come from, the same for every command that reads items (`add`,
-//! `check`, `dedup`, `remove`, and any command added later): the arguments, in order, where
-//! `-` stands for standard input; then each `-f FILE` (`-` again for standard input); and when
-//! there are neither, standard input. Items are lines, or NUL-terminated with `-0`; empty
-//! items are elements unless `--skip-empty` is given.
+//! `check`, `dedup`, `remove`, `sort-unique`, `singles`, and any command added later): the
+//! arguments, in order, where `-` stands for standard input (for `sort-unique` and `singles`,
+//! whose arguments are files, each file); then each `-f FILE` (`-` again for standard input);
+//! and when there are neither, standard input. Items are lines, or NUL-terminated with `-0`;
+//! empty items are elements unless `--skip-empty` is given.
 
-use crate::cli::ItemArgs;
+use crate::cli::{ItemArgs, SourceArgs};
 use crate::items::ItemFormat;
 use crate::summary::Output;
 use anyhow::{bail, Result};
 use std::io::Read;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One source of items.
@@ -56,6 +58,26 @@ impl Sources {
     /// item argument that names an existing file gets a note (unless `-q`): it is used as an
     /// item, and `-f` reads a file.
     pub fn new(items: &[String], args: &ItemArgs, out: &Output) -> Result<Sources> {
+        let mut sources = Self::open(items, &[], &args.sources, out)?;
+        sources.format = args.items.unwrap_or(ItemFormat::Utf8);
+        Ok(sources)
+    }
+
+    /// The sources of a command whose arguments are files (`sort-unique`, `singles`): each of
+    /// `files` (`-` for standard input), then each `-f FILE`; standard input when there are
+    /// none.
+    pub fn files(files: &[PathBuf], args: &SourceArgs, out: &Output) -> Result<Sources> {
+        Self::open(&[], files, args, out)
+    }
+
+    /// Item arguments `items`, then the files `files` (given as arguments), then the `-f`
+    /// files of `args`.
+    fn open(
+        items: &[String],
+        files: &[PathBuf],
+        args: &SourceArgs,
+        out: &Output,
+    ) -> Result<Sources> {
         if !out.quiet {
             if let Some(file) = items
                 .iter()
@@ -109,7 +131,11 @@ impl Sources {
                 items: pending,
             });
         }
-        for path in &args.files {
+        let given = files
+            .iter()
+            .map(|p| (p, ""))
+            .chain(args.files.iter().map(|p| (p, " (given with -f)")));
+        for (path, how) in given {
             if path.as_os_str() == "-" {
                 stdin(&mut list, &mut total);
                 continue;
@@ -118,13 +144,13 @@ impl Sources {
             let file = match std::fs::File::open(path) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    bail!("{shown}: no such file (given with -f)")
+                    bail!("{shown}: no such file{how}")
                 }
                 Err(e) => bail!("{shown}: cannot read it: {e}"),
             };
             let meta = file.metadata();
             if meta.as_ref().is_ok_and(|m| m.is_dir()) {
-                bail!("{shown}: it is a directory; -f takes a file of items");
+                bail!("{shown}: it is a directory, not a file of items{how}");
             }
             let size = regular_size(meta);
             total = total.zip(size).map(|(a, b)| a + b);
@@ -138,7 +164,7 @@ impl Sources {
         }
         Ok(Sources {
             list,
-            format: args.items.unwrap_or(ItemFormat::Utf8),
+            format: ItemFormat::Utf8,
             separator: if null { 0 } else { b'\n' },
             skip_empty: args.skip_empty,
             total_bytes: total,

@@ -3,8 +3,9 @@
 //!
 //! Commands never touch files or Redis directly; they go through [`Target`]. Its parts, one
 //! concern each: [`location`] (parsing a TARGET), [`keys`] (`--key-file`), [`build`] (new
-//! filters), [`describe`] (`info`), [`file`] (the file backend: locks, saves) and [`mapped`]
-//! (classic and blocked files used in place); the Redis backend is `crate::redis_target`.
+//! filters), [`describe`] (`info`), [`file`] (the file backend: locks, saves), [`mapped`]
+//! (classic and blocked files used in place) and [`mapped_bitmap`] (dense bitmap files read in
+//! place); the Redis backend is `crate::redis_target`.
 
 use crate::redis_target::RedisTarget;
 use crate::stream::Chunk;
@@ -18,6 +19,7 @@ mod file;
 mod keys;
 mod location;
 mod mapped;
+mod mapped_bitmap;
 
 pub use build::{build, default_generations, new_filter, NewFilter};
 pub use describe::{describe, scheme_name, Description, WindowInfo};

@@ -5,11 +5,7 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
-use support::{ok, run};
-
-fn path(dir: &tempfile::TempDir, name: &str) -> String {
-    dir.path().join(name).to_string_lossy().into_owned()
-}
+use support::{fails, ok, path, run};
 
 /// Deterministic pseudo-random integers: negatives, repeats, values past `i64::MAX`.
 fn integers(n: usize) -> Vec<i128> {
@@ -428,4 +424,106 @@ fn the_examples_of_docs_bitmaps_md_run_as_shown() {
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "$ {cmd}");
     }
+}
+
+/// `sort-unique` and `singles` read the shared item sources as add, check and dedup do (`-f
+/// FILE` and `-` in order after the FILE arguments, `-0`, `--skip-empty`) and print a `--json`
+/// summary on standard error, standard output carrying the integers.
+#[test]
+fn integer_commands_take_the_shared_sources_and_json() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (path(&d, "a.txt"), path(&d, "b.txt"));
+    std::fs::write(&a, "3\n1\n").unwrap();
+    std::fs::write(&b, "8\n3\n").unwrap();
+    // FILE arguments, then each -f (here standard input, then b).
+    assert_eq!(
+        ok(&["sort-unique", &a, "-f", "-", "-f", &b], b"-4\n").out,
+        "-4\n1\n3\n8\n"
+    );
+    assert_eq!(ok(&["singles", "-f", &a, "-f", &b], b"").out, "1\n8\n");
+    let r = run(&["singles", "-f", &path(&d, "missing.txt")], b"");
+    assert!(
+        r.code == 2 && r.err.contains("missing.txt: no such file (given with -f)"),
+        "{}",
+        r.err
+    );
+    // NUL-separated, newlines inside an item being spaces; an empty item is an error naming
+    // it, or skipped and counted with --skip-empty.
+    let nul = b"5\0 2\n\0\x005\0";
+    fails(
+        &["sort-unique", "-0"],
+        nul,
+        &["standard input: item 3: '' is not an integer: an empty line"],
+    );
+    let r = ok(&["sort-unique", "-0", "--skip-empty"], nul);
+    assert_eq!(r.out, "2\n5\n");
+    assert!(
+        r.err.contains("4 lines read") && r.err.contains("1 empty lines skipped"),
+        "{}",
+        r.err
+    );
+    let r = ok(&["singles", "--skip-empty"], b"7\n\n\n9\n7\n");
+    assert_eq!(r.out, "9\n");
+    // --json: one object on standard error, the integers alone on standard output.
+    let r = ok(
+        &["singles", "--json", "--skip-empty", "--skip-invalid"],
+        b"7\n\nx\n9\n7\n",
+    );
+    assert_eq!(r.out, "9\n");
+    let v: serde_json::Value = serde_json::from_str(&r.err).expect("JSON on standard error");
+    assert_eq!(v["command"], "singles");
+    assert_eq!(
+        (&v["lines"], &v["written"], &v["skipped"], &v["empty"]),
+        (&5.into(), &1.into(), &1.into(), &1.into()),
+        "{v}"
+    );
+    assert!(v["bytes"].as_u64().is_some_and(|b| b > 0), "{v}");
+    let r = ok(&["sort-unique", "--json", "-q"], b"1\n");
+    assert_eq!((r.out.as_str(), r.err.as_str()), ("1\n", ""));
+}
+
+/// A dense bitmap file is read in place by `check` and `info` (the library's `MappedBitmap`),
+/// not loaded: with 48 MiB of private memory (`ulimit -d`; a shared file mapping does not count
+/// against it, a loaded copy does) both work on a 125 MB bitmap, while `add`, which loads a
+/// bitmap to change it, is refused by the same limit (so the limit bites).
+#[test]
+fn dense_bitmap_files_are_checked_in_place() {
+    let d = tempfile::tempdir().unwrap();
+    let f = path(&d, "ids.bloom");
+    ok(&["create", &f, "--range", "0..1e9", "-n", "5e8", "-q"], b"");
+    ok(&["add", &f, "-q", "7", "999999999", "123456789"], b"");
+    assert!(std::fs::metadata(&f).unwrap().len() > 120_000_000);
+    const LIMIT: u32 = 48 * 1024;
+    let (code, err) = support::data_limited(LIMIT, &["check", &f, "7", "8", "999999999"], b"");
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = support::data_limited(LIMIT, &["check", "-c", &f], b"1\n7\n123456789\n");
+    assert_eq!(code, 0, "{err}");
+    let r = support::spawn_limited(
+        &format!("-d {LIMIT}"),
+        &["info", "--json", &f],
+        Stdio::null(),
+    )
+    .wait_with_output()
+    .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        (&v["kind"], &v["layout"], &v["estimated_items"], &v["bytes"]),
+        (
+            &"bitmap".into(),
+            &"dense".into(),
+            &3.into(),
+            &125_000_000.into()
+        ),
+        "{v}"
+    );
+    assert_eq!(v["capacity"], 500_000_000, "{v}");
+    let (code, err) = support::data_limited(LIMIT, &["add", "-q", &f, "8"], b"");
+    assert_eq!(code, 2, "add loads a bitmap: {err}");
+    // A damaged plane is found when the file is mapped, as when it is loaded.
+    let mut bytes = std::fs::read(&f).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(&f, &bytes).unwrap();
+    fails(&["check", &f, "7"], b"", &["checksum"]);
 }

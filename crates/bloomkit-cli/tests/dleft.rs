@@ -3,14 +3,10 @@
 
 mod support;
 
-use support::{input, lines, ok, run};
+use support::{fails, input, lines, ok, path, run};
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
-}
-
-fn path(d: &tempfile::TempDir, name: &str) -> String {
-    d.path().join(name).to_string_lossy().into_owned()
 }
 
 #[test]
@@ -98,9 +94,7 @@ fn an_overfull_dleft_filter_says_so_and_keeps_what_it_saved() {
         b"",
     );
     let many = lines("x", 0..100);
-    let r = run(&["add", &f], &input(&many));
-    assert_eq!(r.code, 2);
-    assert!(r.err.contains("larger capacity"), "{}", r.err);
+    fails(&["add", &f], input(&many), &["larger capacity"]);
     let r = ok(&["info", "--json", &f], b"");
     let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
     assert!(v["estimated_items"].as_u64().unwrap() <= 32);
@@ -148,9 +142,7 @@ fn minimal_increase_counting_files_refuse_removal() {
     ok(&["add", &f, "x", "x", "y"], b"");
     assert_eq!(ok(&["check", "-c", &f, "x", "y", "z"], b"").out, "2\n");
     let before = std::fs::read(&f).unwrap();
-    let r = run(&["remove", &f, "x"], b"");
-    assert_eq!(r.code, 2);
-    assert!(r.err.contains("minimal-increase"), "{}", r.err);
+    fails(&["remove", &f, "x"], b"", &["minimal-increase"]);
     assert_eq!(std::fs::read(&f).unwrap(), before);
     let r = ok(&["info", "--json", &f], b"");
     let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();

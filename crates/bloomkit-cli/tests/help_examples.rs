@@ -61,6 +61,8 @@ fn fixtures(dir: &Path) {
     write("access-paths.txt", "/a\n/c\n");
     write("frontier.txt", "https://x.example/\nhttps://y.example/\n");
     write("ids.txt", "42\n7\n42\n");
+    write("more-ids.txt", "8\n42\n");
+    write("today.ids", "3\n\n4\n3\n");
     write("calls-today.txt", "5551234\n5559876\n5551234\n");
     write("cat.jpg", "");
     write("dog.jpg", "");

@@ -3,6 +3,8 @@
 //! over-capacity warnings, clap's whole usage messages, closed pipes, numbers and paths in the
 //! user's terms, format detection, the progress bar and one man page per command.
 
+mod support;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
@@ -17,26 +19,9 @@ fn bin() -> std::path::PathBuf {
     assert_cmd::cargo::cargo_bin("bloomkit")
 }
 
-fn p(d: &TempDir, name: &str) -> String {
-    d.path().join(name).to_string_lossy().into_owned()
-}
+use support::{fails, path as p, run3 as run};
 
-/// Runs and returns (status, stdout, stderr); never a panic or a backtrace.
-fn run(args: &[&str], stdin: impl Into<Vec<u8>>) -> (i32, String, String) {
-    let out = bk().args(args).write_stdin(stdin).output().expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("internal error"),
-        "{stderr}"
-    );
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    )
-}
-
-fn ok(args: &[&str], stdin: impl Into<Vec<u8>>) -> (String, String) {
+fn ok(args: &[&str], stdin: impl AsRef<[u8]>) -> (String, String) {
     let (code, out, err) = run(args, stdin);
     assert_eq!(code, 0, "{args:?}: {err}");
     (out, err)
@@ -120,11 +105,8 @@ fn items_come_from_files_stdin_dash_and_nul_separated_input() {
         "1\n"
     );
     // -0: NUL-separated items (a newline is part of an item), printed NUL-terminated.
-    ok(&["add", &f, "-0"], b"with\nnewline\0plain\0".to_vec());
-    let (out, _) = ok(
-        &["check", &f, "-0"],
-        b"plain\0with\nnewline\0absent\0".to_vec(),
-    );
+    ok(&["add", &f, "-0"], b"with\nnewline\0plain\0");
+    let (out, _) = ok(&["check", &f, "-0"], b"plain\0with\nnewline\0absent\0");
     assert_eq!(out, "plain\0with\nnewline\0");
     // find -print0 | bloomkit add -0.
     let pics = d.path().join("pics");
@@ -145,12 +127,16 @@ fn items_come_from_files_stdin_dash_and_nul_separated_input() {
     // A bad line is named with its file; a missing -f file fails before anything is added.
     let bad = p(&d, "bad.txt");
     std::fs::write(&bad, "1\nx\n").unwrap();
-    let (code, _, err) = run(&["add", &f, "--items", "i64", "-f", &bad], "");
-    assert_eq!(code, 2);
-    assert!(err.contains(&format!("line 2 of {bad}: 'x'")), "{err}");
-    let (code, _, err) = run(&["add", &f, "new-item", "-f", &p(&d, "missing.txt")], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("missing.txt: no such file"), "{err}");
+    fails(
+        &["add", &f, "--items", "i64", "-f", &bad],
+        "",
+        &[&format!("line 2 of {bad}: 'x'")],
+    );
+    fails(
+        &["add", &f, "new-item", "-f", &p(&d, "missing.txt")],
+        "",
+        &["missing.txt: no such file"],
+    );
     assert_eq!(
         run(&["check", &f, "new-item"], "").0,
         1,
@@ -285,9 +271,7 @@ fn over_capacity_and_saturation_are_warned_and_null_in_json() {
 
 #[test]
 fn usage_errors_keep_clap_s_whole_message() {
-    let (code, _, err) = run(&["chek"], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("'check'") && err.contains("Usage:"), "{err}");
+    fails(&["chek"], "", &["'check'", "Usage:"]);
     let d = tempfile::tempdir().unwrap();
     let f = filter(&d, "f.bloom");
     let (code, _, err) = run(&["merge", &f, "b.bloom"], "");
@@ -327,9 +311,11 @@ fn export_writes_to_stdout_without_o_and_replaces_only_with_force() {
     );
     let o = p(&d, "out.guava");
     std::fs::write(&o, "precious").unwrap();
-    let (code, _, err) = run(&["export", &f, "--format", "guava", "-o", &o], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("--force"), "{err}");
+    fails(
+        &["export", &f, "--format", "guava", "-o", &o],
+        "",
+        &["--force"],
+    );
     assert_eq!(std::fs::read(&o).unwrap(), b"precious");
     ok(
         &["export", &f, "--format", "guava", "-o", &o, "--force"],
@@ -437,12 +423,12 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
     let d = tempfile::tempdir().unwrap();
     let sub = p(&d, "sub");
     std::fs::create_dir(&sub).unwrap();
-    let (code, _, err) = run(&["create", &sub, "-n", "10", "-p", "0.1"], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("it is a directory"), "{err}");
-    let (code, _, err) = run(&["info", &sub], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("is a directory"), "{err}");
+    fails(
+        &["create", &sub, "-n", "10", "-p", "0.1"],
+        "",
+        &["it is a directory"],
+    );
+    fails(&["info", &sub], "", &["is a directory"]);
     let missing = p(&d, "no/such/dir/f.bloom");
     let (code, _, err) = run(&["create", &missing, "-n", "10", "-p", "0.1"], "");
     assert_eq!(code, 2);
@@ -506,12 +492,16 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
         err.contains("not a guava filter") && err.contains("--format go-json"),
         "{err}"
     );
-    let (code, _, err) = run(&["import", &six, &p(&d, "y.bloom")], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("look like no format"), "{err}");
-    let (code, _, err) = run(&["import", &g, &p(&d, "y.bloom")], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("a bloomkit filter file already"), "{err}");
+    fails(
+        &["import", &six, &p(&d, "y.bloom")],
+        "",
+        &["look like no format"],
+    );
+    fails(
+        &["import", &g, &p(&d, "y.bloom")],
+        "",
+        &["a bloomkit filter file already"],
+    );
 }
 
 #[test]
@@ -583,9 +573,7 @@ fn one_man_page_per_command() {
     );
     let (out, _) = ok(&["man", "check"], "");
     assert_eq!(out, check);
-    let (code, _, err) = run(&["man", "nope"], "");
-    assert_eq!(code, 2);
-    assert!(err.contains("no command 'nope'"), "{err}");
+    fails(&["man", "nope"], "", &["no command 'nope'"]);
 }
 
 #[test]

@@ -76,6 +76,10 @@ fn a_count_window_file_remembers_the_last_n_insertions() {
     assert_eq!(w["type"], "count");
     assert_eq!(w["insertions"], 1000);
     assert_eq!(w["inserted"], 5000);
+    assert_eq!(
+        w["layout"], "blocked",
+        "new files: every slice of an element in one block"
+    );
     let forgotten = w["forgotten_after"].as_u64().unwrap();
     assert!(w["guaranteed"].as_u64().unwrap() >= 1000);
     // The oldest are gone once forgotten_after more insertions followed them.
@@ -112,6 +116,47 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
         "{}",
         r.err
     );
+    // Other generations on the same file are refused too, with --window or without, naming
+    // both; the file's own are accepted.
+    let g = json(&f)["window"]["generations"].as_u64().unwrap();
+    let other = (g + 1).to_string();
+    for args in [
+        vec!["dedup", &f, "--window", "7d", "--generations", &other],
+        vec!["dedup", &f, "--generations", &other],
+    ] {
+        let r = run(&args, b"a\n");
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(
+            r.err.contains(&format!(
+                "a window of 1w in {g} generations, not {other} generations as --generations asks"
+            )),
+            "{}",
+            r.err
+        );
+        assert_eq!(r.out, "", "nothing deduplicated");
+    }
+    let same = g.to_string();
+    let args = ["dedup", &f, "--window", "7d", "--generations", &same];
+    assert_eq!(ok(&args, b"a\nq\n").out, "q\n");
+    // A count window has no generations to choose, and keeps its own window.
+    let count = d.path().join("count.bloom").to_string_lossy().into_owned();
+    ok(&["create", &count, "--window", "1000"], b"");
+    for (flag, value, why) in [
+        (
+            "--generations",
+            "7",
+            "the last 1000 insertions; --generations is for time windows",
+        ),
+        (
+            "--window",
+            "2000",
+            "the last 1000 insertions, not the last 2000 insertions",
+        ),
+    ] {
+        let r = run(&["dedup", &count, flag, value], b"a\n");
+        assert_eq!(r.code, 2, "{flag}");
+        assert!(r.err.contains(why), "{}", r.err);
+    }
     // A one-second window in one generation forgets an element within two seconds: after
     // them it is a new sighting again.
     let short = d.path().join("short.bloom").to_string_lossy().into_owned();

@@ -120,15 +120,7 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
         BlockedBloomFilter::with_layout(blocked.blocks(), blocked.layout(), Default::default())
             .unwrap(),
     );
-    for i in 0..n {
-        let made;
-        let k = match members.get(i as usize) {
-            Some(k) => k,
-            None => {
-                made = K::make(i);
-                &made
-            }
-        };
+    keys::each_key(n, &members, K::make, |k| {
         classic.insert(k);
         blocked.insert(k);
         split.insert(k);
@@ -137,7 +129,7 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
         fast_pre.insert_hash(k.bytes_hash());
         bf.set(k);
         sbbf.insert_hash(k.bytes_hash());
-    }
+    });
 
     let label = format!("{}/n={n}/p={p}", K::NAME);
     for (what, pool) in [("miss", &strangers), ("hit", &members)] {

@@ -203,21 +203,13 @@ fn run<K: BenchKey>(n: u64, rounds: usize) {
     let strangers: Vec<K> = (n..n + pool).map(K::make).collect();
     let mut qf = filters(n, p);
     let mut bf = filters(n, p);
-    for i in 0..n {
-        let made;
-        let k = match members.get(i as usize) {
-            Some(k) => k,
-            None => {
-                made = K::make(i);
-                &made
-            }
-        };
+    keys::each_key(n, &members, K::make, |k| {
         qf.blocked.insert(k);
         qf.atomic.insert(k);
         qf.classic.insert(k);
         qf.fast.insert_hash(k.xxh());
         qf.sbbf.insert_hash(k.xxh());
-    }
+    });
     let mut out = vec![false; BATCH];
     println!(
         "\n## {} keys, n = {n}, p = {p}, {rounds} rounds of {sub} keys per contender",

@@ -7,8 +7,8 @@
 //! cargo run -p bloomkit --example count_window [N] [P] [STREAM]
 //! ```
 
-use bloomkit::window::sizing::{paper_bits_per_element, shape};
-use bloomkit::window::CountWindowFilter;
+use bloomkit::window::sizing::paper_figure;
+use bloomkit::window::{CountWindowFilter, WindowLayout};
 use std::time::Instant;
 
 fn main() {
@@ -21,30 +21,26 @@ fn main() {
 
     // The paper's figure: the least (k + l)·k·N / (l·ln 2) bits over the (k, l) whose FPR at
     // the fullest (the paper's model) meets p.
-    let mut paper: Option<(f64, u32, u32)> = None;
-    for k in 1..=40 {
-        for l in 1..=200 {
-            let bits = paper_bits_per_element(k, l) * n as f64;
-            if paper.is_some_and(|(b, _, _)| bits >= b) {
-                continue;
-            }
-            if shape(n, k, l).unwrap().expected_fpp() <= p {
-                paper = Some((bits, k, l));
-            }
-        }
-    }
-    let (paper_bits, pk, pl) = paper.expect("a paper configuration");
+    let (paper_bits, pk, pl) = paper_figure(n, p).expect("a paper configuration");
 
     let mut f = CountWindowFilter::new(n, p).unwrap();
     let s = *f.shape();
     println!("N = {n}, p = {p}, stream = {stream}");
+    let layout = match f.layout() {
+        WindowLayout::Blocked(b) => format!(
+            "blocked: {} blocks of {} lanes of {} bits, b = {} bits per element",
+            b.blocks,
+            s.slices(),
+            b.lane_bits,
+            b.bits_per_element
+        ),
+        WindowLayout::Slices => format!("{} slices of {} bits", s.slices(), s.slice_bits),
+    };
     println!(
-        "bloomkit: k = {}, l = {}, g = {}, {} slices of {} bits: {} bits = {:.3} bits/element ({:.2} MiB)",
+        "bloomkit: k = {}, l = {}, g = {}, {layout}: {} bits = {:.3} bits/element ({:.2} MiB)",
         s.k,
         s.l,
         s.generation,
-        s.slices(),
-        s.slice_bits,
         s.bits(),
         s.bits() as f64 / n as f64,
         s.bits() as f64 / 8.0 / 1048576.0
@@ -62,7 +58,7 @@ fn main() {
         "guaranteed window {} insertions, forgotten after {}; design FPR at the fullest {:.5}",
         f.guaranteed_window(),
         f.forgotten_after(),
-        s.expected_fpp()
+        f.expected_fpp()
     );
 
     // Members are 0, 1, 2, ...; queries are keys with the top bit set (never inserted).

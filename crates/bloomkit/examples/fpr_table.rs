@@ -9,6 +9,9 @@ use bloomkit::concurrent::AtomicBlockedBloomFilter;
 use bloomkit::{BlockedBloomFilter, BloomFilter};
 use xxhash_rust::xxh3::xxh3_64;
 
+#[path = "support/args.rs"]
+mod args;
+
 fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -18,18 +21,8 @@ fn splitmix(mut x: u64) -> u64 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let sizes: Vec<u64> = args
-        .next()
-        .unwrap_or_else(|| "100000,10000000".into())
-        .split(',')
-        .map(|s| s.parse().expect("N"))
-        .collect();
-    let fpps: Vec<f64> = args
-        .next()
-        .unwrap_or_else(|| "0.01,0.001".into())
-        .split(',')
-        .map(|s| s.parse().expect("P"))
-        .collect();
+    let sizes: Vec<u64> = args::list(args.next(), "100000,10000000", "N");
+    let fpps: Vec<f64> = args::list(args.next(), "0.01,0.001", "P");
     println!("| n | target p | filter | bits/key | k | measured FPR | FPR / target |");
     println!("|---:|---:|---|---:|---:|---:|---:|");
     for &n in &sizes {

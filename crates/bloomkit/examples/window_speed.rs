@@ -1,6 +1,6 @@
 //! The count window against a plain blocked filter of the same memory at N = 10⁶, p = 1%,
-//! interleaved in one process: every round times each operation on each filter over the same
-//! keys, and the fastest round of each is kept (on a shared machine the fastest round is the
+//! interleaved in one process: every round times each operation on one filter then the other
+//! over the same keys, and the fastest round of each is kept (on a shared machine the fastest round is the
 //! one least disturbed by other processes). The criterion bench `window` times the same
 //! operations one after the other.
 //!
@@ -14,10 +14,53 @@ use std::time::Instant;
 #[path = "../benches/shared/window_filters.rs"]
 mod window_setup;
 
-use window_setup::N;
+use window_setup::{Timed, N};
 
 const OPS: u64 = 200_000;
 const ROUNDS: usize = 15;
+
+/// Nanoseconds per key of `op` over `OPS` keys.
+fn time(mut op: impl FnMut()) -> f64 {
+    let t = Instant::now();
+    op();
+    t.elapsed().as_nanos() as f64 / OPS as f64
+}
+
+/// One round of every operation on `f`, into `best` (the fastest so far of each).
+fn round(
+    f: &mut impl Timed,
+    present: &[u64],
+    absent: &[u64],
+    next_key: &mut u64,
+    best: &mut [f64; 6],
+) {
+    let mut fresh = || {
+        *next_key += OPS;
+        (*next_key - OPS..*next_key).collect::<Vec<u64>>()
+    };
+    let (a, b) = (fresh(), fresh());
+    let ns = [
+        time(|| {
+            black_box(present.iter().filter(|k| f.query(k)).count());
+        }),
+        time(|| {
+            black_box(absent.iter().filter(|k| f.query(k)).count());
+        }),
+        time(|| {
+            black_box(f.query_batch(present));
+        }),
+        time(|| {
+            black_box(f.query_batch(absent));
+        }),
+        time(|| a.iter().for_each(|k| f.insert_bits(k))),
+        time(|| {
+            black_box(b.iter().filter(|k| f.insert_new(k)).count());
+        }),
+    ];
+    for (best, ns) in best.iter_mut().zip(ns) {
+        *best = best.min(ns);
+    }
+}
 
 fn main() {
     let (mut window, mut blocked) = window_setup::filled();
@@ -29,62 +72,23 @@ fn main() {
         "query, absent",
         "query batch, present",
         "query batch, absent",
-        "insert (no answer)",
+        "insert (sets bits only)",
         "insert (reports novelty)",
     ];
-    let mut best = [[f64::INFINITY; 2]; 6];
-    let mut next_key = 10 * N;
-    let time = |f: &mut dyn FnMut()| {
-        let t = Instant::now();
-        f();
-        t.elapsed().as_nanos() as f64 / OPS as f64
-    };
-    // Times `$body` with `$f` bound to each filter in turn: row `$i`, columns 0 and 1.
-    macro_rules! both {
-        ($i:expr, $f:ident => $body:expr) => {{
-            let ns = time(&mut || {
-                let $f = &mut window;
-                black_box($body);
-            });
-            best[$i][0] = best[$i][0].min(ns);
-            let ns = time(&mut || {
-                let $f = &mut blocked;
-                black_box($body);
-            });
-            best[$i][1] = best[$i][1].min(ns);
-        }};
-    }
+    let (mut w, mut b) = ([f64::INFINITY; 6], [f64::INFINITY; 6]);
+    // Both filters insert the same fresh keys, each from its own counter.
+    let (mut wk, mut bk) = (10 * N, 10 * N);
     for _ in 0..ROUNDS {
-        both!(0, f => present.iter().filter(|k| f.contains(*k)).count());
-        both!(1, f => absent.iter().filter(|k| f.contains(*k)).count());
-        both!(2, f => f.contains_batch(&present));
-        both!(3, f => f.contains_batch(&absent));
-        // Setting bits only: the count window's insert_batch, the blocked filter's insert.
-        let fresh: Vec<u64> = (next_key..next_key + OPS).collect();
-        next_key += OPS;
-        let ns = time(&mut || {
-            for k in &fresh {
-                window.insert_batch(std::slice::from_ref(k));
-            }
-        });
-        best[4][0] = best[4][0].min(ns);
-        let ns = time(&mut || {
-            for k in &fresh {
-                black_box(blocked.insert(k));
-            }
-        });
-        best[4][1] = best[4][1].min(ns);
-        let fresh: Vec<u64> = (next_key..next_key + OPS).collect();
-        next_key += OPS;
-        both!(5, f => fresh.iter().filter(|k| f.insert(*k)).count());
+        round(&mut window, &present, &absent, &mut wk, &mut w);
+        round(&mut blocked, &present, &absent, &mut bk, &mut b);
     }
     println!(
-        "count window N = {N}, p = 0.01 ({} bits) vs blocked filter of the same bits; ns per key, fastest of {ROUNDS} rounds",
-        bits
+        "count window N = {N}, p = 0.01 ({bits} bits, {:?}) vs blocked filter of the same bits; ns per key, fastest of {ROUNDS} rounds",
+        window.layout()
     );
     println!("| operation | count window | blocked, same memory | ratio |");
     println!("|---|---:|---:|---:|");
-    for (name, [w, b]) in names.iter().zip(best) {
+    for (name, (w, b)) in names.iter().zip(w.iter().zip(b)) {
         println!("| {name} | {w:.1} | {b:.1} | {:.2}× |", w / b);
     }
 }

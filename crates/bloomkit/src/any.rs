@@ -62,35 +62,33 @@ from_filter!(BloomFilter => Classic, BlockedBloomFilter => Blocked, CountingBloo
 from_filter!(DLeftCountingFilter => DLeft);
 from_filter!(Bitmap => Bitmap, TwoBitMap => TwoBitMap);
 
+/// `$body` with `$f` bound to the filter inside `$any`, whatever its kind (each kind named once,
+/// here).
+macro_rules! with_inner {
+    ($any:expr, $f:ident => $body:expr) => {
+        match $any {
+            AnyFilter::Classic($f) => $body,
+            AnyFilter::Blocked($f) => $body,
+            AnyFilter::Counting($f) => $body,
+            AnyFilter::Scalable($f) => $body,
+            AnyFilter::CountWindow($f) => $body,
+            AnyFilter::TimeWindow($f) => $body,
+            AnyFilter::DLeft($f) => $body,
+            AnyFilter::Bitmap($f) => $body,
+            AnyFilter::TwoBitMap($f) => $body,
+        }
+    };
+}
+
 impl AnyFilter {
     /// The filter as a trait object.
     pub fn as_filter(&self) -> &dyn Filter {
-        match self {
-            AnyFilter::Classic(f) => f,
-            AnyFilter::Blocked(f) => f,
-            AnyFilter::Counting(f) => f,
-            AnyFilter::Scalable(f) => f,
-            AnyFilter::CountWindow(f) => f,
-            AnyFilter::TimeWindow(f) => f,
-            AnyFilter::DLeft(f) => f,
-            AnyFilter::Bitmap(f) => f,
-            AnyFilter::TwoBitMap(f) => f,
-        }
+        with_inner!(self, f => f)
     }
 
     /// The filter as a mutable trait object.
     pub fn as_filter_mut(&mut self) -> &mut dyn Filter {
-        match self {
-            AnyFilter::Classic(f) => f,
-            AnyFilter::Blocked(f) => f,
-            AnyFilter::Counting(f) => f,
-            AnyFilter::Scalable(f) => f,
-            AnyFilter::CountWindow(f) => f,
-            AnyFilter::TimeWindow(f) => f,
-            AnyFilter::DLeft(f) => f,
-            AnyFilter::Bitmap(f) => f,
-            AnyFilter::TwoBitMap(f) => f,
-        }
+        with_inner!(self, f => f)
     }
 }
 

@@ -342,13 +342,5 @@ impl Filter for CountingBloomFilter {
     fn estimated_len(&self) -> f64 {
         CountingBloomFilter::estimated_len(self)
     }
-    fn estimated_fpp(&self) -> f64 {
-        CountingBloomFilter::estimated_fpp(self)
-    }
-    fn memory_bytes(&self) -> usize {
-        CountingBloomFilter::memory_bytes(self)
-    }
-    fn clear(&mut self) {
-        CountingBloomFilter::clear(self)
-    }
+    crate::filter::inherent_filter_methods!(CountingBloomFilter);
 }

@@ -356,15 +356,7 @@ impl Filter for DLeftCountingFilter {
     fn estimated_len(&self) -> f64 {
         self.occupied as f64
     }
-    fn estimated_fpp(&self) -> f64 {
-        DLeftCountingFilter::estimated_fpp(self)
-    }
-    fn memory_bytes(&self) -> usize {
-        DLeftCountingFilter::memory_bytes(self)
-    }
-    fn clear(&mut self) {
-        DLeftCountingFilter::clear(self)
-    }
+    crate::filter::inherent_filter_methods!(DLeftCountingFilter);
 }
 
 // Compile docs/COUNTING.md's examples as doctests so they cannot go stale.

@@ -145,6 +145,18 @@ pub enum Error {
         supported: &'static str,
     },
 
+    /// The input names a filter kind, layout, probing scheme, hash function or key encoding by
+    /// a code this version of bloomkit does not know (with a valid checksum): it was written
+    /// by a newer version, which added it. It is refused rather than misread; a newer
+    /// bloomkit reads it.
+    #[error("{format}: {what}: written by a newer version of bloomkit than this one ({}); upgrade bloomkit to read it", env!("CARGO_PKG_VERSION"))]
+    NewerVersion {
+        /// Which format was being read.
+        format: &'static str,
+        /// What this version does not know, with its code (`unknown filter kind 10`).
+        what: String,
+    },
+
     /// The stored checksum does not match the data: the file is damaged.
     #[error("{format}: checksum mismatch (stored {stored:016x}, computed {computed:016x}): the data is damaged")]
     Checksum {

@@ -19,6 +19,25 @@ use crate::kind::Kind;
 use crate::math::Params;
 use std::fmt;
 
+/// Inside `impl Filter for $ty`: `estimated_fpp`, `memory_bytes` and `clear`, answered by the
+/// type's inherent methods of the same names (which every filter has).
+macro_rules! inherent_filter_methods {
+    ($ty:ty) => {
+        fn estimated_fpp(&self) -> f64 {
+            <$ty>::estimated_fpp(self)
+        }
+
+        fn memory_bytes(&self) -> usize {
+            <$ty>::memory_bytes(self)
+        }
+
+        fn clear(&mut self) {
+            <$ty>::clear(self)
+        }
+    };
+}
+pub(crate) use inherent_filter_methods;
+
 /// Operations common to every bloomkit filter kind.
 ///
 /// Elements are passed already encoded (see [`Key::to_key_bytes`] or [`Key::with_bytes`]);

@@ -400,30 +400,106 @@ pub fn blocks_for(
     max_blocks: u64,
 ) -> Option<u64> {
     let (n, p) = (n.max(1), p.min(MAX_BLOCKED_FPP));
-    let meets = |b: u64| blocked_fpp(model, b, n) <= p;
+    let model = Memo::new(model);
+    let fpp = |b: u64| blocked_fpp(&model, b, n);
+    if fpp(max_blocks) > p {
+        return None;
+    }
     // `lo` fails (or is 0); halve it while it does not (at most 64 times).
     let mut lo = start.saturating_sub(1).min(max_blocks);
-    while lo > 0 && meets(lo) {
+    let mut lo_fpp = fpp(lo);
+    while lo > 0 && lo_fpp <= p {
         lo /= 2;
+        lo_fpp = fpp(lo);
     }
-    // Grow `hi` until it meets p (at most 64 doublings), then bisect (at most 64 steps).
+    // Grow `hi` until it meets p (at most 64 doublings).
     let mut hi = (lo + 1).max(lo + lo / 8).min(max_blocks);
-    while !meets(hi) {
+    let mut hi_fpp = fpp(hi);
+    while hi_fpp > p {
         if hi >= max_blocks {
             return None;
         }
-        lo = hi;
+        (lo, lo_fpp) = (hi, hi_fpp);
         hi = hi.saturating_mul(2).min(max_blocks);
+        hi_fpp = fpp(hi);
     }
-    while lo + 1 < hi {
-        let mid = lo + (hi - lo) / 2;
-        if meets(mid) {
-            hi = mid;
+    // Shrink the bracket (lo fails, hi meets) to adjacent sizes. Any order of probes gives the
+    // same answer, the smallest size that meets p (the FPR falls as blocks are added): guesses
+    // where ln FPR, nearly linear in the size over the bracket, crosses ln p (regula falsi,
+    // Illinois variant: a few model evaluations where bisection takes ~log₂(lo/8) of them),
+    // with a bisection whenever a guess cannot be made or after 12 guesses.
+    let mut side = 0i8;
+    let (mut lo_excess, mut hi_excess) = ((lo_fpp / p).ln(), (hi_fpp / p).ln());
+    for round in 0.. {
+        if lo + 1 >= hi {
+            break;
+        }
+        let t = lo_excess / (lo_excess - hi_excess);
+        let mid = if round < 12 && t.is_finite() && t > 0.0 && t < 1.0 {
+            lo + ((hi - lo) as f64 * t).round() as u64
         } else {
-            lo = mid;
+            lo + (hi - lo) / 2
+        }
+        .clamp(lo + 1, hi - 1);
+        let mid_fpp = fpp(mid);
+        if mid_fpp <= p {
+            (hi, hi_excess) = (mid, (mid_fpp / p).ln());
+            if side < 0 {
+                lo_excess /= 2.0;
+            }
+            side = -1;
+        } else {
+            (lo, lo_excess) = (mid, (mid_fpp / p).ln());
+            if side > 0 {
+                hi_excess /= 2.0;
+            }
+            side = 1;
         }
     }
     Some(hi)
+}
+
+/// Loads whose in-block FPR a [`Memo`] keeps (128 KiB of them at most): a search's loads are
+/// within a few hundred of its mean load, which the sizing keeps in the hundreds (see the
+/// module docs); a larger load is computed each time.
+const MEMO_LOADS: u64 = 1 << 14;
+
+/// A [`BlockModel`] whose in-block FPRs are each computed once. A size search evaluates
+/// [`blocked_fpp`] at several sizes whose load windows overlap almost entirely, and one
+/// in-block FPR may be a sum of its own (the half-block split block's sums over the splits
+/// between the halves): kept, each is computed once per load instead of once per load and
+/// size. The values are the model's own, so every sum, and so every size the search chooses,
+/// is the same to the bit.
+struct Memo<'a, M> {
+    model: &'a M,
+    /// `values[j]` is the FPR at load `j`, or NaN if not computed yet.
+    values: std::cell::RefCell<Vec<f64>>,
+}
+
+impl<'a, M: BlockModel> Memo<'a, M> {
+    fn new(model: &'a M) -> Self {
+        Memo {
+            model,
+            values: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl<M: BlockModel> BlockModel for Memo<'_, M> {
+    fn fpp_in_block(&self, load: u64) -> f64 {
+        if load >= MEMO_LOADS {
+            return self.model.fpp_in_block(load);
+        }
+        let j = load as usize;
+        let mut values = self.values.borrow_mut();
+        if values.len() <= j {
+            values.resize(j + 1, f64::NAN);
+        }
+        if values[j].is_nan() {
+            values[j] = self.model.fpp_in_block(load);
+        }
+        values[j]
+    }
 }
 
 /// The smallest `m` for which `k` hash functions give an expected FPR of at most `p` after `n`

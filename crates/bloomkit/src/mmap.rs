@@ -64,7 +64,7 @@ use crate::kind::Kind;
 use crate::math::{self, Params};
 use crate::probe::blocked::Path as BlockPath;
 use crate::spec::{BlockSpec, Spec};
-use crate::storage::{atomic_get, atomic_set, count_ones, AtomicBlock, AtomicU64, Ordering};
+use crate::storage::{atomic_get, atomic_set, AtomicBlock, AtomicU64, Ordering};
 #[cfg(target_pointer_width = "64")]
 use memmap2::Mmap;
 use memmap2::MmapMut;
@@ -398,29 +398,43 @@ impl MappedFilter {
 
     /// Number of set bits (reads every page; a snapshot).
     pub fn count_ones(&self) -> u64 {
-        count_ones(self.payload_words())
+        self.fill().ones
     }
 
     /// Estimated number of distinct elements (reads every page).
     pub fn estimated_len(&self) -> f64 {
-        let p = self.params();
-        math::estimate_count(p.bits, p.hashes, self.count_ones())
+        self.fill().estimated_len
     }
 
     /// Estimated false-positive probability given the current bits (reads every page).
     pub fn estimated_fpp(&self) -> f64 {
-        match &self.kind {
-            MappedKind::Classic(s) => {
-                math::fpp_from_fill(self.count_ones() as f64 / s.bits() as f64, s.hashes())
+        self.fill().estimated_fpp
+    }
+
+    /// The set bits and what follows from them, in one pass over the payload (every page):
+    /// what [`count_ones`](Self::count_ones), [`estimated_len`](Self::estimated_len) and
+    /// [`estimated_fpp`](Self::estimated_fpp) give, for the price of one of them.
+    pub fn fill(&self) -> Fill {
+        let (first, count) = self.payload;
+        let mut fill = FillSum::new(&self.kind);
+        scan(&self.words()[first..first + count], 0..count, false, |ws| {
+            fill.add(ws)
+        });
+        fill.finish(self.params())
+    }
+
+    /// One pass over the whole file: its checksum (of every word before the trailing one),
+    /// adding the payload to `fill` when given (a pass without it is several times faster:
+    /// a blocked filter's FPR is computed block by block).
+    fn checksum_adding(&self, fill: Option<&mut FillSum>) -> u64 {
+        let words = self.words();
+        let body = &words[..words.len() - 1];
+        match fill {
+            Some(fill) => {
+                let (first, count) = self.payload;
+                scan(body, first..first + count, true, |ws| fill.add(ws))
             }
-            MappedKind::Blocked(s) => {
-                let sum: f64 = self
-                    .blocks()
-                    .iter()
-                    .map(|b| crate::blocked::block_fpp(s.layout(), &b.load().0))
-                    .sum();
-                sum / s.blocks() as f64
-            }
+            None => scan(body, 0..0, true, |_| {}),
         }
     }
 
@@ -468,21 +482,48 @@ impl MappedFilter {
     /// Recomputes the checksum with the dirty mark cleared, writes both, and writes every
     /// changed page to the file. Call under the exclusive lock.
     pub fn seal(&self) -> Result<()> {
+        self.seal_adding(None)
+    }
+
+    /// [`seal`](Self::seal), giving the [`Fill`] of the bits it sealed, read in the same pass
+    /// (so a writer that wants its filter's state after its changes reads the file once, not
+    /// twice).
+    pub fn seal_with_fill(&self) -> Result<Fill> {
+        self.with_fill(|fill| self.seal_adding(fill))
+    }
+
+    fn seal_adding(&self, fill: Option<&mut FillSum>) -> Result<()> {
         self.shared("write")?;
         let words = self.words();
         words[DIRTY_MARK_OFFSET / 8].store(0, Ordering::Relaxed);
-        let (body, tail) = words.split_at(words.len() - 1);
-        tail[0].store(checksum(body), Ordering::Relaxed);
+        let sum = self.checksum_adding(fill);
+        words[words.len() - 1].store(sum, Ordering::Relaxed);
         self.flush()
     }
 
     /// Verifies the trailing checksum (reads every page). A dirty file's checksum is stale
     /// until it is sealed, so this fails for it.
     pub fn verify(&self) -> Result<()> {
+        self.verify_adding(None)
+    }
+
+    /// [`verify`](Self::verify), giving the [`Fill`] of the bits it verified, read in the same
+    /// pass.
+    pub fn verify_with_fill(&self) -> Result<Fill> {
+        self.with_fill(|fill| self.verify_adding(fill))
+    }
+
+    /// The [`Fill`] that `pass` sums while it reads the payload.
+    fn with_fill(&self, pass: impl FnOnce(Option<&mut FillSum>) -> Result<()>) -> Result<Fill> {
+        let mut fill = FillSum::new(&self.kind);
+        pass(Some(&mut fill))?;
+        Ok(fill.finish(self.params()))
+    }
+
+    fn verify_adding(&self, fill: Option<&mut FillSum>) -> Result<()> {
         let words = self.words();
-        let (body, tail) = words.split_at(words.len() - 1);
-        let stored = tail[0].load(Ordering::Relaxed);
-        let computed = checksum(body);
+        let stored = words[words.len() - 1].load(Ordering::Relaxed);
+        let computed = self.checksum_adding(fill);
         if stored != computed {
             return Err(Error::Checksum {
                 format: "bloomkit",
@@ -521,17 +562,107 @@ impl MappedFilter {
     }
 }
 
-/// XXH3-64 of `words` as little-endian bytes, read with atomic loads (the native checksum).
-fn checksum(words: &[AtomicU64]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
-    let mut buf = [0u8; 8 * 1024];
-    for chunk in words.chunks(buf.len() / 8) {
-        for (b, w) in buf.chunks_exact_mut(8).zip(chunk) {
-            b.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+/// The set bits of a mapped filter and what follows from them (see [`MappedFilter::fill`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fill {
+    /// Bits set.
+    pub ones: u64,
+    /// Estimated number of distinct elements, from `ones`.
+    pub estimated_len: f64,
+    /// Estimated false-positive probability given the bits.
+    pub estimated_fpp: f64,
+}
+
+/// A [`Fill`] being summed over a payload, chunk by chunk.
+struct FillSum {
+    /// The blocked layout, whose FPR is summed block by block (`None`: classic).
+    layout: Option<crate::probe::blocked::BlockLayout>,
+    ones: u64,
+    /// Sum of the blocks' FPRs (blocked).
+    fpp_sum: f64,
+    blocks: u64,
+}
+
+impl FillSum {
+    fn new(kind: &MappedKind) -> Self {
+        FillSum {
+            layout: match kind {
+                MappedKind::Classic(_) => None,
+                MappedKind::Blocked(s) => Some(s.layout()),
+            },
+            ones: 0,
+            fpp_sum: 0.0,
+            blocks: 0,
         }
-        h.update(&buf[..chunk.len() * 8]);
     }
-    h.digest()
+
+    /// Adds a chunk of the payload (a whole number of blocks, from a block's start).
+    fn add(&mut self, words: &[u64]) {
+        self.ones += words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+        if let Some(layout) = self.layout {
+            for block in words.chunks_exact(8) {
+                let block: &[u64; 8] = block.try_into().expect("8 words");
+                self.fpp_sum += crate::blocked::block_fpp(layout, block);
+                self.blocks += 1;
+            }
+        }
+    }
+
+    fn finish(self, params: Params) -> Fill {
+        Fill {
+            ones: self.ones,
+            estimated_len: math::estimate_count(params.bits, params.hashes, self.ones),
+            estimated_fpp: match self.layout {
+                None => math::fpp_from_fill(self.ones as f64 / params.bits as f64, params.hashes),
+                Some(_) => self.fpp_sum / self.blocks as f64,
+            },
+        }
+    }
+}
+
+/// Words read at a time by [`scan`] (8 KiB, a whole number of 8-word blocks).
+const SCAN_WORDS: usize = 1024;
+
+/// One pass over `words`, read with atomic loads a few KiB at a time (nothing the size of the
+/// file is allocated): returns their XXH3-64 as little-endian bytes (the native checksum) when
+/// `hash` (else 0), and hands `payload`'s words to `on_payload` in chunks that start at
+/// `payload.start` plus a multiple of [`SCAN_WORDS`].
+pub(crate) fn scan(
+    words: &[AtomicU64],
+    payload: std::ops::Range<usize>,
+    hash: bool,
+    mut on_payload: impl FnMut(&[u64]),
+) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    let mut buf = [0u64; SCAN_WORDS];
+    let mut bytes = [0u8; SCAN_WORDS * 8];
+    let mut at = 0;
+    while at < words.len() {
+        // Chunks end at the payload's start and end, so that payload chunks start on blocks.
+        let cut = [payload.start, payload.end]
+            .into_iter()
+            .find(|&c| c > at)
+            .unwrap_or(usize::MAX);
+        let n = SCAN_WORDS.min(words.len() - at).min(cut - at);
+        for (b, w) in buf[..n].iter_mut().zip(&words[at..at + n]) {
+            *b = w.load(Ordering::Relaxed);
+        }
+        if hash {
+            for (out, w) in bytes.chunks_exact_mut(8).zip(&buf[..n]) {
+                out.copy_from_slice(&w.to_le_bytes());
+            }
+            h.update(&bytes[..n * 8]);
+        }
+        if payload.contains(&at) {
+            on_payload(&buf[..n]);
+        }
+        at += n;
+    }
+    if hash {
+        h.digest()
+    } else {
+        0
+    }
 }
 
 /// Refuses anything but a regular file, and files too short for a header or whose length is

@@ -383,13 +383,5 @@ impl Filter for ScalableBloomFilter {
     fn estimated_len(&self) -> f64 {
         ScalableBloomFilter::estimated_len(self)
     }
-    fn estimated_fpp(&self) -> f64 {
-        ScalableBloomFilter::estimated_fpp(self)
-    }
-    fn memory_bytes(&self) -> usize {
-        ScalableBloomFilter::memory_bytes(self)
-    }
-    fn clear(&mut self) {
-        ScalableBloomFilter::clear(self)
-    }
+    crate::filter::inherent_filter_methods!(ScalableBloomFilter);
 }

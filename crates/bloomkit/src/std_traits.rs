@@ -355,44 +355,26 @@ fn saturate_counting(f: &mut CountingBloomFilter) {
     *f = CountingBloomFilter::from_parts(spec, counters).expect("counters of the spec's size");
 }
 
-impl fmt::Debug for BitVec {
-    /// The length and the number of set bits, not the bits.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BitVec")
-            .field("len", &self.len())
-            .field("set_bits", &self.count_ones())
-            .finish()
-    }
+/// `Debug` that shows a few accessors of a type (its size and state), not its contents.
+macro_rules! debug_accessors {
+    ($($ty:path { $($field:ident: $accessor:ident),* })*) => {$(
+        impl fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    $(.field(stringify!($field), &self.$accessor()))*
+                    .finish()
+            }
+        }
+    )*};
 }
 
-impl fmt::Debug for AtomicBitVec {
-    /// The length and the number of set bits, not the bits.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AtomicBitVec")
-            .field("len", &self.len())
-            .field("set_bits", &self.count_ones())
-            .finish()
-    }
-}
-
-impl fmt::Debug for Counters {
-    /// The number and width of the counters, not their values.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Counters")
-            .field("len", &self.len())
-            .field("width", &self.width())
-            .finish()
-    }
-}
-
-impl fmt::Debug for Layer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Layer")
-            .field("filter", self.filter())
-            .field("capacity", &self.capacity())
-            .field("inserted", &self.inserted())
-            .finish()
-    }
+// The length and the number of set bits, not the bits; the number and width of the counters,
+// not their values; a layer's filter and fill.
+debug_accessors! {
+    BitVec { len: len, set_bits: count_ones }
+    AtomicBitVec { len: len, set_bits: count_ones }
+    Counters { len: len, width: width }
+    Layer { filter: filter, capacity: capacity, inserted: inserted }
 }
 
 impl fmt::Debug for Content<'_> {

@@ -10,13 +10,17 @@
 //! `BLOOMKIT_WRITE_FIXTURES=1 cargo test --test fixtures` rewrites the files (only ever done
 //! on purpose, for a new format version).
 
+use bloomkit::clock::ManualClock;
 use bloomkit::codec::native::{self, Design};
 use bloomkit::storage::CounterWidth;
+use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Filter,
     Hashing, Preset, ScalableBloomFilter, Spec,
 };
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 const KEYS: u64 = 300;
 
@@ -91,6 +95,10 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
             DLeftCountingFilter::new(1000, 0.01).unwrap().into(),
             design,
         ),
+        // Added with the expiring kinds (same format version). The count window is the
+        // layout of one bit array per slice, which every build before the blocked layout wrote.
+        ("count-window-slices.bloom", count_window_slices(), design),
+        ("time-window.bloom", time_window(), design),
         (
             // 300 keys into layers of 100, 200, ...: three layers.
             "scalable.bloom",
@@ -99,6 +107,27 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
         ),
     ]);
     all
+}
+
+/// A count window of the last 1000 insertions at 1% in one bit array per slice (the paper's
+/// layout, sized by `age_partitioned_for`).
+fn count_window_slices() -> AnyFilter {
+    let shape = sizing::age_partitioned_for(1000, 0.01).unwrap();
+    CountWindowFilter::from_shape(shape, 1000, 0.01, Hashing::Xxh3)
+        .unwrap()
+        .into()
+}
+
+/// A time window of 7 days in 7 generations, 1000 insertions per window, on a clock set in
+/// the year 2200: a reader's clock is behind it, which the filter takes as no time passing,
+/// so every key stays inside the window.
+fn time_window() -> AnyFilter {
+    let day = Duration::from_secs(86_400);
+    let clock = Arc::new(ManualClock::new(7_258_118_400_000));
+    TimeWindowFilter::new(7 * day, 7, 1000, 0.01)
+        .unwrap()
+        .with_clock(clock)
+        .into()
 }
 
 fn dir() -> PathBuf {

@@ -227,3 +227,58 @@ fn only_classic_and_blocked_files_map() {
     ));
     assert!(MappedFilter::open(dir.path(), &[]).is_err());
 }
+
+/// The state read in the verifying or sealing pass (`verify_with_fill`, `seal_with_fill`) is
+/// the one `fill`, `count_ones`, `estimated_len` and `estimated_fpp` read on their own, and the
+/// loaded filter's, for classic filters and every blocked layout (so a writer that seals gets
+/// its filter's state without another pass over the file).
+#[test]
+fn fill_read_with_the_checksum_equals_the_filters_own() {
+    use bloomkit::probe::blocked::BlockLayout;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.bloom");
+    let layouts = [
+        BlockLayout::SplitBlock256,
+        BlockLayout::SplitBlock,
+        BlockLayout::Bits(7),
+    ];
+    let mut filters: Vec<AnyFilter> = vec![BloomFilter::new(5000, 0.01).unwrap().into()];
+    for layout in layouts {
+        filters.push(
+            BlockedBloomFilter::with_layout(300, layout, bloomkit::Hashing::Xxh3)
+                .unwrap()
+                .into(),
+        );
+    }
+    for filter in filters {
+        file::save(&path, &filter, None).unwrap();
+        let shared = MappedFilter::open_shared(&path, &[]).unwrap();
+        let empty = shared.verify_with_fill().unwrap();
+        assert_eq!((empty.ones, empty.estimated_len), (0, 0.0));
+        shared.mark_dirty().unwrap();
+        let mut new = vec![false; 3000];
+        shared.insert_batch_into(&keys(0, 3000), &mut new).unwrap();
+        let sealed = shared.seal_with_fill().unwrap();
+        let mapped = MappedFilter::open(&path, &[]).unwrap();
+        let loaded = file::load(&path, &[]).unwrap().filter;
+        assert!(sealed.ones > 1000, "{sealed:?}");
+        assert_eq!(sealed, mapped.verify_with_fill().unwrap());
+        assert_eq!(sealed, mapped.fill());
+        assert_eq!(
+            (
+                sealed.ones,
+                sealed.estimated_len,
+                sealed.estimated_fpp.to_bits()
+            ),
+            (
+                mapped.count_ones(),
+                loaded.estimated_len(),
+                loaded.estimated_fpp().to_bits()
+            ),
+            "{:?}",
+            loaded.kind()
+        );
+        drop((shared, mapped));
+        std::fs::remove_file(&path).unwrap();
+    }
+}

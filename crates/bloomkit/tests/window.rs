@@ -6,8 +6,8 @@
 
 use bloomkit::clock::{Clock, ManualClock};
 use bloomkit::codec::native;
-use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
-use bloomkit::{AnyFilter, Error, Filter, Kind};
+use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter, WindowLayout};
+use bloomkit::{AnyFilter, Error, Filter, Hashing, Kind};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,10 +25,27 @@ fn hit_rate(keys: impl Iterator<Item = u64>, present: impl Fn(u64) -> bool) -> (
     (hits as f64 / n as f64, n)
 }
 
+/// A count window of the last `n` at `p` in each layout: the blocked one (`new`) and one bit
+/// array per slice (the paper's, `from_shape`), which files written before the blocked layout
+/// hold.
+fn both_layouts(n: u64, p: f64) -> [CountWindowFilter; 2] {
+    let blocked = CountWindowFilter::new(n, p).unwrap();
+    assert!(matches!(blocked.layout(), WindowLayout::Blocked(_)));
+    let shape = sizing::age_partitioned_for(n, p).unwrap();
+    let slices = CountWindowFilter::from_shape(shape, n, p, Hashing::Xxh3).unwrap();
+    assert_eq!(slices.layout(), WindowLayout::Slices);
+    [blocked, slices]
+}
+
 #[test]
 fn count_window_finds_every_one_of_the_last_n_insertions() {
     let n = 2_000;
-    let mut f = CountWindowFilter::new(n, 0.01).unwrap();
+    for f in both_layouts(n, 0.01) {
+        finds_the_last_n(f, n);
+    }
+}
+
+fn finds_the_last_n(mut f: CountWindowFilter, n: u64) {
     let guaranteed = f.guaranteed_window();
     assert!(guaranteed >= n);
     for i in 0..20 * n {
@@ -55,7 +72,12 @@ fn count_window_finds_every_one_of_the_last_n_insertions() {
 fn count_window_forgets_every_bit_after_the_stated_age() {
     // Two filters that saw different elements, then the same `forgotten_after` insertions,
     // are bit for bit the same filter: nothing of the first elements is left.
-    let mut a = CountWindowFilter::new(1_000, 0.01).unwrap();
+    for f in both_layouts(1_000, 0.01) {
+        forgets_after_the_stated_age(f);
+    }
+}
+
+fn forgets_after_the_stated_age(mut a: CountWindowFilter) {
     let mut b = a.clone();
     // The last old element is the first of its generation: the one that stays longest.
     let old = 46 * a.shape().generation + 1;
@@ -83,15 +105,21 @@ fn count_window_forgets_every_bit_after_the_stated_age() {
 
 #[test]
 fn count_window_fpr_at_its_fullest_is_within_the_target() {
-    let p = 0.01;
-    let mut f = CountWindowFilter::new(10_000, p).unwrap();
+    for p in [0.01, 0.001] {
+        for f in both_layouts(10_000, p) {
+            fpr_at_the_fullest(f, p);
+        }
+    }
+}
+
+fn fpr_at_the_fullest(mut f: CountWindowFilter, p: f64) {
     let g = f.shape().generation;
     // Just before a new generation starts: the fullest the filter gets.
     let inserted = (f.shape().slices() as u64 + 3) * g;
     for i in 0..inserted {
         f.insert(&i);
     }
-    assert!(f.shape().expected_fpp() <= p);
+    assert!(f.expected_fpp() <= p, "{f:?}");
     let q = 200_000;
     let (rate, _) = hit_rate(inserted..inserted + q, |i| f.contains(&i));
     assert!(rate <= fpr_bound(p, q), "measured {rate}, target {p}");
@@ -105,7 +133,12 @@ fn count_window_fpr_at_its_fullest_is_within_the_target() {
 
 #[test]
 fn count_window_api_batches_and_estimates() {
-    let mut f = CountWindowFilter::new(5_000, 0.01).unwrap();
+    for f in both_layouts(5_000, 0.01) {
+        api_batches_and_estimates(f);
+    }
+}
+
+fn api_batches_and_estimates(mut f: CountWindowFilter) {
     assert!(f.insert("a"));
     assert!(!f.insert("a"), "already there");
     assert!(!f.check_and_insert("b"));
@@ -131,7 +164,11 @@ fn count_window_api_batches_and_estimates() {
     assert_eq!(any.kind().name(), "count-window");
     assert!(any.contains_encoded(&bloomkit::Key::to_key_bytes(&49_999u64)));
     assert!(any.insert_encoded(b"fresh").unwrap());
-    assert_eq!(any.params().hashes, s.k);
+    let hashes = match f.layout() {
+        WindowLayout::Blocked(b) => b.bits_per_element,
+        WindowLayout::Slices => s.k,
+    };
+    assert_eq!(any.params().hashes, hashes);
     assert_eq!(any.memory_bytes() as u64, s.bits() / 8);
     any.clear();
     assert_eq!(any.estimated_len(), 0.0);
@@ -286,13 +323,24 @@ fn time_window_bad_parameters_are_typed_errors() {
 
 #[test]
 fn count_windows_round_trip_through_native_files() {
-    let mut f = CountWindowFilter::new(3_000, 0.01).unwrap();
+    for f in both_layouts(3_000, 0.01) {
+        round_trips(f);
+    }
+}
+
+fn round_trips(mut f: CountWindowFilter) {
     for i in 0..10_001u64 {
         f.insert(&i);
     }
     let any = AnyFilter::from(f.clone());
     let bytes = native::to_bytes(&any, None).unwrap();
     assert_eq!(&bytes[10..12], &5u16.to_le_bytes(), "kind code 5");
+    // Version 2 only for the blocked layout, which version-1 readers do not know.
+    let version = match f.layout() {
+        WindowLayout::Blocked(_) => 2u16,
+        WindowLayout::Slices => 1,
+    };
+    assert_eq!(&bytes[8..10], &version.to_le_bytes());
     let back = native::from_bytes(&bytes, &[]).unwrap();
     assert_eq!(back.filter, any);
     let design = back.design.unwrap();
@@ -332,20 +380,20 @@ fn a_time_window_reopened_later_has_rotated_for_the_time_it_was_closed() {
 #[test]
 fn window_files_from_a_newer_version_or_damaged_are_typed_errors() {
     let (f, _) = month(1_000);
-    let c = CountWindowFilter::new(1_000, 0.01).unwrap();
-    for any in [AnyFilter::from(f), AnyFilter::from(c)] {
+    let [c, s] = both_layouts(1_000, 0.01);
+    for any in [AnyFilter::from(f), AnyFilter::from(c), AnyFilter::from(s)] {
         let bytes = native::to_bytes(&any, None).unwrap();
         let mut newer = bytes.clone();
-        newer[8..10].copy_from_slice(&2u16.to_le_bytes());
+        newer[8..10].copy_from_slice(&3u16.to_le_bytes());
         reseal(&mut newer);
         let err = native::from_bytes(&newer, &[]).unwrap_err();
         assert!(
-            matches!(err, Error::UnsupportedVersion { version: 2, .. }),
+            matches!(err, Error::UnsupportedVersion { version: 3, .. }),
             "{err}"
         );
         // A layer count that does not fit the kind's shape (checksum fixed up).
         let mut odd = bytes.clone();
-        odd[24..28].copy_from_slice(&1u32.to_le_bytes());
+        odd[24..28].copy_from_slice(&2u32.to_le_bytes());
         reseal(&mut odd);
         assert!(matches!(
             native::from_bytes(&odd, &[]).unwrap_err(),

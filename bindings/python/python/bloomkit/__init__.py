@@ -15,7 +15,8 @@ Kinds: ``BloomFilter`` (classic; Guava/Go/Redisson presets), ``BlockedBloomFilte
 (fastest), ``AtomicBloomFilter`` and ``AtomicBlockedBloomFilter`` (lock-free adds from many
 threads), ``CountingBloomFilter`` and ``DLeftCountingFilter`` (``remove``),
 ``ScalableBloomFilter`` (grows), ``CountWindowFilter`` and ``TimeWindowFilter`` (forget: the
-last N insertions, the last span of time).
+last N insertions, the last span of time). ``Bitmap`` and ``TwoBitMap`` are exact sets of
+the integers of a range.
 ``bloomkit.redis`` has filters shared through Redis, ``bloomkit.scrapy`` a Scrapy duplicate
 filter.
 """
@@ -23,6 +24,7 @@ filter.
 from ._bloomkit import (
     AtomicBlockedBloomFilter,
     AtomicBloomFilter,
+    Bitmap,
     BlockedBloomFilter,
     BloomFilter,
     CountingBloomFilter,
@@ -33,12 +35,14 @@ from ._bloomkit import (
     RedisError,
     ScalableBloomFilter,
     TimeWindowFilter,
+    TwoBitMap,
     load,
 )
 
 __all__ = [
     "AtomicBlockedBloomFilter",
     "AtomicBloomFilter",
+    "Bitmap",
     "BlockedBloomFilter",
     "BloomFilter",
     "CountingBloomFilter",
@@ -49,5 +53,6 @@ __all__ = [
     "RedisError",
     "ScalableBloomFilter",
     "TimeWindowFilter",
+    "TwoBitMap",
     "load",
 ]

@@ -1,13 +1,14 @@
 """Type stubs of the native module (bloomkit's filters, files and Redis filters)."""
 
 from os import PathLike
-from typing import Iterable, List, Optional, Type, TypeVar, Union
+from typing import Iterable, Iterator, List, Optional, Type, TypeVar, Union, type_check_only
 
 Element = Union[str, bytes, bytearray, int]
 """An element: ``str`` (UTF-8), ``bytes``/``bytearray`` (as is), ``int`` (i64 little-endian)."""
 
 StrPath = Union[str, "PathLike[str]"]
 _F = TypeVar("_F", bound="Filter")
+_B = TypeVar("_B", bound="_IntSet")
 
 class RedisError(Exception):
     """A Redis filter operation failed (server unreachable or timed out, server error, no
@@ -71,6 +72,12 @@ class Filter:
         """Loads a native file; ``OSError`` if unreadable, ``ValueError`` if damaged or of
         another kind."""
 
+@type_check_only
+class _SizedFilter(Filter):
+    """(Stubs only) a kind built for ``capacity`` elements at false-positive rate ``fpp``."""
+
+    def __init__(self, capacity: int, fpp: float) -> None: ...
+
 class BloomFilter(Filter):
     """A classic filter; ``preset`` is ``bloomkit``, ``guava``, ``guava32``, ``go`` or
     ``redisson``."""
@@ -90,23 +97,20 @@ class BloomFilter(Filter):
     @staticmethod
     def open_mmap(path: StrPath, writable: bool = False) -> MappedFilter: ...
 
-class BlockedBloomFilter(Filter):
+class BlockedBloomFilter(_SizedFilter):
     """A cache-blocked filter: one cache line per element."""
 
-    def __init__(self, capacity: int, fpp: float) -> None: ...
     @staticmethod
     def open_mmap(path: StrPath, writable: bool = False) -> MappedFilter: ...
 
-class CountingBloomFilter(Filter):
+class CountingBloomFilter(_SizedFilter):
     """A counting filter: supports ``remove``."""
 
-    def __init__(self, capacity: int, fpp: float) -> None: ...
     def count(self, element: Element) -> int: ...
 
-class DLeftCountingFilter(Filter):
+class DLeftCountingFilter(_SizedFilter):
     """A d-left counting filter: ``remove``; ``len()`` is the number of fingerprints held."""
 
-    def __init__(self, capacity: int, fpp: float) -> None: ...
     def count(self, element: Element) -> int: ...
     @property
     def saturated(self) -> int: ...
@@ -154,15 +158,13 @@ class ScalableBloomFilter(Filter):
     @property
     def layers(self) -> int: ...
 
-class AtomicBloomFilter(Filter):
+class AtomicBloomFilter(_SizedFilter):
     """A classic filter with lock-free adds from many threads."""
 
-    def __init__(self, capacity: int, fpp: float) -> None: ...
 
-class AtomicBlockedBloomFilter(Filter):
+class AtomicBlockedBloomFilter(_SizedFilter):
     """A blocked filter with lock-free adds from many threads."""
 
-    def __init__(self, capacity: int, fpp: float) -> None: ...
 
 class MappedFilter:
     """A classic or blocked filter's file mapped into memory (``open_mmap``); a context
@@ -205,14 +207,23 @@ class SharedFilter:
     def contains_many(self, elements: Iterable[Element]) -> List[bool]: ...
     def estimated_len(self) -> float: ...
     def __len__(self) -> int: ...
+    def remove(self, element: Element) -> None:
+        """``CountingRedisFilter`` only (``TypeError`` otherwise); ``KeyError`` if absent."""
+    def remove_many(self, elements: Iterable[Element]) -> List[bool]:
+        """``CountingRedisFilter`` only; for each, whether it was there to remove."""
+    def count(self, element: Element) -> int:
+        """``CountingRedisFilter`` only: how many times it was added, at most 15."""
     def clear(self) -> None:
-        """``RedisFilter`` only (``TypeError`` otherwise)."""
+        """Not a ``ScalableRedisFilter`` or ``RedissonFilter`` (``TypeError``)."""
     def delete(self) -> None:
-        """``RedisFilter`` and ``ScalableRedisFilter`` (``TypeError`` otherwise)."""
+        """Every kind but ``RedissonFilter`` (``TypeError``)."""
     @property
     def name(self) -> str: ...
 
-class RedisFilter(SharedFilter):
+@type_check_only
+class _SizedShared(SharedFilter):
+    """(Stubs only) created with ``capacity`` and ``fpp`` (or opened without them)."""
+
     def __init__(
         self,
         url: str,
@@ -221,6 +232,15 @@ class RedisFilter(SharedFilter):
         fpp: Optional[float] = None,
         timeout: float = 5.0,
     ) -> None: ...
+
+class RedisFilter(_SizedShared):
+    """bloomkit's register-blocked layout (the CLI's ``redis://HOST:PORT/NAME``)."""
+
+class RedissonFilter(_SizedShared):
+    """Bit-exact with Java Redisson's ``RBloomFilter``."""
+
+class CountingRedisFilter(_SizedShared):
+    """A counting filter in Redis: ``remove``, ``remove_many`` and ``count`` work."""
 
 class ScalableRedisFilter(SharedFilter):
     def __init__(
@@ -234,17 +254,94 @@ class ScalableRedisFilter(SharedFilter):
         timeout: float = 5.0,
     ) -> None: ...
 
-class RedissonFilter(SharedFilter):
+class TimeWindowRedisFilter(SharedFilter):
+    """What was added within the last ``window`` seconds, in generations Redis expires."""
+
     def __init__(
         self,
         url: str,
         name: str,
+        window: Optional[float] = None,
         capacity: Optional[int] = None,
         fpp: Optional[float] = None,
+        generations: Optional[int] = None,
         timeout: float = 5.0,
     ) -> None: ...
+    @property
+    def window(self) -> float: ...
+    @property
+    def generations(self) -> int: ...
 
-def load(path: StrPath) -> Filter:
+class IntIterator(Iterator[int]):
+    """A snapshot of a bitmap's integers, ascending."""
+
+    def __iter__(self) -> IntIterator: ...
+    def __next__(self) -> int: ...
+    def __length_hint__(self) -> int: ...
+
+@type_check_only
+class _IntSet:
+    """(Stubs only) what ``Bitmap`` and ``TwoBitMap`` share: integers of ``start..end``."""
+
+    def __init__(
+        self, start: int, end: int, expected: Optional[int] = None, form: Optional[str] = None
+    ) -> None: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def form(self) -> str:
+        """``dense`` or ``roaring``."""
+    @property
+    def memory_bytes(self) -> int: ...
+    def __len__(self) -> int:
+        """The number of distinct integers present (exact)."""
+    def __contains__(self, value: int) -> bool: ...
+    def add_many(self, values: Iterable[int]) -> int:
+        """Adds every integer; returns how many were new."""
+    def clear(self) -> None: ...
+    def __copy__(self: _B) -> _B: ...
+    def __deepcopy__(self: _B, memo: object) -> _B: ...
+    def to_bytes(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls: Type[_B], data: bytes) -> _B: ...
+    def save(self, path: StrPath) -> None: ...
+    @classmethod
+    def load(cls: Type[_B], path: StrPath) -> _B: ...
+
+class Bitmap(_IntSet):
+    """An exact set of the integers of a range (no false positives)."""
+
+    def add(self, value: int) -> bool:
+        """Adds an integer; returns whether it was new (``ValueError`` outside the range)."""
+    def contains_many(self, values: Iterable[int]) -> List[bool]: ...
+    def remove(self, value: int) -> None:
+        """``KeyError`` if absent."""
+    def discard(self, value: int) -> bool: ...
+    def to_form(self, form: str) -> Bitmap: ...
+    def rank(self, value: int) -> int:
+        """How many integers present are at most ``value``."""
+    def __iter__(self) -> IntIterator: ...
+    def __or__(self, other: Bitmap) -> Bitmap: ...
+    def __and__(self, other: Bitmap) -> Bitmap: ...
+    def __sub__(self, other: Bitmap) -> Bitmap: ...
+    def __ior__(self, other: Bitmap) -> Bitmap: ...
+    def __iand__(self, other: Bitmap) -> Bitmap: ...
+    def __isub__(self, other: Bitmap) -> Bitmap: ...
+
+class TwoBitMap(_IntSet):
+    """Two bits per integer of a range: absent, seen once, seen more than once."""
+
+    def add(self, value: int) -> int:
+        """Records an occurrence; returns the cell before: 0, 1 or 2 (more than once)."""
+    def count(self, value: int) -> int:
+        """0 (absent), 1 (once) or 2 (more than once)."""
+    def singles_len(self) -> int: ...
+    def singles(self) -> IntIterator: ...
+    def repeated(self) -> IntIterator: ...
+
+def load(path: StrPath) -> Union[Filter, Bitmap, TwoBitMap]:
     """Loads a native file of any kind, as the class of that kind."""
 
 def _restore(cls: str, data: bytes) -> Filter: ...

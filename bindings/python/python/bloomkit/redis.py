@@ -5,11 +5,30 @@
   filter as ``redis://HOST:PORT/NAME``.
 - ``ScalableRedisFilter``: grows by layers; concurrent clients agree on the layers.
 - ``RedissonFilter``: bit-exact with Java Redisson's ``RBloomFilter``.
+- ``CountingRedisFilter``: 4-bit counters, so ``remove`` works (the CLI's ``--kind counting``).
+- ``TimeWindowRedisFilter``: what was added within the last ``window`` seconds, in
+  generations that Redis expires by itself (the CLI's ``--window``).
 
 All are blocking; network waits release the GIL. Failures of the server or the network raise
 ``bloomkit.RedisError``; bad parameters ``ValueError``.
 """
 
-from ._bloomkit import RedisError, RedisFilter, RedissonFilter, ScalableRedisFilter, SharedFilter
+from ._bloomkit import (
+    CountingRedisFilter,
+    RedisError,
+    RedisFilter,
+    RedissonFilter,
+    ScalableRedisFilter,
+    SharedFilter,
+    TimeWindowRedisFilter,
+)
 
-__all__ = ["RedisError", "RedisFilter", "RedissonFilter", "ScalableRedisFilter", "SharedFilter"]
+__all__ = [
+    "CountingRedisFilter",
+    "RedisError",
+    "RedisFilter",
+    "RedissonFilter",
+    "ScalableRedisFilter",
+    "SharedFilter",
+    "TimeWindowRedisFilter",
+]

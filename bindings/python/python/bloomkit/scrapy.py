@@ -20,10 +20,11 @@ Where the filter lives (settings, Scrapy style):
     not exist. Default: ``requests.bloom`` in ``JOBDIR`` when that is set.
 
     With the ``blocked`` and ``classic`` kinds the file is used in place, memory-mapped and
-    shared: each request is recorded in the file under its lock before ``request_seen``
-    answers, so any number of crawl processes on the machine can use one file at once (each
-    request is fetched by one of them), and a crawl that stops, even by a crash, resumes
-    without fetching again anything it fetched. The file's checksum is brought up to date when
+    shared: each new request is recorded in the file under its lock before ``request_seen``
+    answers (a request already in the file is answered from the mapping, without the lock),
+    so any number of crawl processes on the machine can use one file at once (each request is
+    fetched by one of them), and a crawl that stops, even by a crash, resumes without fetching
+    again anything it fetched. The file's checksum is brought up to date when
     the spider closes and every ``BLOOMKIT_DUPEFILTER_SAVE_INTERVAL`` seconds (default 60).
     Its size is fixed: the capacity must cover every request of every crawl that uses it.
 

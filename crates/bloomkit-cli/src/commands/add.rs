@@ -38,14 +38,21 @@ pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode
             None => String::new(),
         };
         let path = if bulk_used { " (bulk path)" } else { "" };
+        // A bitmap knows; a Bloom filter's "present" may be a false positive.
+        let exact = matches!(t.kind(), bloomkit::Kind::Bitmap | bloomkit::Kind::TwoBitMap);
+        let present = if exact {
+            "already present"
+        } else {
+            "probably already present"
+        };
         eprintln!(
-            "added {} to {place}{path}: {added} new, {} probably already present{stopped}",
+            "added {} to {place}{path}: {added} new, {} {present}{stopped}",
             plural(total, "item", "items"),
             total - added
         );
     }
-    // The check reads the whole filter: not when nothing changed (the add that passed the
-    // capacity warned already) and no JSON is wanted.
+    // Not when nothing changed (the add that passed the capacity warned already) and no JSON
+    // is wanted. (A mapped file's state comes from the pass that seals it.)
     if !out.quiet && (added > 0 || out.json) {
         let d = check_health(&t, out)?;
         Summary::new("add", &place)

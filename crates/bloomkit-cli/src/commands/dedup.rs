@@ -16,9 +16,15 @@ use std::process::ExitCode;
 fn open_or_create(location: &Location, filter: &Creation, ctx: &Context) -> Result<Target> {
     if Target::exists(location)? {
         let t = Target::open_for_update(location, ctx)?;
-        if let Some(asked) = filter.window {
+        if filter.window.is_some() || filter.generations.is_some() {
             let d = t.describe()?;
-            check_same_window(&location.display(), d.window.as_ref(), asked)?;
+            let display = location.display();
+            check_same_window(
+                &display,
+                d.window.as_ref(),
+                filter.window,
+                filter.generations,
+            )?;
         }
         return Ok(t);
     }
@@ -93,7 +99,8 @@ pub(crate) fn run(
             }
         );
     }
-    // The check reads the whole filter: not when nothing changed and no JSON is wanted.
+    // Not when nothing changed and no JSON is wanted. (A mapped file's state comes from the
+    // pass that seals it.)
     if !out.quiet && !closed && (kept > 0 || out.json) {
         let d = check_health(&t, out)?;
         Summary::new("dedup", &location.display())

@@ -110,8 +110,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             target,
             force,
         } => convert::import(&file, format, &target, force, &ctx, out),
-        Command::SortUnique(args) => sort_unique::run(&args, out.quiet || out.json),
-        Command::Singles(args) => singles::run(&args, out.quiet || out.json),
+        Command::SortUnique(args) => sort_unique::run(&args, out),
+        Command::Singles(args) => singles::run(&args, out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "bloomkit", &mut buf);

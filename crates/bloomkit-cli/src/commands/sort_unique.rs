@@ -2,11 +2,12 @@
 //! integers kept in roaring bitmaps (see `crate::integers`).
 
 use crate::cli::Integers;
+use crate::summary::Output;
 use anyhow::Result;
 use bloomkit::bitmap::Bitmap;
 use std::process::ExitCode;
 
-pub(crate) fn run(args: &Integers, quiet: bool) -> Result<ExitCode> {
-    crate::integers::run::<Bitmap>("sort-unique", args, quiet)?;
+pub(crate) fn run(args: &Integers, out: &Output) -> Result<ExitCode> {
+    crate::integers::run::<Bitmap>("sort-unique", args, out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,26 +8,18 @@ use serde_json::{json, Value};
 /// The `window` object of `info --json`.
 pub(crate) fn to_json(w: &WindowInfo) -> Value {
     match w {
-        WindowInfo::Count {
-            insertions,
-            guaranteed,
-            forgotten_after,
-            k,
-            l,
-            generation_size,
-            inserted,
-            slice_fills,
-        } => json!({
+        WindowInfo::Count(c) => json!({
             "type": "count",
-            "insertions": insertions,
-            "guaranteed": guaranteed,
-            "forgotten_after": forgotten_after,
-            "k": k,
-            "l": l,
-            "generation_size": generation_size,
-            "generations": l + 1,
-            "inserted": inserted,
-            "slice_fills": slice_fills,
+            "insertions": c.insertions,
+            "guaranteed": c.guaranteed,
+            "forgotten_after": c.forgotten_after,
+            "k": c.k,
+            "l": c.l,
+            "generation_size": c.generation_size,
+            "generations": c.l + 1,
+            "inserted": c.inserted,
+            "slice_fills": c.slice_fills,
+            "layout": c.layout,
         }),
         WindowInfo::Time {
             window,
@@ -57,26 +49,23 @@ pub(crate) fn lines(w: &WindowInfo) -> Vec<String> {
         f.map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" ")
     };
     match w {
-        WindowInfo::Count {
-            insertions,
-            guaranteed,
-            forgotten_after,
-            k,
-            l,
-            generation_size,
-            inserted,
-            slice_fills,
-        } => vec![
+        WindowInfo::Count(c) => vec![
             format!(
-                "window:           the last {insertions} insertions (each of the last {guaranteed} is always found; forgotten {forgotten_after} insertions later)"
+                "window:           the last {} insertions (each of the last {} is always found; forgotten {} insertions later)",
+                c.insertions, c.guaranteed, c.forgotten_after
             ),
             format!(
-                "generations:      {} of {generation_size} insertions (k = {k}, l = {l}); {inserted} insertions so far",
-                l + 1
+                "generations:      {} of {} insertions (k = {}, l = {}, {} layout); {} insertions so far",
+                c.l + 1,
+                c.generation_size,
+                c.k,
+                c.l,
+                c.layout,
+                c.inserted
             ),
             format!(
                 "slice fill:       {} (newest first)",
-                fills(&mut slice_fills.iter().copied())
+                fills(&mut c.slice_fills.iter().copied())
             ),
         ],
         WindowInfo::Time {
@@ -109,31 +98,42 @@ pub(crate) fn lines(w: &WindowInfo) -> Vec<String> {
     }
 }
 
-/// Refuses to use an existing filter with a `--window` other than its own (naming both).
+/// Refuses to use an existing filter with a `--window` or `--generations` other than its own,
+/// naming both (an existing filter keeps the window it was made with).
 pub(crate) fn check_same_window(
     display: &str,
     existing: Option<&WindowInfo>,
-    asked: crate::window::Window,
+    asked: Option<crate::window::Window>,
+    generations: Option<u32>,
 ) -> anyhow::Result<()> {
     use crate::window::Window;
-    let same = match (existing, asked) {
-        (Some(WindowInfo::Count { insertions, .. }), Window::Count(n)) => *insertions == n,
-        (Some(WindowInfo::Time { window, .. }), Window::Time(d)) => *window == d,
-        _ => false,
-    };
-    if same {
-        return Ok(());
-    }
     let theirs = match existing {
-        Some(WindowInfo::Count { insertions, .. }) => {
-            format!("a window of the last {insertions} insertions")
-        }
+        Some(WindowInfo::Count(c)) => format!("a window of the last {} insertions", c.insertions),
         Some(WindowInfo::Time { window, .. }) => {
             format!("a window of {}", format_duration(*window))
         }
         None => "no window".to_string(),
     };
-    anyhow::bail!(
-        "{display}: the filter has {theirs}, not {asked} as --window asks (drop --window to use it as it is)"
-    )
+    if let Some(asked) = asked {
+        let same = match (existing, asked) {
+            (Some(WindowInfo::Count(c)), Window::Count(n)) => c.insertions == n,
+            (Some(WindowInfo::Time { window, .. }), Window::Time(d)) => *window == d,
+            _ => false,
+        };
+        if !same {
+            anyhow::bail!(
+                "{display}: the filter has {theirs}, not {asked} as --window asks (drop --window to use it as it is)"
+            );
+        }
+    }
+    match (existing, generations) {
+        (_, None) => Ok(()),
+        (Some(WindowInfo::Time { generations: g, .. }), Some(asked)) if *g == asked => Ok(()),
+        (Some(WindowInfo::Time { generations: g, .. }), Some(asked)) => anyhow::bail!(
+            "{display}: the filter has {theirs} in {g} generations, not {asked} generations as --generations asks (drop --generations to use it as it is)"
+        ),
+        (_, Some(_)) => anyhow::bail!(
+            "{display}: the filter has {theirs}; --generations is for time windows (drop --generations to use it as it is)"
+        ),
+    }
 }

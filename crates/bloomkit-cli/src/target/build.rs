@@ -1,14 +1,14 @@
 //! Building new filters from the CLI's sizing, kind and scheme.
 
 use super::Context;
-use crate::cli::{Creation, Kind, SchemeName};
+use crate::cli::{Creation, SchemeName};
 use crate::window::Window;
 use anyhow::{bail, Result};
 use bloomkit::bitmap::{Bitmap, KeyRange, TwoBitMap};
 use bloomkit::storage::CounterWidth;
 use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Kind,
     ScalableBloomFilter, ScalableConfig, Spec,
 };
 
@@ -160,7 +160,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
                 f.into()
             }
         }
-        Kind::Dleft => {
+        Kind::DLeft => {
             if new.scheme != SchemeName::Default {
                 bail!(
                     "d-left filters use bloomkit's own scheme only; drop --scheme {}",
@@ -191,7 +191,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
             let block_spec = bloomkit::BlockSpec::for_capacity(new.capacity, new.fpp)?;
             BlockedBloomFilter::from_spec(block_spec.with_hashing(spec.hashing().clone()))?.into()
         }
-        Kind::Bitmap | Kind::TwoBitMap => unreachable!("built above"),
+        other => bail!("a {other} filter is not made with --kind (expiring filters: --window)"),
     })
 }
 

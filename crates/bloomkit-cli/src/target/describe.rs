@@ -2,6 +2,7 @@
 //! layouts, and what is reported.
 
 use crate::cli::SchemeName;
+use bloomkit::bitmap::{BitmapForm, KeyRange};
 use bloomkit::codec::native::Design;
 use bloomkit::scalable::LayerInfo;
 use bloomkit::{AnyFilter, Filter, Hashing, Spec};
@@ -70,28 +71,34 @@ pub struct Description {
     pub range: Option<String>,
 }
 
+/// A count window: what it remembers and how full its slices are.
+#[derive(Debug, Clone)]
+pub struct CountInfo {
+    /// The window asked for.
+    pub insertions: u64,
+    /// Each of this many last insertions is always found (`l·g`).
+    pub guaranteed: u64,
+    /// An element has no bit left this many insertions after it was last inserted.
+    pub forgotten_after: u64,
+    /// Slices an element is inserted into (`k`).
+    pub k: u32,
+    /// Extra slices: generations an element outlives its own.
+    pub l: u32,
+    /// Insertions per generation (`g`).
+    pub generation_size: u64,
+    /// Insertions ever.
+    pub inserted: u64,
+    /// Fill ratio of each slice, newest first.
+    pub slice_fills: Vec<f64>,
+    /// How the slices are laid out: `blocked` or `slices` (one bit array per slice).
+    pub layout: &'static str,
+}
+
 /// What an expiring filter remembers, and how full its generations are.
 #[derive(Debug, Clone)]
 pub enum WindowInfo {
     /// The last `insertions` insertions.
-    Count {
-        /// The window asked for.
-        insertions: u64,
-        /// Each of this many last insertions is always found (`l·g`).
-        guaranteed: u64,
-        /// An element has no bit left this many insertions after it was last inserted.
-        forgotten_after: u64,
-        /// Slices an element is inserted into (`k`) and extra slices (`l`).
-        k: u32,
-        /// Extra slices: generations an element outlives its own.
-        l: u32,
-        /// Insertions per generation (`g`).
-        generation_size: u64,
-        /// Insertions ever.
-        inserted: u64,
-        /// Fill ratio of each slice, newest first.
-        slice_fills: Vec<f64>,
-    },
+    Count(CountInfo),
     /// The last `window` of time.
     Time {
         /// The window.
@@ -113,7 +120,7 @@ fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
     Some(match filter {
         AnyFilter::CountWindow(f) => {
             let s = f.shape();
-            WindowInfo::Count {
+            WindowInfo::Count(CountInfo {
                 insertions: f.window(),
                 guaranteed: f.guaranteed_window(),
                 forgotten_after: f.forgotten_after(),
@@ -122,7 +129,11 @@ fn window_info(filter: &AnyFilter) -> Option<WindowInfo> {
                 generation_size: s.generation,
                 inserted: f.inserted(),
                 slice_fills: f.slice_fills(),
-            }
+                layout: match f.layout() {
+                    bloomkit::window::WindowLayout::Slices => "slices",
+                    _ => "blocked",
+                },
+            })
         }
         AnyFilter::TimeWindow(f) => WindowInfo::Time {
             window: f.window(),
@@ -255,23 +266,59 @@ fn describe_bitmap(filter: &AnyFilter, design: Option<Design>) -> Option<Descrip
         AnyFilter::TwoBitMap(m) => (m.range(), m.form(), m.len()),
         _ => return None,
     };
-    Some(Description {
-        kind: filter.kind().name(),
-        scheme: "exact".into(),
-        hashing: "none".into(),
-        bits: filter.params().bits,
-        hashes: 0,
-        bytes: filter.memory_bytes() as u64,
-        capacity: design.map(|d| d.capacity),
-        fpp: Some(0.0),
-        layout: Some(form.name().to_string()),
-        estimated_items: len as f64,
-        fill_ratio: len as f64 / range.width() as f64,
-        estimated_fpp: 0.0,
-        layers: None,
-        window: None,
-        range: Some(range.to_string()),
-    })
+    Some(
+        Bitmap {
+            kind: filter.kind(),
+            range,
+            form,
+            len,
+            bits: filter.params().bits,
+            bytes: filter.memory_bytes() as u64,
+            capacity: design.map(|d| d.capacity),
+        }
+        .describe(),
+    )
+}
+
+/// What `info` reports of a bitmap kind, loaded or mapped.
+pub struct Bitmap {
+    /// Bitmap or two-bit map.
+    pub kind: bloomkit::Kind,
+    /// Its integers.
+    pub range: KeyRange,
+    /// Dense or roaring.
+    pub form: BitmapForm,
+    /// Integers present (exact).
+    pub len: u64,
+    /// Bits of its planes.
+    pub bits: u64,
+    /// Bytes of its planes.
+    pub bytes: u64,
+    /// Design capacity, if known.
+    pub capacity: Option<u64>,
+}
+
+impl Bitmap {
+    /// Its description: its form as the layout, its exact count, no false positives.
+    pub fn describe(self) -> Description {
+        Description {
+            kind: self.kind.name(),
+            scheme: "exact".into(),
+            hashing: "none".into(),
+            bits: self.bits,
+            hashes: 0,
+            bytes: self.bytes,
+            capacity: self.capacity,
+            fpp: Some(0.0),
+            layout: Some(self.form.name().to_string()),
+            estimated_items: self.len as f64,
+            fill_ratio: self.len as f64 / self.range.width() as f64,
+            estimated_fpp: 0.0,
+            layers: None,
+            window: None,
+            range: Some(self.range.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! docs/FORMAT.md, "Sharing a file between processes".
 
 use super::mapped::Mapped;
+use super::mapped_bitmap::MappedBitmapFile;
 use super::{describe, Description};
 use crate::stream::Chunk;
 use anyhow::{anyhow, bail, Result};
@@ -37,6 +38,8 @@ enum State {
     Whole(Whole),
     /// Mapped in place.
     Mapped(Mapped),
+    /// A dense bitmap mapped read-only (changes load it whole: see [`FileTarget::update`]).
+    MappedBitmap(MappedBitmapFile),
 }
 
 /// A copy of the whole filter.
@@ -140,17 +143,18 @@ impl FileTarget {
         let real = bloomkit::file::real_path(path).map_err(open_error(path))?;
         sharing::require_regular_file(&real, "opening").map_err(open_error(path))?;
         bloomkit::file::remove_stale_temps(&real);
-        let state = match Mapped::open(&real, path, &keys)? {
-            Some(m) => State::Mapped(m),
-            None => {
-                crate::memory::ensure_loadable(path)?;
-                let decoded = bloomkit::file::load(&real, &keys).map_err(open_error(path))?;
-                State::Whole(Whole {
-                    filter: decoded.filter,
-                    design: decoded.design,
-                    held: None,
-                })
-            }
+        let state = if let Some(m) = Mapped::open(&real, path, &keys)? {
+            State::Mapped(m)
+        } else if let Some(m) = MappedBitmapFile::open(&real, path)? {
+            State::MappedBitmap(m)
+        } else {
+            crate::memory::ensure_loadable(path)?;
+            let decoded = bloomkit::file::load(&real, &keys).map_err(open_error(path))?;
+            State::Whole(Whole {
+                filter: decoded.filter,
+                design: decoded.design,
+                held: None,
+            })
         };
         Ok(FileTarget {
             path: path.to_path_buf(),
@@ -257,12 +261,13 @@ impl FileTarget {
         match &self.state {
             State::Whole(w) => w.filter.kind(),
             State::Mapped(m) => m.kind(),
+            State::MappedBitmap(_) => bloomkit::Kind::Bitmap,
         }
     }
 
     /// Whether changes are saved by rewriting the whole file (rather than in place).
     pub fn saved_whole(&self) -> bool {
-        matches!(self.state, State::Whole(_))
+        !matches!(self.state, State::Mapped(_))
     }
 
     /// Inserts a chunk; `new[i]` says whether element `i` was new. The chunk is in the file
@@ -277,7 +282,7 @@ impl FileTarget {
                     // Replaced whole by another process: use the new file.
                     self.state = Self::update_state(&self.path, &self.keys)?;
                 }
-                State::Whole(_) => {
+                State::Whole(_) | State::MappedBitmap(_) => {
                     let display = self.path.display().to_string();
                     *new = self.update(|filter| {
                         let mut new = Vec::with_capacity(chunk.len());
@@ -311,6 +316,7 @@ impl FileTarget {
                 present.extend(elements.iter().map(|e| w.filter.contains_encoded(e)));
             }
             State::Mapped(m) => m.contains_batch(elements, present),
+            State::MappedBitmap(m) => m.contains_batch(elements, present),
         }
     }
 
@@ -319,6 +325,7 @@ impl FileTarget {
         match &self.state {
             State::Whole(w) => describe(&w.filter, w.design),
             State::Mapped(m) => m.describe(),
+            State::MappedBitmap(m) => m.describe(),
         }
     }
 
@@ -327,6 +334,7 @@ impl FileTarget {
         match &self.state {
             State::Whole(w) => Ok((w.filter.clone(), w.design)),
             State::Mapped(m) => m.snapshot(&self.path),
+            State::MappedBitmap(m) => m.snapshot(&self.path),
         }
     }
 
@@ -346,7 +354,7 @@ impl FileTarget {
                 !matches!(w.filter, AnyFilter::Classic(_) | AnyFilter::Blocked(_))
                     && w.held.as_ref().map(|h| h.1) == Some(locked.identity())
             }
-            State::Mapped(_) => false,
+            State::Mapped(_) | State::MappedBitmap(_) => false,
         };
         if !cached {
             let decoded = locked.load(&self.keys).map_err(|e| file_error(&path, e))?;

@@ -15,8 +15,9 @@ use crate::stream::Chunk;
 use crate::target::{scheme_name, Description};
 use anyhow::{anyhow, bail, Result};
 use bloomkit::codec::native::Design;
-use bloomkit::mmap::MappedFilter;
+use bloomkit::mmap::{Fill, MappedFilter};
 use bloomkit::{AnyFilter, Hashing};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 /// A mapped classic or blocked file.
@@ -24,8 +25,12 @@ pub struct Mapped {
     /// The real path (symbolic links resolved).
     real: PathBuf,
     map: MappedFilter,
-    /// Whether this process set bits (and so seals the file when it closes).
-    wrote: bool,
+    /// Whether this process set bits that it has not sealed yet (it seals them when it closes,
+    /// or when it describes the filter).
+    wrote: Cell<bool>,
+    /// The file's set bits as [`describe`](Mapped::describe) last found them (in the pass that
+    /// sealed what this process wrote, or in a pass of its own). Cleared by inserts.
+    fill: Cell<Option<Fill>>,
 }
 
 impl std::fmt::Debug for Mapped {
@@ -87,7 +92,8 @@ impl Mapped {
         Ok(Some(Mapped {
             real: real.to_path_buf(),
             map,
-            wrote: false,
+            wrote: Cell::new(false),
+            fill: Cell::new(None),
         }))
     }
 
@@ -118,7 +124,8 @@ impl Mapped {
         Ok(Some(Mapped {
             real: real.to_path_buf(),
             map,
-            wrote: false,
+            wrote: Cell::new(false),
+            fill: Cell::new(None),
         }))
     }
 
@@ -145,7 +152,8 @@ impl Mapped {
             self.map
                 .mark_dirty()
                 .map_err(|e| super::file::file_error(shown, e))?;
-            self.wrote = true;
+            self.wrote.set(true);
+            self.fill.set(None);
             new.clear();
             let mut part = Vec::new();
             for elements in chunk.element_batches() {
@@ -186,8 +194,36 @@ impl Mapped {
         Ok((filter, self.design()))
     }
 
-    /// What `info` reports, read from the mapping.
+    /// Seals what this process wrote (under the file's lock, if the path still names the
+    /// mapped file), and with `fill` reads the filter's state in the same pass. `None` when
+    /// nothing was sealed (or no fill was asked for).
+    fn seal(&self, fill: bool) -> Option<Fill> {
+        let file = self.map.file();
+        file.lock().ok()?;
+        let sealed = if bloomkit::sharing::still_at(file, &self.real).unwrap_or(false) {
+            match fill {
+                true => self.map.seal_with_fill().map(Some),
+                false => self.map.seal().map(|()| None),
+            }
+        } else {
+            Ok(None)
+        };
+        let _ = file.unlock();
+        if sealed.is_ok() {
+            self.wrote.set(false);
+        }
+        sealed.ok().flatten()
+    }
+
+    /// What `info` reports, read from the mapping: in one pass over the file, the one that
+    /// seals what this process wrote when it wrote (done now rather than when it closes, so
+    /// that a writer's description costs no pass of its own).
     pub fn describe(&self) -> Description {
+        if self.wrote.get() {
+            self.fill.set(self.seal(true));
+        }
+        let fill = self.fill.get().unwrap_or_else(|| self.map.fill());
+        self.fill.set(Some(fill));
         let params = self.map.params();
         let (scheme, hashing, layout) = match (self.map.spec(), self.map.block_spec()) {
             (Some(spec), _) => (scheme_name(spec), spec.hashing().id(), None),
@@ -209,9 +245,9 @@ impl Mapped {
             capacity: design.map(|d| d.capacity),
             fpp: design.map(|d| d.fpp),
             layout,
-            estimated_items: self.map.estimated_len(),
-            fill_ratio: self.map.count_ones() as f64 / params.bits as f64,
-            estimated_fpp: self.map.estimated_fpp(),
+            estimated_items: fill.estimated_len,
+            fill_ratio: fill.ones as f64 / params.bits as f64,
+            estimated_fpp: fill.estimated_fpp,
             layers: None,
             window: None,
             range: None,
@@ -223,15 +259,8 @@ impl Drop for Mapped {
     /// A writer's clean close: seal the file under its lock (if it is still the one at the
     /// path), so that its checksum covers it again.
     fn drop(&mut self) {
-        if !self.wrote {
-            return;
-        }
-        let file = self.map.file();
-        if file.lock().is_ok() {
-            if bloomkit::sharing::still_at(file, &self.real).unwrap_or(false) {
-                let _ = self.map.seal();
-            }
-            let _ = file.unlock();
+        if self.wrote.get() {
+            self.seal(false);
         }
     }
 }

@@ -43,6 +43,28 @@ pub fn clean(code: i32, err: &str) {
     }
 }
 
+/// The path of `name` in `dir`, as an argument.
+pub fn path(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_string_lossy().into_owned()
+}
+
+/// Runs the binary with `stdin` as input; returns (status, standard output, standard error).
+pub fn run3(args: &[&str], stdin: impl AsRef<[u8]>) -> (i32, String, String) {
+    let r = run(args, stdin.as_ref());
+    (r.code, r.out, r.err)
+}
+
+/// Runs the binary and expects it to fail (exit status 2) with each of `needles` in its
+/// error; returns the error.
+pub fn fails(args: &[&str], stdin: impl AsRef<[u8]>, needles: &[&str]) -> String {
+    let r = run(args, stdin.as_ref());
+    assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+    for needle in needles {
+        assert!(r.err.contains(needle), "{args:?}: '{needle}' in {}", r.err);
+    }
+    r.err
+}
+
 /// Runs the binary with `stdin` as input.
 pub fn run(args: &[&str], stdin: &[u8]) -> Run {
     let mut child = bk(args)
@@ -69,6 +91,43 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Run {
         out: String::from_utf8_lossy(&out.stdout).into_owned(),
         err,
     }
+}
+
+/// Runs the binary in `sh -c` under `ulimit ULIMIT` (`-v KIB`: address space; `-d KIB`: heap
+/// and other private memory, where a shared file mapping does not count and a loaded copy
+/// does), with `stdin` as its input.
+pub fn spawn_limited(ulimit: &str, args: &[&str], stdin: Stdio) -> Child {
+    let mut script = format!("ulimit {ulimit} && exec '{}'", bin().display());
+    for a in args {
+        script.push_str(&format!(" '{a}'"));
+    }
+    Command::new("sh")
+        .args(["-c", &script])
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs")
+}
+
+/// Waits for a run; returns its exit status and standard error (checked by [`clean`]).
+pub fn finished(child: Child) -> (i32, String) {
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("killed: {:?} {err}", out.status));
+    clean(code, &err);
+    (code, err)
+}
+
+/// Runs the binary with its heap and other private memory limited to `kib` KiB (`ulimit -d`),
+/// with `stdin` as its input.
+pub fn data_limited(kib: u32, args: &[&str], stdin: &[u8]) -> (i32, String) {
+    let mut child = spawn_limited(&format!("-d {kib}"), args, Stdio::piped());
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    finished(child)
 }
 
 /// Runs and expects success.

@@ -52,3 +52,14 @@ pub fn checksum<'a>(keys: impl IntoIterator<Item = &'a [u8]>) -> u64 {
     }
     h
 }
+
+/// Calls `f` with the `n` keys `make(0)`, ..., `make(n - 1)`: `members[i]` where it is kept (the
+/// first keys), made anew past them (and dropped).
+pub fn each_key<K>(n: u64, members: &[K], make: impl Fn(u64) -> K, mut f: impl FnMut(&K)) {
+    for i in 0..n {
+        match members.get(i as usize) {
+            Some(k) => f(k),
+            None => f(&make(i)),
+        }
+    }
+}

@@ -8,10 +8,11 @@
 
 #![cfg(not(loom))]
 
-use super::{Bitmap, BitmapForm, KeyRange, Store};
-use crate::codec::native::{self, parse_bitmap_header, BitmapHeader, BITMAP_HEAD_LEN};
+use super::{bitmap_params, Bitmap, BitmapForm, KeyRange, Store};
+use crate::codec::native::{parse_bitmap_header, BitmapHeader, BITMAP_HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::kind::Kind;
+use crate::math::Params;
 use crate::storage::{atomic_get, AtomicU64, BitVec, Ordering};
 use memmap2::Mmap;
 use std::fs::File;
@@ -187,19 +188,43 @@ impl MappedBitmap {
         })
     }
 
-    /// Verifies the file's checksum and its integer count (reads every page).
+    /// The design capacity recorded in the file (0 if unknown).
+    pub fn capacity(&self) -> u64 {
+        self.header.capacity
+    }
+
+    /// The bit count of the integers' plane, as [`Filter::params`](crate::Filter::params) of
+    /// the loaded [`Bitmap`] gives it (no hashes).
+    pub fn params(&self) -> Params {
+        bitmap_params(self.header.range, 1)
+    }
+
+    /// Bytes of the bit array (what [`Bitmap::memory_bytes`] gives for the loaded bitmap); they
+    /// stay in the file, in the page cache, not in this process's memory.
+    pub fn memory_bytes(&self) -> usize {
+        self.plane().len() * 8
+    }
+
+    /// Verifies the file's checksum and its integer count, in one pass over every page (a few
+    /// KiB at a time: nothing the size of the file is allocated).
     pub fn verify(&self) -> Result<()> {
-        let bytes: Vec<u8> = self
-            .words()
-            .iter()
-            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
-            .collect();
-        native::verify_checksum(&bytes)?;
-        let ones: u64 = self
-            .plane()
-            .iter()
-            .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
-            .sum();
+        let words = self.words();
+        let (at, len) = self.header.planes[0];
+        let mut ones = 0u64;
+        let computed = crate::mmap::scan(
+            &words[..words.len() - 1],
+            at / 8..(at + len) / 8,
+            true,
+            |plane| ones += plane.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+        );
+        let stored = words[words.len() - 1].load(Ordering::Relaxed);
+        if stored != computed {
+            return Err(Error::Checksum {
+                format: "bloomkit",
+                stored,
+                computed,
+            });
+        }
         if ones != self.header.count {
             return Err(Error::Corrupt {
                 format: "bloomkit",
@@ -245,12 +270,15 @@ mod tests {
         assert!(m.contains_encoded(&(-70i64).to_le_bytes()) && !m.contains_encoded(b"-70"));
         assert_eq!(m.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
         assert_eq!(m.to_bitmap().unwrap(), b);
+        assert_eq!(m.params(), crate::Filter::params(&b));
+        assert_eq!(m.memory_bytes(), b.memory_bytes());
+        assert_eq!(m.capacity(), 0);
         m.verify().unwrap();
         drop(m);
 
         // A flipped bit in the plane: opens (no checksum on open), verify finds it.
         let mut bytes = std::fs::read(&path).unwrap();
-        bytes[native::BITMAP_HEAD_LEN + 1] ^= 1;
+        bytes[BITMAP_HEAD_LEN + 1] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
         let m = MappedBitmap::open(&path).unwrap();
         assert!(matches!(m.verify(), Err(Error::Checksum { .. })));

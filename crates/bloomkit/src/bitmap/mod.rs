@@ -27,6 +27,33 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+/// The [`Filter`] methods the bitmap kinds share: `$planes` bit planes over the range, an
+/// exact count, no false positives, and the type's own `memory_bytes` and `clear`.
+macro_rules! exact_filter_methods {
+    ($ty:ident, $planes:expr) => {
+        fn params(&self) -> Params {
+            bitmap_params(self.range, $planes)
+        }
+
+        fn estimated_len(&self) -> f64 {
+            self.len() as f64
+        }
+
+        /// Zero: exact.
+        fn estimated_fpp(&self) -> f64 {
+            0.0
+        }
+
+        fn memory_bytes(&self) -> usize {
+            $ty::memory_bytes(self)
+        }
+
+        fn clear(&mut self) {
+            $ty::clear(self)
+        }
+    };
+}
+
 #[cfg(feature = "mmap")]
 mod mapped;
 mod range;
@@ -370,26 +397,7 @@ impl Filter for Bitmap {
         self.range.decode_key(bytes).is_ok_and(|v| self.contains(v))
     }
 
-    fn params(&self) -> Params {
-        bitmap_params(self.range, 1)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        self.len() as f64
-    }
-
-    /// Zero: a bitmap is exact.
-    fn estimated_fpp(&self) -> f64 {
-        0.0
-    }
-
-    fn memory_bytes(&self) -> usize {
-        Bitmap::memory_bytes(self)
-    }
-
-    fn clear(&mut self) {
-        Bitmap::clear(self)
-    }
+    exact_filter_methods!(Bitmap, 1);
 }
 
 #[cfg(test)]

@@ -53,24 +53,26 @@ impl Store {
 
     #[inline]
     pub fn insert(&mut self, i: u64) -> bool {
-        match self {
-            Store::Dense { bits, ones } => {
-                let new = bits.set(i);
-                *ones += u64::from(new);
-                new
-            }
-            Store::Roaring(r) => r.insert(i),
-        }
+        self.put(i, true)
     }
 
     #[inline]
     pub fn remove(&mut self, i: u64) -> bool {
+        self.put(i, false)
+    }
+
+    /// Sets (`present`) or clears index `i`; `true` if that changed it.
+    #[inline(always)]
+    fn put(&mut self, i: u64, present: bool) -> bool {
         match self {
             Store::Dense { bits, ones } => {
-                let was = bits.unset(i);
-                *ones -= u64::from(was);
-                was
+                let changed = if present { bits.set(i) } else { bits.unset(i) };
+                if changed {
+                    *ones = if present { *ones + 1 } else { *ones - 1 };
+                }
+                changed
             }
+            Store::Roaring(r) if present => r.insert(i),
             Store::Roaring(r) => r.remove(i),
         }
     }

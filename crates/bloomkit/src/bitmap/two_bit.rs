@@ -249,26 +249,7 @@ impl Filter for TwoBitMap {
             .is_ok_and(|v| self.get(v) != Seen::Absent)
     }
 
-    fn params(&self) -> Params {
-        bitmap_params(self.range, 2)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        self.len() as f64
-    }
-
-    /// Zero: exact.
-    fn estimated_fpp(&self) -> f64 {
-        0.0
-    }
-
-    fn memory_bytes(&self) -> usize {
-        TwoBitMap::memory_bytes(self)
-    }
-
-    fn clear(&mut self) {
-        TwoBitMap::clear(self)
-    }
+    exact_filter_methods!(TwoBitMap, 2);
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ impl Word for AtomicU64 {
 }
 
 /// Number of set bits.
-pub(crate) fn count_ones<W: Word>(words: &[W]) -> u64 {
+fn count_ones<W: Word>(words: &[W]) -> u64 {
     words.iter().map(|w| u64::from(w.get().count_ones())).sum()
 }
 
@@ -128,17 +128,7 @@ pub struct AtomicBitVec {
 /// The methods both arrays have, with the same code (only the word type differs).
 macro_rules! common_bit_methods {
     () => {
-        /// Number of bits.
-        #[inline]
-        pub fn len(&self) -> u64 {
-            self.len
-        }
-
-        /// Always false: an array has at least one bit.
-        #[inline]
-        pub fn is_empty(&self) -> bool {
-            false
-        }
+        len_methods!("bit");
 
         /// Reads bit `i`. `i` must be `< len`.
         #[inline]

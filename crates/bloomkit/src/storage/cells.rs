@@ -85,17 +85,7 @@ impl PackedCells {
         Ok(PackedCells { words, len, width })
     }
 
-    /// Number of cells.
-    #[inline]
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Always false: there is at least one cell.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        false
-    }
+    len_methods!("cell");
 
     /// Bits per cell.
     #[inline]

@@ -92,17 +92,7 @@ impl Counters {
         Ok(Counters { words, len, width })
     }
 
-    /// Number of counters.
-    #[inline]
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Always false: there is at least one counter.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        false
-    }
+    len_methods!("counter");
 
     /// Counter width.
     #[inline]

@@ -22,6 +22,24 @@
 //!
 //! `prefetch` (a cache hint used by every batch loop) lives here too.
 
+/// `len` and `is_empty` of a storage array of `len` `$what`s, which always has at least one
+/// (the three arrays' own words for them).
+macro_rules! len_methods {
+    ($what:literal) => {
+        #[doc = concat!("Number of ", $what, "s.")]
+        #[inline]
+        pub fn len(&self) -> u64 {
+            self.len
+        }
+
+        #[doc = concat!("Always false: there is at least one ", $what, ".")]
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            false
+        }
+    };
+}
+
 mod alloc;
 mod bits;
 mod blocks;
@@ -34,7 +52,7 @@ pub(crate) use alloc::zeroed_vec;
 #[cfg(feature = "mmap")]
 // Used by the memory-mapped filters, which the loom build leaves out.
 #[cfg_attr(loom, allow(unused_imports))]
-pub(crate) use bits::{atomic_get, atomic_set, count_ones};
+pub(crate) use bits::{atomic_get, atomic_set};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, or_atomic, or_where, zeroed_blocks};

@@ -1,19 +1,23 @@
 //! [`CountWindowFilter`]: remembers the last `N` insertions (an age-partitioned Bloom filter).
 //!
-//! The filter is `k + l` slices of `m` bits, each a [`BitVec`]. An element is inserted into the
-//! `k` newest slices, one bit each; every `g` insertions a new generation starts: the oldest
-//! slice is cleared and becomes the newest. A query reports an element present when `k`
-//! consecutive slices (by age) all have its bit. So an element inserted `l` or fewer
-//! generations ago is always found (its `k` slices are all still there), one older than
-//! `k + l` generations has no bit left anywhere, and one in between is found only by chance.
-//! In insertions: each of the last `l·g ≥ N` insertions is found, and an element is certainly
-//! forgotten `(k + l)·g` insertions after it was last inserted
+//! The filter is `k + l` slices. An element is inserted into the `k` newest slices; every `g`
+//! insertions a new generation starts: the oldest slice is cleared and becomes the newest. A
+//! query reports an element present when `k` consecutive slices (by age) all have it. So an
+//! element inserted `l` or fewer generations ago is always found (its `k` slices are all still
+//! there), one older than `k + l` generations has nothing left anywhere, and one in between is
+//! found only by chance. In insertions: each of the last `l·g ≥ N` insertions is found, and an
+//! element is certainly forgotten `(k + l)·g` insertions after it was last inserted
 //! ([`guaranteed_window`](CountWindowFilter::guaranteed_window),
 //! [`forgotten_after`](CountWindowFilter::forgotten_after)).
 //!
-//! The positions of an element in slice `j` (its physical index) are the `j`-th probe of the
-//! default probing scheme ([`Scheme::EnhancedDouble`](crate::Scheme::EnhancedDouble)) over `m`, so a query hashes once and
-//! touches one word per slice.
+//! Two layouts ([`WindowLayout`]):
+//! - **blocked** (new filters, `lanes.rs`): every slice of an element in one block of one to
+//!   eight cache lines (two at 1%), `b` bits per element in its slice and `k = 1`, sized by the
+//!   model over block loads ([`sizing::blocked_age_partitioned_for`]); a query reads one block,
+//!   an insert writes one lane of it;
+//! - **one bit array per slice** (the paper's, `slices.rs`; [`from_shape`](CountWindowFilter::from_shape)
+//!   and files written before the blocked layout): one bit per element in each of `k ≈ 10`
+//!   slices, a query reading a word in several slices.
 //!
 //! ```
 //! use bloomkit::window::CountWindowFilter;
@@ -27,30 +31,44 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-use super::sizing::{self, AgePartitioned};
+use super::lanes::{Lanes, Probe};
+use super::sizing::{self, AgePartitioned, BlockedAgePartitioned, LaneModel, LANES};
+use super::slices::Slices;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::hash::Hashing;
 use crate::key::Key;
 use crate::kind::Kind;
 use crate::math::{self, Params};
-use crate::probe::{reduce, Digest};
-use crate::storage::{prefetch, BitVec};
+use crate::probe::blocked::pipeline;
+use crate::probe::Digest;
+use crate::storage::{BitVec, Block};
 use std::fmt;
 
 /// At most this many slices (`k + l`).
 pub const MAX_SLICES: u32 = sizing::MAX_K + sizing::MAX_L;
 
-/// A filter of the last `N` insertions. See the [module documentation](self).
+/// How a count window lays out its slices in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowLayout {
+    /// One bit array per slice and one bit per element in each of its `k` slices (the
+    /// paper's layout): a query reads a word in several slices.
+    Slices,
+    /// Every slice of an element in one block, `b` bits per element in its slice
+    /// ([`BlockedAgePartitioned`]): a query reads one block.
+    Blocked(BlockedAgePartitioned),
+}
+
+/// The slices' memory, in one layout or the other.
 #[derive(Clone, PartialEq)]
-pub struct CountWindowFilter {
-    shape: AgePartitioned,
-    hashing: Hashing,
-    /// The window asked for (`N`) and the target FPR.
-    window: u64,
-    fpp: f64,
-    /// Physical slices; slice `(base + i) % (k + l)` is the `i`-th newest.
-    slices: Vec<BitVec>,
+enum Storage {
+    Slices(Slices),
+    Lanes(Lanes),
+}
+
+/// Which slice is the newest and how far the current generation is.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Ages {
     /// Physical index of the newest slice.
     base: usize,
     /// Insertions into the current generation (`1..=g` once anything was inserted).
@@ -59,10 +77,51 @@ pub struct CountWindowFilter {
     inserted: u64,
 }
 
+impl Ages {
+    /// Where a filter of `slices` slices and generations of `g` stands after `inserted`
+    /// insertions.
+    fn after(inserted: u64, slices: usize, g: u64) -> Ages {
+        let shifts = inserted.saturating_sub(1) / g;
+        let h = slices as u64;
+        Ages {
+            base: ((h - shifts % h) % h) as usize,
+            count: inserted - shifts * g,
+            inserted,
+        }
+    }
+
+    /// Counts one insertion; returns the physical slice to clear first when it starts a new
+    /// generation (the oldest, which becomes the newest).
+    #[inline(always)]
+    fn advance(&mut self, slices: usize, g: u64) -> Option<usize> {
+        let turned = (self.count == g).then(|| {
+            self.base = (self.base + slices - 1) % slices;
+            self.count = 0;
+            self.base
+        });
+        self.count += 1;
+        self.inserted += 1;
+        turned
+    }
+}
+
+/// A filter of the last `N` insertions. See the [module documentation](self).
+#[derive(Clone, PartialEq)]
+pub struct CountWindowFilter {
+    shape: AgePartitioned,
+    layout: WindowLayout,
+    hashing: Hashing,
+    /// The window asked for (`N`) and the target FPR.
+    window: u64,
+    fpp: f64,
+    storage: Storage,
+    ages: Ages,
+}
+
 impl CountWindowFilter {
     /// A filter that remembers each of the last `window` insertions, with an FPR of at most
-    /// `fpp` at its fullest, sized as the age-partitioned filter paper does
-    /// ([`sizing::age_partitioned_for`]); XXH3 hashing.
+    /// `fpp` at its fullest, in the blocked layout
+    /// ([`sizing::blocked_age_partitioned_for`]); XXH3 hashing.
     pub fn new(window: u64, fpp: f64) -> Result<Self> {
         Self::with_hashing(window, fpp, Hashing::Xxh3)
     }
@@ -70,11 +129,12 @@ impl CountWindowFilter {
     /// Like [`new`](Self::new) with another hash function (keyed SipHash for elements an
     /// adversary chooses).
     pub fn with_hashing(window: u64, fpp: f64, hashing: Hashing) -> Result<Self> {
-        let shape = sizing::age_partitioned_for(window, fpp)?;
-        Self::from_shape(shape, window, fpp, hashing)
+        let shape = sizing::blocked_age_partitioned_for(window, fpp)?;
+        Self::from_blocked_shape(shape, window, fpp, hashing)
     }
 
-    /// An empty filter of exactly this shape, remembering `window` (at most the shape's
+    /// An empty filter of exactly this shape in the paper's layout (one bit array per slice,
+    /// as [`sizing::age_partitioned_for`] sizes it), remembering `window` (at most the shape's
     /// [`window`](AgePartitioned::window)) at target `fpp` (recorded, not checked).
     pub fn from_shape(
         shape: AgePartitioned,
@@ -82,19 +142,37 @@ impl CountWindowFilter {
         fpp: f64,
         hashing: Hashing,
     ) -> Result<Self> {
-        let slices = check_shape(&shape, window)?;
-        let slices = (0..slices)
-            .map(|_| BitVec::zeros(shape.slice_bits))
-            .collect::<Result<Vec<_>>>()?;
-        Self::from_parts(shape, window, fpp, hashing, slices, 0)
+        let slices = Slices::zeros(check_shape(&shape, window)?, shape.slice_bits)?;
+        Self::assemble(
+            shape,
+            WindowLayout::Slices,
+            (window, fpp),
+            hashing,
+            Storage::Slices(slices),
+            0,
+        )
     }
 
-    /// A filter from its slices (in physical order) and its count of insertions ever, for
-    /// example read from a file.
-    pub(crate) fn from_parts(
-        shape: AgePartitioned,
+    /// An empty filter of exactly this blocked shape, remembering `window` (at most its
+    /// `l·g`) at target `fpp` (recorded, not checked).
+    pub fn from_blocked_shape(
+        shape: BlockedAgePartitioned,
         window: u64,
         fpp: f64,
+        hashing: Hashing,
+    ) -> Result<Self> {
+        check_window(&shape.age_partitioned(), window)?;
+        let lanes = Lanes::zeros(&shape)?;
+        let layout = WindowLayout::Blocked(shape);
+        let s = shape.age_partitioned();
+        Self::assemble(s, layout, (window, fpp), hashing, Storage::Lanes(lanes), 0)
+    }
+
+    /// A filter in the paper's layout from its slices (in physical order) and its count of
+    /// insertions ever, for example read from a file.
+    pub(crate) fn from_parts(
+        shape: AgePartitioned,
+        (window, fpp): (u64, f64),
         hashing: Hashing,
         slices: Vec<BitVec>,
         inserted: u64,
@@ -106,22 +184,67 @@ impl CountWindowFilter {
                 shape.slice_bits
             )));
         }
-        let shifts = inserted.saturating_sub(1) / shape.generation;
-        Ok(CountWindowFilter {
-            base: ((h as u64 - shifts % h as u64) % h as u64) as usize,
-            count: inserted - shifts * shape.generation,
+        let storage = Storage::Slices(Slices::from_vec(slices));
+        Self::assemble(
             shape,
+            WindowLayout::Slices,
+            (window, fpp),
+            hashing,
+            storage,
+            inserted,
+        )
+    }
+
+    /// A filter in the blocked layout from its words (block after block) and its count of
+    /// insertions ever, for example read from a file.
+    pub(crate) fn from_blocked_parts(
+        shape: BlockedAgePartitioned,
+        (window, fpp): (u64, f64),
+        hashing: Hashing,
+        words: &[u64],
+        inserted: u64,
+    ) -> Result<Self> {
+        check_window(&shape.age_partitioned(), window)?;
+        let lanes = Storage::Lanes(Lanes::from_words(&shape, words)?);
+        let s = shape.age_partitioned();
+        Self::assemble(
+            s,
+            WindowLayout::Blocked(shape),
+            (window, fpp),
+            hashing,
+            lanes,
+            inserted,
+        )
+    }
+
+    fn assemble(
+        shape: AgePartitioned,
+        layout: WindowLayout,
+        (window, fpp): (u64, f64),
+        hashing: Hashing,
+        storage: Storage,
+        inserted: u64,
+    ) -> Result<Self> {
+        Ok(CountWindowFilter {
+            ages: Ages::after(inserted, shape.slices() as usize, shape.generation),
+            shape,
+            layout,
             hashing,
             window,
             fpp,
-            slices,
-            inserted,
+            storage,
         })
     }
 
-    /// The shape: `k`, `l`, generation size and slice size.
+    /// The shape: `k`, `l`, generation size and slice size (for the blocked layout: `k = 1`,
+    /// `l = 3`, and the bits of one slice over all blocks).
     pub fn shape(&self) -> &AgePartitioned {
         &self.shape
+    }
+
+    /// How the slices are laid out in memory.
+    pub fn layout(&self) -> WindowLayout {
+        self.layout
     }
 
     /// The hash function.
@@ -145,7 +268,7 @@ impl CountWindowFilter {
         self.shape.window()
     }
 
-    /// After this many later insertions an element has no bit left in the filter:
+    /// After this many later insertions an element has nothing left in the filter:
     /// `(k + l) · g`.
     pub fn forgotten_after(&self) -> u64 {
         self.shape.forgotten_after()
@@ -153,143 +276,111 @@ impl CountWindowFilter {
 
     /// Insertions ever made.
     pub fn inserted(&self) -> u64 {
-        self.inserted
+        self.ages.inserted
     }
 
-    /// The slices in physical order (for the file format).
-    pub(crate) fn slices(&self) -> &[BitVec] {
-        &self.slices
+    /// The slices' bit arrays in physical order, in the paper's layout (for the file format).
+    pub(crate) fn slices(&self) -> Option<&[BitVec]> {
+        match &self.storage {
+            Storage::Slices(s) => Some(s.as_slice()),
+            Storage::Lanes(_) => None,
+        }
+    }
+
+    /// The blocks' cache lines, in the blocked layout (for the file format).
+    pub(crate) fn lines(&self) -> Option<&[Block]> {
+        match &self.storage {
+            Storage::Lanes(l) => Some(l.as_lines()),
+            Storage::Slices(_) => None,
+        }
+    }
+
+    fn slice_count(&self) -> usize {
+        self.shape.slices() as usize
+    }
+
+    /// The physical slice of age `age`.
+    fn physical(&self, age: usize) -> usize {
+        (self.ages.base + age) % self.slice_count()
+    }
+
+    fn slice_ones(&self, j: usize) -> u64 {
+        match &self.storage {
+            Storage::Slices(s) => s.slice_ones(j),
+            Storage::Lanes(l) => l.slice_ones(j),
+        }
     }
 
     /// The fill ratio of each slice, newest first.
     pub fn slice_fills(&self) -> Vec<f64> {
         let m = self.shape.slice_bits as f64;
-        self.by_age().map(|s| s.count_ones() as f64 / m).collect()
+        (0..self.slice_count())
+            .map(|age| self.slice_ones(self.physical(age)) as f64 / m)
+            .collect()
     }
 
-    /// The slices, newest first.
-    fn by_age(&self) -> impl Iterator<Item = &BitVec> {
-        let h = self.slices.len();
-        (0..h).map(move |i| &self.slices[(self.base + i) % h])
-    }
-
-    fn digest(&self, bytes: &[u8]) -> Digest {
-        let [h1, h2] = self.hashing.hash128(bytes);
-        Digest {
-            h1,
-            h2,
-            ..Digest::default()
-        }
-    }
-
-    /// The element's position in physical slice `j`: the `j`-th probe of enhanced double
-    /// hashing ([`Scheme::EnhancedDouble`](crate::Scheme::EnhancedDouble): `x₀ = h1, y₀ = h2, x₊ = x + y, y₊ = y + i`), in
-    /// closed form `x_j = h1 + j·h2 + j(j-1)(j-2)/6` (wrapping), reduced to the slice's bits.
+    /// The hash words of a key (the 128-bit hash, in both layouts).
     #[inline(always)]
-    fn position(&self, d: &Digest, j: usize) -> u64 {
-        let j = j as u64;
-        let cubic = j * j.saturating_sub(1) * j.saturating_sub(2) / 6;
-        let x = d.h1.wrapping_add(j.wrapping_mul(d.h2)).wrapping_add(cubic);
-        reduce(x, self.shape.slice_bits)
+    fn hash(&self, bytes: &[u8]) -> [u64; 2] {
+        self.hashing.hash128(bytes)
     }
 
-    /// The physical slice of age `age` (`age < k + l`).
+    /// Whether the element with hash words `h` is in `k` consecutive slices.
     #[inline(always)]
-    fn physical(&self, age: usize) -> usize {
-        let j = self.base + age;
-        if j >= self.slices.len() {
-            j - self.slices.len()
-        } else {
-            j
-        }
-    }
-
-    /// Whether `k` consecutive slices (by age) have the element's bit. Any run of `k` ages
-    /// contains an age `≡ k - 1 (mod k)`, so only those anchors are read first (about
-    /// `(k + l) / k` words, prefetched together); a run is then measured around each anchor
-    /// that has the bit.
-    fn contains_digest(&self, d: &Digest) -> bool {
-        let h = self.slices.len();
-        let k = self.shape.k as usize;
-        let hit = |age: usize| {
-            let j = self.physical(age);
-            self.slices[j].get(self.position(d, j))
-        };
-        self.prefetch_anchors(d);
-        for anchor in (k - 1..h).step_by(k) {
-            if !hit(anchor) {
-                continue;
-            }
-            let mut run = 1;
-            let mut a = anchor;
-            while run < k && a > 0 && hit(a - 1) {
-                a -= 1;
-                run += 1;
-            }
-            let mut b = anchor + 1;
-            while run < k && b < h && hit(b) {
-                b += 1;
-                run += 1;
-            }
-            if run >= k {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Starts loading the words of the anchors (ages `≡ k - 1 (mod k)`) and of their
-    /// neighbours, the probes a query of a non-member mostly reads.
-    #[inline]
-    fn prefetch_anchors(&self, d: &Digest) {
-        let (h, k) = (self.slices.len(), self.shape.k as usize);
-        for anchor in (k - 1..h).step_by(k) {
-            for age in anchor.saturating_sub(1)..(anchor + 2).min(h) {
-                let j = self.physical(age);
-                prefetch(&self.slices[j].as_words()[(self.position(d, j) >> 6) as usize]);
+    fn contains_hash(&self, [h1, h2]: [u64; 2]) -> bool {
+        match &self.storage {
+            Storage::Lanes(l) => l.any_hit(&l.locate([h1, h2])),
+            Storage::Slices(s) => {
+                let d = digest(h1, h2);
+                s.contains(&d, self.ages.base, self.shape.k as usize)
             }
         }
     }
 
-    /// Starts a new generation when the current one is full.
-    fn turn_over(&mut self) {
-        if self.count == self.shape.generation {
-            let h = self.slices.len();
-            self.base = (self.base + h - 1) % h;
-            self.slices[self.base].clear();
-            self.count = 0;
+    /// Records an element (its hash words `h`, or its probe `probe` in the blocked layout)
+    /// in the `k` newest slices, starting a new generation first when the current one is
+    /// full. With `test`, returns whether it was new: in the paper's layout found before the
+    /// generation started, in the blocked one after (tested with the bits set, in one pass
+    /// over its block); without, `false`.
+    #[inline(always)]
+    fn insert_hash(&mut self, [h1, h2]: [u64; 2], probe: Option<Probe>, test: bool) -> bool {
+        let new =
+            test && matches!(self.storage, Storage::Slices(_)) && !self.contains_hash([h1, h2]);
+        let turned = self.ages.advance(self.slice_count(), self.shape.generation);
+        let base = self.ages.base;
+        match &mut self.storage {
+            Storage::Lanes(l) => {
+                if let Some(j) = turned {
+                    l.clear_slice(j);
+                }
+                let p = probe.unwrap_or_else(|| l.locate([h1, h2]));
+                l.set(&p, base, test)
+            }
+            Storage::Slices(s) => {
+                if let Some(j) = turned {
+                    s.clear_slice(j);
+                }
+                s.set(&digest(h1, h2), base, self.shape.k as usize);
+                new
+            }
         }
-    }
-
-    /// Records an element in the `k` newest slices.
-    fn insert_digest(&mut self, d: &Digest) {
-        self.turn_over();
-        for age in 0..self.shape.k as usize {
-            let j = self.physical(age);
-            let p = self.position(d, j);
-            self.slices[j].set(p);
-        }
-        self.count += 1;
-        self.inserted += 1;
     }
 
     /// Inserts an element (it counts as one of the last insertions again even if it was
-    /// there); returns `true` if it was not found before.
+    /// there); returns `true` if it was not found before (in the blocked layout: among the
+    /// slices left once this insertion has started a new generation, if it starts one).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         key.with_bytes(|b| self.insert_bytes(b))
     }
 
     fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-        let d = self.digest(bytes);
-        let new = !self.contains_digest(&d);
-        self.insert_digest(&d);
-        new
+        self.insert_hash(self.hash(bytes), None, true)
     }
 
     /// Whether the element may be among the remembered insertions (always `true` for each of
     /// the last [`guaranteed_window`](Self::guaranteed_window) insertions).
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|b| self.contains_digest(&self.digest(b)))
+        key.with_bytes(|b| self.contains_hash(self.hash(b)))
     }
 
     /// Inserts the element; returns whether it was (probably) there before.
@@ -297,74 +388,157 @@ impl CountWindowFilter {
         !self.insert(key)
     }
 
-    /// Inserts every element of `keys`, in order.
+    /// Inserts every element of `keys`, in order. In the blocked layout each key is hashed
+    /// and its block prefetched [`AHEAD`](crate::probe::blocked) keys before its bits are set,
+    /// as the blocked filters' batches do.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        for k in keys {
-            k.with_bytes(|b| {
-                let d = self.digest(b);
-                self.insert_digest(&d);
-            });
+        // A few keys gain nothing from the pipeline.
+        if !matches!(self.storage, Storage::Lanes(_)) || keys.len() < 8 {
+            for k in keys {
+                k.with_bytes(|b| self.insert_hash(self.hash(b), None, false));
+            }
+            return;
         }
+        pipeline(
+            self,
+            keys,
+            |f, k| {
+                let h = k.with_bytes(|b| f.hash(b));
+                let Storage::Lanes(l) = &f.storage else {
+                    unreachable!("checked above")
+                };
+                let p = l.locate(h);
+                l.prefetch(&p);
+                (h, p)
+            },
+            |f, _, (h, p)| {
+                f.insert_hash(h, Some(p), false);
+            },
+        );
     }
 
-    /// Tests every element of `keys`: hashes a group of them and starts loading their
-    /// words before testing any, so that the memory loads of a group overlap.
+    /// Tests every element of `keys`. In the blocked layout, keys are hashed and their
+    /// blocks prefetched well ahead of their test (the blocked filters' pipeline); in the
+    /// paper's layout, a group of keys is hashed and their anchor words prefetched before
+    /// any is tested.
     pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
-        const GROUP: usize = 8;
-        let mut out = Vec::with_capacity(keys.len());
-        let mut digests = [Digest::default(); GROUP];
-        for group in keys.chunks(GROUP) {
-            for (d, k) in digests.iter_mut().zip(group) {
-                *d = k.with_bytes(|b| self.digest(b));
-                self.prefetch_anchors(d);
-            }
-            out.extend(
-                digests[..group.len()]
-                    .iter()
-                    .map(|d| self.contains_digest(d)),
-            );
+        let mut out = vec![false; keys.len()];
+        match &self.storage {
+            Storage::Lanes(l) => pipeline(
+                &mut out[..],
+                keys,
+                |_, k| {
+                    let p = l.locate(k.with_bytes(|b| self.hash(b)));
+                    l.prefetch(&p);
+                    p
+                },
+                |out, i, p| out[i] = l.any_hit(&p),
+            ),
+            Storage::Slices(s) => self.contains_batch_slices(s, keys, &mut out),
         }
         out
     }
 
+    fn contains_batch_slices<K: Key>(&self, s: &Slices, keys: &[K], out: &mut [bool]) {
+        const GROUP: usize = 8;
+        let (base, k) = (self.ages.base, self.shape.k as usize);
+        let mut digests = [Digest::default(); GROUP];
+        for (group, answers) in keys.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+            for (d, key) in digests.iter_mut().zip(group) {
+                let [h1, h2] = key.with_bytes(|b| self.hash(b));
+                *d = digest(h1, h2);
+                s.prefetch_anchors(d, base, k);
+            }
+            for (a, d) in answers.iter_mut().zip(&digests) {
+                *a = s.contains(d, base, k);
+            }
+        }
+    }
+
     /// Estimated number of distinct elements among the remembered generations (the current
     /// one and the `l` before it), from the fill of every `k`-th slice (each holds `k`
-    /// generations; Swamidass–Baldi with one bit per element).
+    /// generations; Swamidass–Baldi with the bits an element sets in a slice).
     pub fn estimated_len(&self) -> f64 {
         let (k, gens) = (self.shape.k as usize, self.shape.l as usize + 1);
+        let per_element = match self.layout {
+            WindowLayout::Slices => 1.0,
+            WindowLayout::Blocked(b) => {
+                LaneModel::new(b.lane_bits, b.bits_per_element).mean_distinct()
+            }
+        };
         let m = self.shape.slice_bits;
         let mut total = 0.0;
         let mut covered = 0;
-        for (age, slice) in self.by_age().enumerate() {
+        for age in 0..self.slice_count() {
             if covered >= gens {
                 break;
             }
             // The slice at age k-1, 2k-1, ... holds the k generations after the last counted.
             if (age + 1) % k == 0 {
                 let share = (gens - covered).min(k) as f64 / k as f64;
-                total += math::estimate_count(m, 1, slice.count_ones()) * share;
+                let ones = self.slice_ones(self.physical(age));
+                total += math::estimate_count(m, 1, ones) / per_element * share;
                 covered += k;
             }
         }
         total
     }
 
-    /// The FPR given the slices' current fills ([`sizing::run_probability`]).
+    /// The FPR at the fullest (just before a generation starts) that the layout's model gives
+    /// for this shape: [`AgePartitioned::expected_fpp`] in the paper's layout,
+    /// [`BlockedAgePartitioned::expected_fpp`] in the blocked one. Sizing keeps it at most the
+    /// target.
+    pub fn expected_fpp(&self) -> f64 {
+        match self.layout {
+            WindowLayout::Slices => self.shape.expected_fpp(),
+            WindowLayout::Blocked(b) => b.expected_fpp(),
+        }
+    }
+
+    /// The FPR given the slices' current fills: [`sizing::run_probability`] of the fills in
+    /// the paper's layout; in the blocked layout, the mean over blocks of
+    /// `1 - ∏ (1 - E[fill^D])` over the block's lanes ([`LaneModel`]).
     pub fn estimated_fpp(&self) -> f64 {
-        sizing::run_probability(&self.slice_fills(), self.shape.k)
+        let (Storage::Lanes(l), WindowLayout::Blocked(shape)) = (&self.storage, self.layout) else {
+            return sizing::run_probability(&self.slice_fills(), self.shape.k);
+        };
+        let model = LaneModel::new(shape.lane_bits, shape.bits_per_element);
+        let (mut sum, mut miss) = (0.0, 1.0);
+        l.for_each_lane_fill(|_, slice, fill| {
+            miss *= 1.0 - model.fpp_from_fill(fill);
+            if slice + 1 == LANES as usize {
+                sum += 1.0 - miss;
+                miss = 1.0;
+            }
+        });
+        sum / shape.blocks as f64
     }
 
     /// Bytes of memory held by the slices.
     pub fn memory_bytes(&self) -> usize {
-        self.slices.iter().map(BitVec::memory_bytes).sum()
+        match &self.storage {
+            Storage::Slices(s) => s.memory_bytes(),
+            Storage::Lanes(l) => l.memory_bytes(),
+        }
     }
 
     /// Forgets everything (the window starts again from nothing).
     pub fn clear(&mut self) {
-        self.slices.iter_mut().for_each(BitVec::clear);
-        self.base = 0;
-        self.count = 0;
-        self.inserted = 0;
+        match &mut self.storage {
+            Storage::Slices(s) => s.clear(),
+            Storage::Lanes(l) => l.clear(),
+        }
+        self.ages = Ages::after(0, self.slice_count(), self.shape.generation);
+    }
+}
+
+/// The digest of hash words `[h1, h2]` for the paper's layout.
+#[inline(always)]
+fn digest(h1: u64, h2: u64) -> Digest {
+    Digest {
+        h1,
+        h2,
+        ..Digest::default()
     }
 }
 
@@ -373,13 +547,25 @@ impl fmt::Debug for CountWindowFilter {
         f.debug_struct("CountWindowFilter")
             .field("window", &self.window)
             .field("shape", &self.shape)
+            .field("layout", &self.layout)
             .field("hashing", &self.hashing)
-            .field("inserted", &self.inserted)
+            .field("inserted", &self.ages.inserted)
             .finish()
     }
 }
 
-/// Checks a shape and window; returns the number of slices.
+/// Checks a window against a shape's guaranteed window.
+fn check_window(shape: &AgePartitioned, window: u64) -> Result<()> {
+    if window == 0 || window > shape.window() {
+        return Err(Error::InvalidParameters(format!(
+            "a window of {window} insertions does not fit l·g = {}",
+            shape.window()
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a shape of the paper's layout and a window; returns the number of slices.
 fn check_shape(shape: &AgePartitioned, window: u64) -> Result<usize> {
     let h = shape.slices();
     let bad = |why: String| Err(Error::InvalidParameters(why));
@@ -395,12 +581,7 @@ fn check_shape(shape: &AgePartitioned, window: u64) -> Result<usize> {
             shape.generation, shape.slice_bits
         ));
     }
-    if window == 0 || window > shape.window() {
-        return bad(format!(
-            "a window of {window} insertions does not fit l·g = {}",
-            shape.window()
-        ));
-    }
+    check_window(shape, window)?;
     math::check_bits_hashes(shape.bits(), u64::from(shape.k))?;
     Ok(h as usize)
 }
@@ -413,12 +594,16 @@ impl Filter for CountWindowFilter {
         Ok(self.insert_bytes(bytes))
     }
     fn contains_encoded(&self, bytes: &[u8]) -> bool {
-        self.contains_digest(&self.digest(bytes))
+        self.contains_hash(self.hash(bytes))
     }
     fn params(&self) -> Params {
+        let hashes = match self.layout {
+            WindowLayout::Slices => self.shape.k,
+            WindowLayout::Blocked(b) => b.bits_per_element,
+        };
         Params {
             bits: self.shape.bits(),
-            hashes: self.shape.k,
+            hashes,
         }
     }
     fn estimated_len(&self) -> f64 {
@@ -442,21 +627,21 @@ mod tests {
 
     #[test]
     fn closed_form_positions_are_the_probing_schemes() {
-        let f = CountWindowFilter::new(10_000, 0.01).unwrap();
+        let shape = sizing::age_partitioned_for(10_000, 0.01).unwrap();
+        let f = CountWindowFilter::from_shape(shape, 10_000, 0.01, Hashing::Xxh3).unwrap();
+        let Storage::Slices(s) = &f.storage else {
+            panic!("the paper's layout")
+        };
         for key in 0..100u64 {
-            let d = key.with_bytes(|b| f.digest(b));
+            let [h1, h2] = key.with_bytes(|b| f.hash(b));
+            let d = digest(h1, h2);
             let mut j = 0;
-            Scheme::EnhancedDouble.for_each_position(
-                &d,
-                f.shape.slices(),
-                f.shape.slice_bits,
-                |p| {
-                    assert_eq!(f.position(&d, j), p, "slice {j}");
-                    j += 1;
-                    true
-                },
-            );
-            assert_eq!(j, f.slices.len());
+            Scheme::EnhancedDouble.for_each_position(&d, shape.slices(), shape.slice_bits, |p| {
+                assert_eq!(s.position(&d, j), p, "slice {j}");
+                j += 1;
+                true
+            });
+            assert_eq!(j, s.len());
         }
     }
 }

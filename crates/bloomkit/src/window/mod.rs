@@ -3,7 +3,7 @@
 //!
 //! | type | window | how | guarantee |
 //! |---|---|---|---|
-//! | [`CountWindowFilter`] (`count.rs`) | the last `N` insertions | age-partitioned slices (Shtul, Baquero & Almeida, 2020): `k + l` slices, a new generation every `g` insertions | each of the last `l·g ≥ N` insertions is found; every bit of an element is gone `(k + l)·g` insertions later |
+//! | [`CountWindowFilter`] (`count.rs`; layouts `lanes.rs`, `slices.rs`) | the last `N` insertions | age-partitioned slices (Shtul, Baquero & Almeida, 2020): `k + l` slices, a new generation every `g` insertions; new filters keep every slice of an element in one block | each of the last `l·g ≥ N` insertions is found; every bit of an element is gone `(k + l)·g` insertions later |
 //! | [`TimeWindowFilter`] (`time.rs`) | the last span of time `T` | a ring of `G + 1` blocked filters, one per generation of `T / G`, rotated by a [`Clock`](crate::clock::Clock) | everything inserted within `T` is found; forgotten after `T + T/G` |
 //!
 //! Both meet their FPR target over the whole window, sized by [`sizing`]. Choosing between
@@ -17,11 +17,15 @@
 //! per thread.
 
 pub mod count;
+mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod lanes_avx2;
 pub mod sizing;
+mod slices;
 pub mod time;
 
-pub use count::CountWindowFilter;
-pub use sizing::AgePartitioned;
+pub use count::{CountWindowFilter, WindowLayout};
+pub use sizing::{AgePartitioned, BlockedAgePartitioned};
 pub use time::{Generation, TimeWindowFilter};
 
 // Compile docs/EXPIRING.md's examples as doctests so they cannot go stale.

@@ -124,17 +124,31 @@ impl TimeWindowFilter {
         let slots = (0..=generations)
             .map(|_| BlockedBloomFilter::from_spec(spec.clone()))
             .collect::<Result<Vec<_>>>()?;
-        Ok(TimeWindowFilter {
+        let epochs = vec![0; slots.len()];
+        let times = (window_ms, generations, generation_ms);
+        Ok(Self::ring(times, (capacity, fpp), slots, epochs))
+    }
+
+    /// The filter of checked parts (the window and a generation in ms, the generations; the
+    /// capacity and FPR), on the system clock; time never goes back past the newest
+    /// generation in `epochs`.
+    fn ring(
+        (window_ms, generations, generation_ms): (u64, u32, u64),
+        (capacity, fpp): (u64, f64),
+        slots: Vec<BlockedBloomFilter>,
+        epochs: Vec<u64>,
+    ) -> Self {
+        TimeWindowFilter {
             window_ms,
             generations,
             generation_ms,
             capacity,
             fpp,
-            epochs: vec![0; slots.len()],
+            newest: epochs.iter().copied().max().unwrap_or(0),
             slots,
-            newest: 0,
+            epochs,
             clock: Arc::new(SystemClock),
-        })
+        }
     }
 
     /// A filter from its parts, for example read from a file: `slots[i]` holds generation
@@ -167,17 +181,8 @@ impl TimeWindowFilter {
                 ));
             }
         }
-        Ok(TimeWindowFilter {
-            window_ms,
-            generations,
-            generation_ms,
-            capacity,
-            fpp,
-            newest: epochs.iter().copied().max().unwrap_or(0),
-            slots,
-            epochs,
-            clock: Arc::new(SystemClock),
-        })
+        let times = (window_ms, generations, generation_ms);
+        Ok(Self::ring(times, (capacity, fpp), slots, epochs))
     }
 
     /// The same filter reading time from `clock` (a [`ManualClock`](crate::clock::ManualClock)

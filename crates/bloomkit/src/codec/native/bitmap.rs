@@ -118,6 +118,7 @@ fn write_parts(parts: &Parts, design: Option<Design>, out: &mut impl Write) -> i
     let lens = parts.plane_lens();
     let total = parts.total(&lens);
     let fixed = Fixed {
+        version: 1,
         kind: parts.kind,
         scheme: match parts.form() {
             BitmapForm::Dense => FORM_DENSE,
@@ -204,11 +205,8 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> 
     let form = match fixed.scheme {
         FORM_DENSE => BitmapForm::Dense,
         FORM_ROARING => BitmapForm::Roaring,
-        other => return Err(r.corrupt(format!("unknown bitmap form code {other}"))),
+        other => return Err(super::newer(format!("unknown bitmap form code {other}"))),
     };
-    if fixed.key_encoding != KEY_ENCODING_V1 {
-        return Err(r.corrupt(format!("unknown key encoding {}", fixed.key_encoding)));
-    }
     let planes = if kind == Kind::TwoBitMap { 2 } else { 1 };
     if fixed.counter_bits != bits_per_integer(kind)
         || fixed.layer_count != planes
@@ -415,7 +413,6 @@ mod tests {
             ));
             let cases: Vec<(&str, Change)> = vec![
                 ("count", Box::new(|b| b[160] ^= 1)),
-                ("form", Box::new(|b| b[12] = 9)),
                 ("range", Box::new(|b| b[144..160].fill(0))),
                 ("plane length", Box::new(|b| b[168] ^= 8)),
                 ("second plane", Box::new(|b| b[176..184].fill(0xff))),
@@ -431,6 +428,12 @@ mod tests {
                     other => panic!("{what} of {f:?}: {other:?}"),
                 }
             }
+            // An unknown form is a newer version's.
+            let form = resealed(bytes.clone(), |b| b[12] = 9);
+            assert!(matches!(
+                from_bytes(&form, &[]),
+                Err(Error::NewerVersion { .. })
+            ));
             for cut in [0, 10, 100, HEAD_LEN, bytes.len() - 1] {
                 assert!(from_bytes(&bytes[..cut], &[]).is_err());
             }

@@ -39,6 +39,7 @@ pub(super) fn write_to(
     let p = f.params();
     let (hashing, fingerprint) = hashing_code(f.hashing());
     let fixed = Fixed {
+        version: 1,
         kind: Kind::DLeft,
         scheme: 0,
         hashing,
@@ -85,12 +86,9 @@ pub(super) fn write_to(
 pub(super) fn decode(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
-    if fixed.key_encoding != KEY_ENCODING_V1 {
-        return Err(r.corrupt(format!("unknown key encoding {}", fixed.key_encoding)));
-    }
     if fixed.scheme != 0 {
-        return Err(r.corrupt(format!(
-            "probing scheme code {} in a d-left filter (must be 0)",
+        return Err(super::newer(format!(
+            "unknown d-left layout code {} (this version knows 0)",
             fixed.scheme
         )));
     }
@@ -122,7 +120,7 @@ pub(super) fn decode(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
             fixed.payload_offset
         )));
     }
-    let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys, &r)?;
+    let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys)?;
     let buckets = r.u64_le("d-left buckets")?;
     let tables = r.u32_le("d-left sub-tables")?;
     let cells_per_bucket = r.u32_le("d-left cells per bucket")?;

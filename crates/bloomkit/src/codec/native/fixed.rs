@@ -3,7 +3,7 @@
 //! This module only moves the fields between bytes and [`Fixed`]; what the values mean (a kind
 //! code, a scheme code) and whether they fit together is checked by the caller.
 
-use super::{FORMAT, HEADER_LEN, MAGIC, VERSION};
+use super::{newer, FORMAT, HEADER_LEN, KEY_ENCODING_V1, MAGIC, VERSION};
 use crate::codec::Reader;
 use crate::error::{Error, Result};
 use crate::kind::Kind;
@@ -14,6 +14,8 @@ const FIELDS_LEN: usize = 88;
 /// The fixed header fields after the magic bytes and the version, exactly as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Fixed {
+    /// The format version (1, or 2 for what only version-2 readers know: docs/FORMAT.md).
+    pub version: u16,
     /// The kind (stored as its [`Kind::code`]).
     pub kind: Kind,
     /// Probing scheme code (blocked filters: block layout code).
@@ -48,26 +50,28 @@ pub(super) struct Fixed {
 
 impl Fixed {
     /// Reads the magic bytes, the version and the fixed fields, up to the end of the header.
-    /// Checks the magic bytes and the version only.
+    /// Checks the magic bytes, the version, the kind code and the key encoding only (an
+    /// unknown kind or key encoding is a newer version's: [`Error::NewerVersion`]).
     pub fn read(r: &mut Reader) -> Result<Fixed> {
         let magic = r.take(8, "magic")?;
         if magic != MAGIC {
             return Err(r.corrupt("not a bloomkit filter (bad magic bytes)"));
         }
         let version = r.u16_le("version")?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(Error::UnsupportedVersion {
                 format: FORMAT,
                 version: u64::from(version),
-                supported: "1",
+                supported: "1 and 2",
             });
         }
         let code = r.u16_le("kind")?;
         // The kind is checked here, before the rest is read, so that an unknown kind is
         // reported as such even in a short input.
-        let kind = Kind::from_code(code)
-            .ok_or_else(|| r.corrupt(format!("unknown filter kind {code}")))?;
+        let kind =
+            Kind::from_code(code).ok_or_else(|| newer(format!("unknown filter kind {code}")))?;
         let fixed = Fixed {
+            version,
             kind,
             scheme: r.u8("scheme")?,
             hashing: r.u8("hashing")?,
@@ -89,6 +93,12 @@ impl Fixed {
             file_len: r.u64_le("file length")?,
         };
         r.take((HEADER_LEN - FIELDS_LEN) as u64, "header padding")?;
+        if fixed.key_encoding != KEY_ENCODING_V1 {
+            return Err(newer(format!(
+                "unknown key encoding {}",
+                fixed.key_encoding
+            )));
+        }
         Ok(fixed)
     }
 
@@ -96,7 +106,7 @@ impl Fixed {
     pub fn write(&self, out: &mut Vec<u8>) {
         let start = out.len();
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(&self.kind.code().to_le_bytes());
         out.extend_from_slice(&[
             self.scheme,
@@ -127,6 +137,7 @@ mod tests {
     #[test]
     fn fields_round_trip_through_the_header() {
         let fixed = Fixed {
+            version: 1,
             kind: Kind::Scalable,
             scheme: 1,
             hashing: 1,

@@ -48,8 +48,12 @@ const FORMAT: &str = "bloomkit";
 
 /// The first eight bytes of every native file.
 pub const MAGIC: [u8; 8] = *b"BLOOMKIT";
-/// The format version this build writes and reads.
-pub const VERSION: u16 = 1;
+/// The newest format version this build reads (it reads every version from 1). It writes
+/// version 1 for every file that a version-1 reader reads correctly, and version 2 only for
+/// count windows in the blocked layout, which a version-1 reader would not know
+/// (docs/FORMAT.md, "Versions"): so older readers refuse those with
+/// [`Error::UnsupportedVersion`] rather than misread them.
+pub const VERSION: u16 = 2;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 128;
 /// Size of one entry of the layer table.
@@ -69,6 +73,15 @@ pub const MAX_LAYERS: u32 = 4096;
 const SCHEME_BLOCKED_BITS: u8 = 6;
 const SCHEME_BLOCKED_SPLIT: u8 = 7;
 const SCHEME_BLOCKED_SPLIT256: u8 = 8;
+
+/// The scheme byte of a blocked filter (or a time window's generations) with this layout.
+pub(super) fn block_layout_code(layout: BlockLayout) -> u8 {
+    match layout {
+        BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
+        BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
+        BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
+    }
+}
 
 /// The key encoding: bloomkit's stable keys, version 1 (see [`crate::key`]).
 const KEY_ENCODING_V1: u8 = 1;
@@ -94,6 +107,15 @@ pub struct Decoded {
     pub filter: AnyFilter,
     /// Its design capacity and FPR, if recorded.
     pub design: Option<Design>,
+}
+
+/// The error for a code (kind, layout, scheme, hash function, key encoding) this build does not
+/// know: added by a newer version ([`Error::NewerVersion`]).
+pub(super) fn newer(what: String) -> Error {
+    Error::NewerVersion {
+        format: FORMAT,
+        what,
+    }
 }
 
 /// The numeric code of a probing scheme in the native format.
@@ -124,7 +146,7 @@ pub(crate) fn hashing_code(h: &Hashing) -> (u8, u64) {
     }
 }
 
-fn hashing_from_code(code: u8, fingerprint: u64, keys: &[Hashing], r: &Reader) -> Result<Hashing> {
+fn hashing_from_code(code: u8, fingerprint: u64, keys: &[Hashing]) -> Result<Hashing> {
     match code {
         1 => Ok(Hashing::Xxh3),
         2 => Ok(Hashing::Murmur3),
@@ -146,7 +168,7 @@ fn hashing_from_code(code: u8, fingerprint: u64, keys: &[Hashing], r: &Reader) -
                     format!("custom hasher with fingerprint {fingerprint:016x}")
                 })
             }),
-        other => Err(r.corrupt(format!("unknown hash function code {other}"))),
+        other => Err(newer(format!("unknown hash function code {other}"))),
     }
 }
 
@@ -203,11 +225,7 @@ impl<'a> Parts<'a> {
         };
         match filter {
             AnyFilter::Blocked(f) => {
-                let code = match f.spec().layout() {
-                    BlockLayout::Bits(_) => SCHEME_BLOCKED_BITS,
-                    BlockLayout::SplitBlock => SCHEME_BLOCKED_SPLIT,
-                    BlockLayout::SplitBlock256 => SCHEME_BLOCKED_SPLIT256,
-                };
+                let code = block_layout_code(f.spec().layout());
                 let words = Words::Blocks(f.as_blocks());
                 let l = layer(f.bits(), f.spec().hashes(), words);
                 Parts::single(Kind::Blocked, code, f.hashing(), 0, l)
@@ -289,6 +307,7 @@ impl<'a> Parts<'a> {
         };
         let extra = self.extra.as_ref();
         Fixed {
+            version: window::version_of(self.kind, self.scheme),
             kind: self.kind,
             scheme: self.scheme,
             hashing,
@@ -419,6 +438,8 @@ pub(crate) struct Header {
     pub spec: Option<Spec>,
     /// The blocks, layout and hashing of a blocked filter.
     pub block_spec: Option<BlockSpec>,
+    /// The scheme byte (blocked kinds: the block layout; count windows: their layout).
+    pub scheme: u8,
     /// The hash function.
     pub hashing: Hashing,
     /// 0 for bit arrays, else 4 or 8.
@@ -452,7 +473,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     }
     let scheme = scheme_of(&fixed, &r)?;
     let width = check_fixed(&fixed, file_len, &r)?;
-    let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys, &r)?;
+    let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys)?;
     let payload_offset = fixed.payload_offset;
     if payload_offset != table::payload_offset(u64::from(fixed.layer_count)) {
         return Err(r.corrupt(format!(
@@ -479,6 +500,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     };
     Ok(Header {
         kind: fixed.kind,
+        scheme: fixed.scheme,
         spec,
         block_spec,
         hashing,
@@ -494,18 +516,22 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
 }
 
 /// The probing scheme named by the scheme byte; `None` for blocked filters, whose scheme byte
-/// names a block layout (checked to be a known one here).
+/// names a block layout, and for count windows in the blocked layout (both checked to be
+/// known ones here: an unknown code is a newer version's).
 fn scheme_of(fixed: &Fixed, r: &Reader) -> Result<Option<Scheme>> {
     let code = fixed.scheme;
+    if fixed.kind == Kind::CountWindow {
+        return window::count_scheme(fixed.version, code, r);
+    }
     if !matches!(fixed.kind, Kind::Blocked | Kind::TimeWindow) {
         return match scheme_from_code(code) {
             Some(s) => Ok(Some(s)),
-            None => Err(r.corrupt(format!("unknown probing scheme code {code}"))),
+            None => Err(newer(format!("unknown probing scheme code {code}"))),
         };
     }
     match code {
         SCHEME_BLOCKED_BITS | SCHEME_BLOCKED_SPLIT | SCHEME_BLOCKED_SPLIT256 => Ok(None),
-        _ => Err(r.corrupt(format!("unknown blocked layout code {code}"))),
+        _ => Err(newer(format!("unknown blocked layout code {code}"))),
     }
 }
 
@@ -513,9 +539,6 @@ fn scheme_of(fixed: &Fixed, r: &Reader) -> Result<Option<Scheme>> {
 /// per position of the payload (1, or the counter width).
 fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<u64> {
     let (kind, counter_bits) = (fixed.kind, fixed.counter_bits);
-    if fixed.key_encoding != KEY_ENCODING_V1 {
-        return Err(r.corrupt(format!("unknown key encoding {}", fixed.key_encoding)));
-    }
     let width = match (kind, counter_bits) {
         (Kind::Counting, 4 | 8) => u64::from(counter_bits),
         (Kind::Counting, 0x84 | 0x88) => u64::from(counter_bits & !MINIMAL_INCREASE),

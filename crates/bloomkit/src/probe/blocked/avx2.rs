@@ -19,7 +19,7 @@ use core::arch::x86_64::*;
 /// Whether this CPU runs the AVX2 kernels (known at compile time when the build targets AVX2,
 /// otherwise checked at run time and cached by the standard library).
 #[inline(always)]
-pub(super) fn available() -> bool {
+pub(crate) fn available() -> bool {
     cfg!(target_feature = "avx2") || std::arch::is_x86_feature_detected!("avx2")
 }
 

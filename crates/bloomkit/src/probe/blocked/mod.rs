@@ -40,7 +40,7 @@
 mod portable;
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 
 use crate::error::{Error, Result};
 use crate::hash::Hashing;
@@ -176,13 +176,41 @@ impl BlockModel for BlockLayout {
     }
 }
 
+/// In-block FPR of one half of a half-block split block holding `i` elements.
+fn half_block_fpp(i: u64) -> f64 {
+    let fill = -((i as f64) * (-1.0 / 32.0f64).ln_1p()).exp_m1();
+    fill.powi(8)
+}
+
+/// Loads below which [`split256_fpp`] reads logarithms and half-block FPRs from a table.
+const SPLIT256_TABLE: u64 = 1024;
+
+/// `(ln i, half_block_fpp(i))` for `i < SPLIT256_TABLE`, computed once per process: a size
+/// search sums each of them many times (it made constructing a filter cost milliseconds).
+/// They are the very values computed in place, so every sum is the same to the bit.
+fn split256_table() -> &'static [(f64, f64)] {
+    static TABLE: std::sync::OnceLock<Vec<(f64, f64)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..SPLIT256_TABLE)
+            .map(|i| ((i as f64).ln(), half_block_fpp(i)))
+            .collect()
+    })
+}
+
 /// In-block FPR of a half-block split block holding `j` elements: each element lands in either
 /// half, a binomial split, summed over the splits within `12√(j/4) + 30` of `j/2` (all of them
 /// up to a few hundred elements; beyond, the rest weighs under 10⁻³⁰).
 fn split256_fpp(j: u64) -> f64 {
-    let half_fpp = |i: u64| {
-        let fill = -((i as f64) * (-1.0 / 32.0f64).ln_1p()).exp_m1();
-        fill.powi(8)
+    let table = split256_table();
+    let ln = |x: u64| {
+        table
+            .get(x as usize)
+            .map_or_else(|| (x as f64).ln(), |t| t.0)
+    };
+    let half_fpp = |x: u64| {
+        table
+            .get(x as usize)
+            .map_or_else(|| half_block_fpp(x), |t| t.1)
     };
     let spread = 12.0 * (j as f64 / 4.0).sqrt() + 30.0;
     let lo = (j as f64 / 2.0 - spread).max(0.0) as u64;
@@ -199,7 +227,7 @@ fn split256_fpp(j: u64) -> f64 {
     let mut total = 0.0;
     for i in lo..=hi {
         if i > lo {
-            log_c += ((j - i + 1) as f64).ln() - (i as f64).ln();
+            log_c += ln(j - i + 1) - ln(i);
         }
         total += log_c.exp() * half_fpp(i);
     }
@@ -348,13 +376,13 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
 /// How many keys ahead of its probe a batch hashes a key and prefetches its block: for 8-byte
 /// keys (a few ns each) still more than a memory load's latency at n = 10⁸; for URL-like keys
 /// 32 and 64 measured the same.
-const AHEAD: usize = 64;
+pub(crate) const AHEAD: usize = 64;
 
 /// Runs `locate` on every key in order and `probe(i, located)` on key `i`'s result [`AHEAD`]
 /// keys later (the last `AHEAD` keys are probed at the end). Both get `state` (the blocks, or
 /// the answers).
 #[inline(always)]
-fn pipeline<T: ?Sized, K, L: Copy + Default>(
+pub(crate) fn pipeline<T: ?Sized, K, L: Copy + Default>(
     state: &mut T,
     keys: &[K],
     locate: impl Fn(&T, &K) -> L,
@@ -625,11 +653,11 @@ pub fn params_for(n: u64, p: f64, split_block: bool) -> Result<(u64, BlockLayout
 /// ```
 pub fn default_params(n: u64, p: f64) -> Result<(u64, BlockLayout)> {
     let (compact, compact_layout) = params_for(n, p, false)?;
+    // Searched only up to the largest size accepted (`blocks as f64 <= compact as f64 * 1.10`).
+    let limit = ((compact as f64 * 1.10).floor() as u64).min(MAX_BITS / BLOCK_BITS);
     for fast in [BlockLayout::SplitBlock256, BlockLayout::SplitBlock] {
-        if let Ok((blocks, layout)) = params_for_layouts(n, p, &[fast]) {
-            if blocks as f64 <= compact as f64 * 1.10 {
-                return Ok((blocks, layout));
-            }
+        if let Some(params) = params_within(n, p, &[fast], limit)? {
+            return Ok(params);
         }
     }
     Ok((compact, compact_layout))
@@ -643,19 +671,34 @@ pub fn params_for_layouts(
     p: f64,
     candidates: &[BlockLayout],
 ) -> Result<(u64, BlockLayout)> {
+    params_within(n, p, candidates, MAX_BITS / BLOCK_BITS)?.ok_or(Error::TooLarge {
+        bits: u64::MAX,
+        limit: "no blocked filter this platform can address meets that FPR",
+    })
+}
+
+/// [`params_for_layouts`] among sizes of at most `max_blocks` blocks (`None`: no candidate
+/// meets `p` within them). The first candidate of the smallest size wins; after the first,
+/// each is searched only below the best size so far (one model evaluation for a candidate
+/// that cannot beat it).
+fn params_within(
+    n: u64,
+    p: f64,
+    candidates: &[BlockLayout],
+    max_blocks: u64,
+) -> Result<Option<(u64, BlockLayout)>> {
     let p = check_fpp(p)?;
     // The search starts at the classic size for the target it searches for.
     let ln_p = p.min(math::MAX_BLOCKED_FPP).ln();
     let classic = (-(n.max(1) as f64) * ln_p / (LN_2 * LN_2) / BLOCK_BITS as f64).floor() as u64;
-    let max_blocks = MAX_BITS / BLOCK_BITS;
-    candidates
-        .iter()
-        .filter_map(|&l| Some((math::blocks_for(&l, n, p, classic, max_blocks)?, l)))
-        .min_by_key(|&(blocks, _)| blocks)
-        .ok_or(Error::TooLarge {
-            bits: u64::MAX,
-            limit: "no blocked filter this platform can address meets that FPR",
-        })
+    let mut best: Option<(u64, BlockLayout)> = None;
+    for &layout in candidates {
+        let max = best.map_or(max_blocks, |(blocks, _)| blocks - 1);
+        if let Some(blocks) = math::blocks_for(&layout, n, p, classic, max) {
+            best = Some((blocks, layout));
+        }
+    }
+    Ok(best)
 }
 
 #[cfg(test)]
