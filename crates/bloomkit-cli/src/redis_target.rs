@@ -360,49 +360,31 @@ impl RedisTarget {
             e => anyhow!("{display}: {e}"),
         };
         let kind = rt.block_on(stored_kind(&conn, name)).map_err(fail)?;
+        // Each kind opens with the key of --key-file, or else the stored hashing.
+        macro_rules! open_as {
+            ($variant:ident, $filter:ident) => {
+                Remote::$variant(
+                    rt.block_on(async {
+                        match &ctx.key {
+                            Some(h) => $filter::open_with(&conn, name, h.clone()).await,
+                            None => $filter::open(&conn, name).await,
+                        }
+                    })
+                    .map_err(fail)?,
+                )
+            };
+        }
         let remote = match kind {
             None => bail!(
                 "{display}: no such filter (create it with: bloomkit create {display} --capacity N --fpp P)"
             ),
-            Some(StoredKind::Register) => Remote::Register(
-                rt.block_on(async {
-                    match &ctx.key {
-                        Some(h) => RedisFilter::open_with(&conn, name, h.clone()).await,
-                        None => RedisFilter::open(&conn, name).await,
-                    }
-                })
-                .map_err(fail)?,
-            ),
-            Some(StoredKind::Scalable) => Remote::Scalable(
-                rt.block_on(async {
-                    match &ctx.key {
-                        Some(h) => ScalableRedisFilter::open_with(&conn, name, h.clone()).await,
-                        None => ScalableRedisFilter::open(&conn, name).await,
-                    }
-                })
-                .map_err(fail)?,
-            ),
-            Some(StoredKind::Counting) => Remote::Counting(
-                rt.block_on(async {
-                    match &ctx.key {
-                        Some(h) => CountingRedisFilter::open_with(&conn, name, h.clone()).await,
-                        None => CountingRedisFilter::open(&conn, name).await,
-                    }
-                })
-                .map_err(fail)?,
-            ),
+            Some(StoredKind::Register) => open_as!(Register, RedisFilter),
+            Some(StoredKind::Scalable) => open_as!(Scalable, ScalableRedisFilter),
+            Some(StoredKind::Counting) => open_as!(Counting, CountingRedisFilter),
+            Some(StoredKind::TimeWindow) => open_as!(Window, TimeWindowRedisFilter),
             Some(StoredKind::Redisson) => {
                 Remote::Redisson(rt.block_on(RedissonFilter::open(&conn, name)).map_err(fail)?)
             }
-            Some(StoredKind::TimeWindow) => Remote::Window(
-                rt.block_on(async {
-                    match &ctx.key {
-                        Some(h) => TimeWindowRedisFilter::open_with(&conn, name, h.clone()).await,
-                        None => TimeWindowRedisFilter::open(&conn, name).await,
-                    }
-                })
-                .map_err(fail)?,
-            ),
             Some(StoredKind::Unknown(other)) => {
                 bail!("{display}: unknown filter kind {other:?} in Redis")
             }
@@ -550,23 +532,21 @@ impl RedisTarget {
         Ok(())
     }
 
-    /// `create --force`: deletes what is stored under the name, whatever its kind and key.
+    /// `create --force`: deletes what is stored under the name, whatever its kind and key;
+    /// with corrupt metadata, the metadata and the keys named after its id (bloomkit-redis's
+    /// `purge_filter`), warning when some of its keys could not be identified.
     fn delete_existing(url: &RedisUrl) -> Result<()> {
         let (rt, conn) = connect(url)?;
-        let fail = |e: RedisError| anyhow!("{}: {e}", url.display());
-        match rt.block_on(bloomkit_redis::delete_filter(&conn, &url.name)) {
-            Ok(_) => Ok(()),
-            Err(RedisError::CorruptMetadata { .. }) => {
-                // Its segments cannot be listed: remove the metadata, which stops every
-                // writer of the old filter.
-                rt.block_on(
-                    conn.query::<i64>(redis::cmd("DEL").arg(bloomkit_redis::keys::meta(&url.name))),
-                )
-                .map_err(fail)?;
-                Ok(())
-            }
-            Err(e) => Err(fail(e)),
+        let purged = rt
+            .block_on(bloomkit_redis::purge_filter(&conn, &url.name))
+            .map_err(|e| anyhow!("{}: {e}", url.display()))?;
+        if let bloomkit_redis::Purge::MetadataOnly { why } = purged {
+            eprintln!(
+                "warning: {}: deleted the old filter's corrupt metadata only: {why}",
+                url.display()
+            );
         }
+        Ok(())
     }
 
     /// The kind, as `info` reports it.

@@ -75,8 +75,13 @@ fn default_filter_in_redis_add_check_info_and_bulk_path() {
     assert_eq!(v["fpp"], 0.01);
     let est = v["estimated_items"].as_u64().unwrap();
     assert!((9500..=10500).contains(&est), "{est}");
-    // A small add reports new items one by one.
-    let (_, _, err) = run(&["add", &t, "user-1", "brand-new"], "");
+    // A small add reports new items one by one (with an item that tests absent first: the
+    // filter's key is random, so any given name is a false positive 1 % of the time).
+    let fresh = (0..100)
+        .map(|i| format!("brand-new-{i}"))
+        .find(|x| run(&["check", &t, x], "").0 == 1)
+        .unwrap();
+    let (_, _, err) = run(&["add", &t, "user-1", &fresh], "");
     assert!(err.contains("1 new"), "{err}");
 
     // --force starts over.
@@ -663,6 +668,8 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
     );
     let (_, out, _) = run(&["info", &r], "");
     assert!(!out.contains("siphash"), "{out}");
+    let corrupt_id = filter_id(&mut c, "c").unwrap();
+    assert!(!keys(&mut c, &format!("*{corrupt_id}*")).is_empty());
     let _: i64 = redis::cmd("HSET")
         .arg("bloomkit:{c}:meta")
         .arg("segments")
@@ -706,6 +713,22 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
     assert_eq!(
         run(&["create", &t, "-n", "100", "-p", "0.01", "--force"], "").0,
         0
+    );
+    assert_eq!(run(&["info", &t], "").0, 0);
+    // ... and the corrupt filter's segments went with its metadata.
+    assert!(keys(&mut c, &format!("*{corrupt_id}*")).is_empty());
+    // Without a valid id its segments cannot be identified: the metadata goes, with a warning.
+    let _: i64 = redis::cmd("HSET")
+        .arg("bloomkit:{c}:meta")
+        .arg("id")
+        .arg("not hex")
+        .query(&mut c)
+        .unwrap();
+    let (code, _, err) = run(&["create", &t, "-n", "100", "-p", "0.01", "--force"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("corrupt metadata only") && err.contains("no valid filter id"),
+        "{err}"
     );
     assert_eq!(run(&["info", &t], "").0, 0);
 }

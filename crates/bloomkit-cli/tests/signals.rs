@@ -42,10 +42,21 @@ impl Dedup {
         let (tx, printed) = std::sync::mpsc::channel();
         let out = child.stdout.take().unwrap();
         std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
+            // A line is printed when its newline is: a process killed in the middle of a write
+            // can leave the start of a line without its end, which is not a printed line.
+            let mut out = BufReader::new(out);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match out.read_until(b'\n', &mut line) {
+                    Ok(_) if line.ends_with(b"\n") => {
+                        line.pop();
+                        let text = String::from_utf8_lossy(&line).into_owned();
+                        if tx.send(text).is_err() {
+                            return;
+                        }
+                    }
+                    _ => return,
                 }
             }
         });

@@ -15,6 +15,8 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use common::items;
+
 use bloomkit::Spec;
 use bloomkit_redis::{AddMethod, Connection, FilterOptions, Options, RedisFilter};
 use std::time::Instant;
@@ -39,12 +41,6 @@ macro_rules! median_rate {
     }};
 }
 const P: f64 = 0.01;
-
-fn items(range: std::ops::Range<u64>) -> Vec<String> {
-    range
-        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
-        .collect()
-}
 
 struct Row {
     name: String,
@@ -82,13 +78,7 @@ fn print(rows: &[Row]) {
 async fn hits(f: &RedisFilter, items: &[String]) -> usize {
     let mut found = 0;
     for b in items.chunks(BATCH) {
-        found += f
-            .contains_batch(b)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count();
+        found += common::count_true(&f.contains_batch(b).await.unwrap());
     }
     found
 }
@@ -268,23 +258,13 @@ async fn redisbloom_rows(conn: &Connection, n: usize, rows: &mut Vec<Row>) {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let module = std::env::var("BLOOMKIT_REDISBLOOM")
-        .ok()
-        .filter(|p| std::path::Path::new(p).exists());
-    let server = match &module {
-        Some(m) => common::Server::start_with(&["--save", "", "--loadmodule", m]),
-        None => common::Server::start(),
-    };
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (server, conn, redisbloom) = common::bench_server().await;
     let mut rows = Vec::new();
     bloomkit_rows(&conn, "standalone", 200_000, &mut rows).await;
     bloomkit_bulk(&conn, "standalone", 1_000_000, &mut rows).await;
     per_bit_rows(&conn, 50_000, &mut rows).await;
-    match &module {
-        Some(_) => redisbloom_rows(&conn, 1_000_000, &mut rows).await,
-        None => eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so"),
+    if redisbloom {
+        redisbloom_rows(&conn, 1_000_000, &mut rows).await;
     }
     // Server-side cost per command, to tell server time from client and network time.
     let stats: String = conn

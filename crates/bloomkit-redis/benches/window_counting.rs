@@ -6,7 +6,8 @@
 //! - counting adds and removes against the per-bit `SETBIT` pipeline of the seed designs
 //!   (a classic filter, one `SETBIT` per bit, pipelined per batch).
 //!
-//! Run: `cargo bench -p bloomkit-redis --bench window_counting`; the RedisBloom rows need
+//! Run: `cargo bench -p bloomkit-redis --bench window_counting [-- window|counting]`; the
+//! RedisBloom rows need
 //! `BLOOMKIT_REDISBLOOM=/path/to/redisbloom.so` (docs/REDIS.md, "Tests and benchmarks").
 //!
 //! Each rate is the median of several timed passes over the same elements in batches of 1,000
@@ -17,10 +18,12 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use common::{items, median, show};
+
 use bloomkit::clock::{Clock, ManualClock, SystemClock};
 use bloomkit::Spec;
 use bloomkit_redis::{
-    Connection, CountingRedisFilter, Options, RedisFilter, TimeWindowRedisFilter, WindowParams,
+    Connection, CountingRedisFilter, RedisFilter, TimeWindowRedisFilter, WindowParams,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,17 +32,6 @@ const BATCH: usize = 1000;
 const PASSES: usize = 7;
 const P: f64 = 0.01;
 const HOUR: u64 = 3_600_000;
-
-fn items(range: std::ops::Range<u64>) -> Vec<String> {
-    range
-        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
-        .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 /// Elements per second of one pass of `f` over `n` elements.
 async fn rate(n: usize, f: impl AsyncFnOnce()) -> f64 {
@@ -98,34 +90,25 @@ async fn window_checks(f: &TimeWindowRedisFilter, data: &[String]) -> f64 {
     .await
 }
 
-async fn mexists(conn: &Connection, key: &str, data: &[String]) -> f64 {
-    rate(data.len(), async || {
-        for b in data.chunks(BATCH) {
-            let r: Vec<i64> = conn
-                .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
-                .await
-                .unwrap();
-            assert!(r.iter().all(|&x| x == 1));
-        }
-    })
-    .await
+async fn mexists(conn: &Connection, key: &str, data: &[String]) {
+    for b in data.chunks(BATCH) {
+        let r: Vec<i64> = conn
+            .query(redis::cmd("BF.MEXISTS").arg(key).arg(b))
+            .await
+            .unwrap();
+        assert!(r.iter().all(|&x| x == 1));
+    }
 }
 
 async fn absent_hits(f: &TimeWindowRedisFilter, absent: &[String]) -> f64 {
     let mut fp = 0;
     for b in absent.chunks(BATCH) {
-        fp += f
-            .contains_batch(b)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&x| x)
-            .count();
+        fp += common::count_true(&f.contains_batch(b).await.unwrap());
     }
     fp as f64 / absent.len() as f64
 }
 
-async fn window_rows(conn: &Connection, redisbloom: bool) {
+async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
     let n = 200_000;
     let absent = items(10_000_000..10_100_000);
     println!("\n### Time-window checks (n = {n} per window, p = 1 %, batches of {BATCH})\n");
@@ -149,48 +132,75 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
     for b in data.chunks(BATCH) {
         plain.insert_batch(b).await.unwrap();
     }
-    // Interleaved passes: time window, RedisBloom, plain filter, time window, ...
-    let (mut w, mut rb, mut ratios, mut pl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Interleaved passes: time window, plain filter, RedisBloom, time window, ...
+    let checks = ["bitfield_ro", "exists"];
+    let mut passes: Vec<Vec<Pass>> = Vec::new();
     let mut trips = 0;
     for _ in 0..PASSES {
         let before = conn.round_trips();
-        let a = window_checks(&single, &data).await;
+        let w = measure(conn, server, &checks, data.len(), async || {
+            window_checks(&single, &data).await;
+        })
+        .await;
         trips += conn.round_trips() - before;
-        w.push(a);
-        pl.push(
-            rate(data.len(), async || {
-                for b in data.chunks(BATCH) {
-                    assert!(plain.contains_batch(b).await.unwrap().iter().all(|&x| x));
-                }
-            })
-            .await,
-        );
+        let pl = measure(conn, server, &checks, data.len(), async || {
+            for b in data.chunks(BATCH) {
+                assert!(plain.contains_batch(b).await.unwrap().iter().all(|&x| x));
+            }
+        })
+        .await;
+        let mut pass = vec![w, pl];
         if redisbloom {
-            let b = mexists(conn, "rb", &data).await;
-            rb.push(b);
-            ratios.push(a / b);
+            pass.push(
+                measure(conn, server, &["bf.mexists"], data.len(), async || {
+                    mexists(conn, "rb", &data).await;
+                })
+                .await,
+            );
         }
+        passes.push(pass);
     }
     let trips = trips as f64 / (PASSES * data.len().div_ceil(BATCH)) as f64;
-    println!("| filter | generations read (with a key) | checks/s | measured FPR | round trips per batch |");
-    println!("|---|---:|---:|---:|---:|");
-    println!(
-        "| time window, 1 generation, one filled | 1 | {:.0} | {:.4} | {trips:.2} |",
-        median(w),
-        absent_hits(&single, &absent).await
-    );
-    if redisbloom {
-        println!(
-            "| RedisBloom `BF.MEXISTS` | – | {:.0} | – | 1 |",
-            median(rb)
-        );
+    let col = |i: usize, g: fn(&Pass) -> f64| median(passes.iter().map(|p| g(&p[i])).collect());
+    let cpu = |p: &Pass| p.client_cpu_us + p.server_cpu_us;
+    println!("| filter | generations read (with a key) | checks/s | measured FPR | round trips per batch | server µs/element (commandstats) | CPU µs/element client + server |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let fpr = absent_hits(&single, &absent).await;
+    let rows = [
+        format!("| time window, 1 generation, one filled | 1 | {{}} | {fpr:.4} | {trips:.2} | {{}} | {{}} |"),
+        "| plain register filter (`RedisFilter`) | – | {} | – | 1 | {} | {} |".to_string(),
+        "| RedisBloom `BF.MEXISTS` | – | {} | – | 1 | {} | {} |".to_string(),
+    ];
+    for (i, row) in rows.iter().enumerate().take(passes[0].len()) {
+        let cells = [
+            format!("{:.0}", col(i, |p| p.rate)),
+            format!("{:.2}", col(i, |p| p.server_us)),
+            format!(
+                "{:.2} + {:.2}",
+                col(i, |p| p.client_cpu_us),
+                col(i, |p| p.server_cpu_us)
+            ),
+        ];
+        let mut line = row.clone();
+        for c in cells {
+            line = line.replacen("{}", &c, 1);
+        }
+        println!("{line}");
     }
-    println!(
-        "| plain register filter (`RedisFilter`, for reference) | – | {:.0} | – | 1 |",
-        median(pl)
-    );
+    if redisbloom {
+        for (i, what) in [(0, "time window"), (1, "plain filter")] {
+            let by_rate: Vec<f64> = passes.iter().map(|p| p[i].rate / p[2].rate).collect();
+            let by_cpu: Vec<f64> = passes.iter().map(|p| cpu(&p[2]) / cpu(&p[i])).collect();
+            println!(
+                "\n{what} checks ÷ BF.MEXISTS per pass: {} (median {:.2}); by CPU per element: {} (median {:.2})",
+                show(&by_rate),
+                median(by_rate.clone()),
+                show(&by_cpu),
+                median(by_cpu.clone())
+            );
+        }
+    }
     plain.delete().await.unwrap();
-    server_time(conn, "the single-generation passes").await;
     for (generations, filled) in [(1u32, 3u32), (8, 10), (30, 32)] {
         let (f, data) = window(
             conn,
@@ -215,35 +225,72 @@ async fn window_rows(conn: &Connection, redisbloom: bool) {
         );
         f.delete().await.unwrap();
     }
-    if redisbloom {
-        let r: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-        println!(
-            "\nsingle-generation checks ÷ BF.MEXISTS per pass: {} (median {:.2})",
-            r.join(", "),
-            median(ratios)
-        );
-    }
     single.delete().await.unwrap();
 }
 
-/// Server time per call of the commands run since the last `CONFIG RESETSTAT`
-/// (`INFO commandstats`), to tell the server's share of the time from the client's.
-async fn server_time(conn: &Connection, what: &str) {
-    let stats: String = conn
-        .query(redis::cmd("INFO").arg("commandstats"))
-        .await
-        .unwrap();
-    println!("\nserver time ({what}, `INFO commandstats`):\n");
-    for line in stats.lines().filter(|l| l.starts_with("cmdstat_")) {
-        println!("    {line}");
-    }
-    let _: () = conn
-        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
-        .await
-        .unwrap();
+/// Microseconds the server has spent so far on the commands `top` (`INFO commandstats`).
+/// Name the commands the client sends: a transaction's `EXEC` and a script's `EVALSHA`
+/// include the commands they run, which are counted under their own names as well.
+async fn server_usec(conn: &Connection, top: &[&str]) -> u64 {
+    let stats = common::command_stats(conn).await;
+    top.iter()
+        .filter_map(|c| stats.get(*c))
+        .map(|&(_, usec)| usec)
+        .sum()
 }
 
-async fn counting_rows(conn: &Connection) {
+/// CPU time (ns) that the threads of process `pid` (0: this process) have run so far, from
+/// `/proc/<pid>/task/*/schedstat`: unlike wall-clock time it does not grow when other jobs
+/// share the cores.
+fn cpu_ns(pid: u32) -> u64 {
+    let dir = if pid == 0 {
+        "/proc/self/task".to_string()
+    } else {
+        format!("/proc/{pid}/task")
+    };
+    let Ok(tasks) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// One contender's pass: elements per second, the server's µs per element on its commands
+/// (`INFO commandstats`), and the CPU µs per element of this client and of the server.
+#[derive(Debug, Clone, Copy)]
+struct Pass {
+    rate: f64,
+    server_us: f64,
+    client_cpu_us: f64,
+    server_cpu_us: f64,
+}
+
+/// Runs `f` over `n` elements and measures it (see [`Pass`]); `top` names the commands the
+/// client sends (see [`server_usec`]), `server` is the server's process id.
+async fn measure(
+    conn: &Connection,
+    server: u32,
+    top: &[&str],
+    n: usize,
+    f: impl AsyncFnOnce(),
+) -> Pass {
+    let before = server_usec(conn, top).await;
+    let (c0, s0) = (cpu_ns(0), cpu_ns(server));
+    let rate = rate(n, f).await;
+    let (c1, s1) = (cpu_ns(0), cpu_ns(server));
+    let used = server_usec(conn, top).await - before;
+    let per = |ns: u64| ns as f64 / 1000.0 / n as f64;
+    Pass {
+        rate,
+        server_us: used as f64 / n as f64,
+        client_cpu_us: per(c1 - c0),
+        server_cpu_us: per(s1 - s0),
+    }
+}
+
+async fn counting_rows(conn: &Connection, server: u32) {
     println!("\n### Counting adds and removes (p = 1 %, batches of {BATCH})\n");
     let n = 200_000;
     let data = items(0..n as u64);
@@ -251,78 +298,91 @@ async fn counting_rows(conn: &Connection) {
     let m = 50_000;
     let spec = Spec::for_capacity(m as u64, P).unwrap();
     let perbit = &data[..m];
-    let (mut adds, mut removes, mut bits) = (Vec::new(), Vec::new(), Vec::new());
     let f = CountingRedisFilter::create(conn, "cnt", n as u64, P)
         .await
         .unwrap();
+    // Per pass: adds, then the per-bit pipeline, then removes of the same elements.
+    let mut passes: Vec<[Pass; 3]> = Vec::new();
     for pass in 0..PASSES {
-        adds.push(
-            rate(n, async || {
-                for b in data.chunks(BATCH) {
-                    f.insert_batch(b).await.unwrap();
-                }
-            })
-            .await,
-        );
-        bits.push(
-            rate(m, async || {
-                for b in perbit.chunks(BATCH) {
-                    let mut pipe = redis::pipe();
-                    for x in b {
-                        for pos in spec.positions(x) {
-                            pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
-                        }
+        let add = measure(conn, server, &["multi", "exec"], n, async || {
+            for b in data.chunks(BATCH) {
+                f.insert_batch(b).await.unwrap();
+            }
+        })
+        .await;
+        let bit = measure(conn, server, &["setbit"], m, async || {
+            for b in perbit.chunks(BATCH) {
+                let mut pipe = redis::pipe();
+                for x in b {
+                    for pos in spec.positions(x) {
+                        pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
                     }
-                    let () = conn.pipe(&pipe).await.unwrap();
                 }
-            })
-            .await,
-        );
-        removes.push(
-            rate(n, async || {
-                for b in data.chunks(BATCH) {
-                    assert!(f.remove_batch(b).await.unwrap().iter().all(|&r| r));
-                }
-            })
-            .await,
-        );
+                let () = conn.pipe(&pipe).await.unwrap();
+            }
+        })
+        .await;
+        let remove = measure(conn, server, &["evalsha"], n, async || {
+            for b in data.chunks(BATCH) {
+                assert!(f.remove_batch(b).await.unwrap().iter().all(|&r| r));
+            }
+        })
+        .await;
         if pass == 0 {
             let info = f.info().await.unwrap();
             assert_eq!(info.nonzero_counters, 0, "every counter back to 0");
         }
+        passes.push([add, remove, bit]);
     }
-    server_time(conn, "counting and per-bit passes").await;
-    let (a, r, s) = (median(adds), median(removes), median(bits));
+    let col = |i: usize, g: fn(&Pass) -> f64| median(passes.iter().map(|p| g(&p[i])).collect());
+    let ratio = |i: usize, g: fn(&Pass) -> f64| {
+        let v: Vec<f64> = passes.iter().map(|p| g(&p[i]) / g(&p[2])).collect();
+        (median(v.clone()), v)
+    };
+    let cpu = |p: &Pass| 1.0 / (p.client_cpu_us + p.server_cpu_us);
+    let k = f.layout().hashes();
+    println!("| method | n | k | elements/s | ÷ per-bit | server µs/element (commandstats) | CPU µs/element client + server | ÷ per-bit by CPU |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let names = [
+        "counting add (`MULTI`, `EXISTS`, `BITFIELD OVERFLOW SAT INCRBY u4`, `EXEC`)",
+        "counting remove (script: `BITFIELD OVERFLOW FAIL INCRBY u4 … -1`, replay on refusal)",
+        "per-bit `SETBIT` pipeline (classic filter)",
+    ];
+    let mut per_pass = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let (count, hashes) = if i == 2 { (m, spec.hashes()) } else { (n, k) };
+        let (by_rate, rates) = ratio(i, |p| p.rate);
+        let (by_cpu, _) = ratio(i, cpu);
+        println!(
+            "| {name} | {count} | {hashes} | {:.0} | {by_rate:.2} | {:.2} | {:.2} + {:.2} | {by_cpu:.2} |",
+            col(i, |p| p.rate),
+            col(i, |p| p.server_us),
+            col(i, |p| p.client_cpu_us),
+            col(i, |p| p.server_cpu_us),
+        );
+        per_pass.push(rates);
+    }
     println!(
-        "| method | n | k | elements/s | ÷ per-bit |\n|---|---:|---:|---:|---:|\n| counting add (`MULTI` + `BITFIELD OVERFLOW SAT INCRBY u4`) | {n} | {} | {a:.0} | {:.1} |\n| counting remove (`OVERFLOW FAIL` script) | {n} | {} | {r:.0} | {:.1} |\n| per-bit `SETBIT` pipeline | {m} | {} | {s:.0} | 1 |",
-        f.layout().hashes(),
-        a / s,
-        f.layout().hashes(),
-        r / s,
-        spec.hashes()
+        "\nper pass, elements/s ÷ per-bit: adds {}; removes {}",
+        show(&per_pass[0]),
+        show(&per_pass[1])
     );
     f.delete().await.unwrap();
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let module = std::env::var("BLOOMKIT_REDISBLOOM")
-        .ok()
-        .filter(|p| std::path::Path::new(p).exists());
-    let server = match &module {
-        Some(m) => common::Server::start_with(&["--save", "", "--loadmodule", m]),
-        None => common::Server::start(),
-    };
-    if module.is_none() {
-        eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
-    }
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (server, conn, redisbloom) = common::bench_server().await;
     let _: () = conn
         .query(redis::cmd("CONFIG").arg("RESETSTAT"))
         .await
         .unwrap();
-    window_rows(&conn, module.is_some()).await;
-    counting_rows(&conn).await;
+    // `-- window` or `-- counting` runs one part only.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if only.as_deref() != Some("counting") {
+        window_rows(&conn, server.pid(), redisbloom).await;
+    }
+    if only.as_deref() != Some("window") {
+        counting_rows(&conn, server.pid()).await;
+    }
 }

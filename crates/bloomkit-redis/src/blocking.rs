@@ -1,7 +1,9 @@
 //! Blocking versions of the filters, for code without an async runtime.
 //!
 //! Each handle owns a small single-threaded tokio runtime and runs the async operation on it;
-//! the per-operation timeout of [`Options`] applies in the same way.
+//! the per-operation timeout of [`Options`] applies in the same way. Every method is the async
+//! filter's method of the same name (see there); [`as_async`](RedisFilter::as_async) gives the
+//! async filter underneath.
 //!
 //! ```no_run
 //! use bloomkit_redis::blocking::RedisFilter;
@@ -13,11 +15,14 @@
 //! # Ok::<(), bloomkit_redis::Error>(())
 //! ```
 
+use crate::counting::{CountingInfo, Inserted};
 use crate::error::{Error, Result};
 use crate::{AddMethod, Connection, FilterOptions, Info, Options};
 use bloomkit::probe::register::RegisterLayout;
-use bloomkit::Key;
+use bloomkit::{Hashing, Key};
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 fn runtime() -> Result<Arc<tokio::runtime::Runtime>> {
     tokio::runtime::Builder::new_current_thread()
@@ -50,12 +55,102 @@ impl BlockingConnection {
     }
 }
 
-/// Blocking [`crate::RedisFilter`].
-#[derive(Debug, Clone)]
-pub struct RedisFilter {
-    rt: Arc<tokio::runtime::Runtime>,
-    inner: crate::RedisFilter,
+/// Declares the blocking wrapper `$name` of the async filter `crate::$inner`: the struct,
+/// `as_async`, the constructors `new { f = g(args); }` (`f(connection, args)` runs the async
+/// `g(connection, args)` on the connection's runtime) and the methods, each running the async
+/// method of the same name. Method kinds: `one` (an element `&K`), `batch` (`&[K]`), `none`
+/// (no argument), `ttl` (a `Duration`), `consume` (`self`).
+macro_rules! blocking_filter {
+    (
+        $name:ident, $inner:ident,
+        new { $($ctor:ident = $async_ctor:ident($($arg:ident: $ty:ty),*);)* }
+        { $($kind:ident $method:ident -> $ret:ty;)* }
+    ) => {
+        #[doc = concat!("Blocking [`crate::", stringify!($inner), "`].")]
+        #[derive(Debug, Clone)]
+        pub struct $name {
+            rt: Arc<tokio::runtime::Runtime>,
+            inner: crate::$inner,
+        }
+
+        impl $name {
+            /// Runs `make` (which opens or creates the async filter) on the connection's runtime.
+            fn made(
+                c: &BlockingConnection,
+                make: impl Future<Output = Result<crate::$inner>>,
+            ) -> Result<Self> {
+                Ok($name {
+                    rt: c.rt.clone(),
+                    inner: c.rt.block_on(make)?,
+                })
+            }
+
+            /// The async filter underneath.
+            pub fn as_async(&self) -> &crate::$inner {
+                &self.inner
+            }
+
+            $(
+                #[doc = concat!(
+                    "[`crate::", stringify!($inner), "::", stringify!($async_ctor),
+                    "`] on the connection `c`."
+                )]
+                pub fn $ctor(c: &BlockingConnection, $($arg: $ty),*) -> Result<Self> {
+                    Self::made(c, crate::$inner::$async_ctor(&c.conn, $($arg),*))
+                }
+            )*
+
+            $(blocking_filter!(@method $kind $inner $method -> $ret);)*
+        }
+    };
+    (@method one $inner:ident $method:ident -> $ret:ty) => {
+        #[doc = concat!("See [`crate::", stringify!($inner), "::", stringify!($method), "`].")]
+        pub fn $method<K: Key + ?Sized>(&self, key: &K) -> Result<$ret> {
+            self.rt.block_on(self.inner.$method(key))
+        }
+    };
+    (@method batch $inner:ident $method:ident -> $ret:ty) => {
+        #[doc = concat!("See [`crate::", stringify!($inner), "::", stringify!($method), "`].")]
+        pub fn $method<K: Key>(&self, keys: &[K]) -> Result<$ret> {
+            self.rt.block_on(self.inner.$method(keys))
+        }
+    };
+    (@method none $inner:ident $method:ident -> $ret:ty) => {
+        #[doc = concat!("See [`crate::", stringify!($inner), "::", stringify!($method), "`].")]
+        pub fn $method(&self) -> Result<$ret> {
+            self.rt.block_on(self.inner.$method())
+        }
+    };
+    (@method ttl $inner:ident $method:ident -> $ret:ty) => {
+        #[doc = concat!("See [`crate::", stringify!($inner), "::", stringify!($method), "`].")]
+        pub fn $method(&self, ttl: Duration) -> Result<$ret> {
+            self.rt.block_on(self.inner.$method(ttl))
+        }
+    };
+    (@method consume $inner:ident $method:ident -> $ret:ty) => {
+        #[doc = concat!("See [`crate::", stringify!($inner), "::", stringify!($method), "`].")]
+        pub fn $method(self) -> Result<$ret> {
+            self.rt.block_on(self.inner.$method())
+        }
+    };
 }
+
+blocking_filter!(RedisFilter, RedisFilter, new {
+    create_on = create_with(name: &str, n: u64, p: f64, options: FilterOptions);
+    create_with_bits = create_with_bits(name: &str, m: u64, k: u32, options: FilterOptions);
+    open = open(name: &str);
+} {
+    one insert -> bool;
+    batch insert_batch -> Vec<bool>;
+    batch insert_bulk -> Vec<bool>;
+    one contains -> bool;
+    batch contains_batch -> Vec<bool>;
+    none count -> f64;
+    none info -> Info;
+    none clear -> ();
+    ttl expire -> ();
+    consume delete -> ();
+});
 
 impl RedisFilter {
     /// Connects to `url` and creates (or opens, if identical) the filter `name` for `n`
@@ -63,54 +158,6 @@ impl RedisFilter {
     pub fn create(url: &str, name: &str, n: u64, p: f64, options: &Options) -> Result<Self> {
         let c = BlockingConnection::open(url, options)?;
         Self::create_on(&c, name, n, p, FilterOptions::default())
-    }
-
-    /// Creates (or opens, if identical) on an existing connection.
-    pub fn create_on(
-        c: &BlockingConnection,
-        name: &str,
-        n: u64,
-        p: f64,
-        options: FilterOptions,
-    ) -> Result<Self> {
-        let inner = c.rt.block_on(crate::RedisFilter::create_with(
-            &c.conn, name, n, p, options,
-        ))?;
-        Ok(RedisFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// Creates from `(m, k)`.
-    pub fn create_with_bits(
-        c: &BlockingConnection,
-        name: &str,
-        m: u64,
-        k: u32,
-        options: FilterOptions,
-    ) -> Result<Self> {
-        let inner = c.rt.block_on(crate::RedisFilter::create_with_bits(
-            &c.conn, name, m, k, options,
-        ))?;
-        Ok(RedisFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// Opens an existing filter by name.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        let inner = c.rt.block_on(crate::RedisFilter::open(&c.conn, name))?;
-        Ok(RedisFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// The async filter underneath.
-    pub fn as_async(&self) -> &crate::RedisFilter {
-        &self.inner
     }
 
     /// Chooses how online adds are sent.
@@ -122,160 +169,80 @@ impl RedisFilter {
     pub fn layout(&self) -> &RegisterLayout {
         self.inner.layout()
     }
+}
 
-    /// See [`crate::RedisFilter::insert`].
-    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.insert(key))
-    }
+blocking_filter!(RedissonFilter, RedissonFilter, new {
+    create = create(name: &str, n: u64, p: f64);
+    open = open(name: &str);
+} {
+    one insert -> bool;
+    batch insert_batch -> Vec<bool>;
+    one contains -> bool;
+    batch contains_batch -> Vec<bool>;
+    none count -> u64;
+    ttl expire -> ();
+    consume delete -> ();
+});
 
-    /// See [`crate::RedisFilter::insert_batch`].
-    pub fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.insert_batch(keys))
-    }
+blocking_filter!(ScalableRedisFilter, ScalableRedisFilter, new {
+    create = create(name: &str, params: crate::ScalableParams);
+    open = open(name: &str);
+} {
+    batch insert_batch -> Vec<bool>;
+    one insert -> bool;
+    batch contains_batch -> Vec<bool>;
+    one contains -> bool;
+    none count -> f64;
+    none info -> crate::ScalableInfo;
+    ttl expire -> ();
+    consume delete -> ();
+});
 
-    /// See [`crate::RedisFilter::insert_bulk`].
-    pub fn insert_bulk<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.insert_bulk(keys))
-    }
+blocking_filter!(CountingRedisFilter, CountingRedisFilter, new {
+    create = create(name: &str, n: u64, p: f64);
+    create_with = create_with(name: &str, n: u64, p: f64, options: FilterOptions);
+    open = open(name: &str);
+    open_with = open_with(name: &str, hashing: Hashing);
+} {
+    one insert -> bool;
+    batch insert_batch -> Vec<bool>;
+    batch insert_batch_report -> Inserted;
+    one contains -> bool;
+    batch contains_batch -> Vec<bool>;
+    batch count_batch -> Vec<u8>;
+    one remove -> ();
+    batch remove_batch -> Vec<bool>;
+    none info -> CountingInfo;
+    none clear -> ();
+    ttl expire -> ();
+    consume delete -> ();
+});
 
-    /// See [`crate::RedisFilter::contains`].
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.contains(key))
-    }
-
-    /// See [`crate::RedisFilter::contains_batch`].
-    pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.contains_batch(keys))
-    }
-
-    /// See [`crate::RedisFilter::count`].
-    pub fn count(&self) -> Result<f64> {
-        self.rt.block_on(self.inner.count())
-    }
-
-    /// See [`crate::RedisFilter::info`].
-    pub fn info(&self) -> Result<Info> {
-        self.rt.block_on(self.inner.info())
-    }
-
-    /// See [`crate::RedisFilter::clear`].
-    pub fn clear(&self) -> Result<()> {
-        self.rt.block_on(self.inner.clear())
-    }
-
-    /// See [`crate::RedisFilter::delete`].
-    pub fn delete(self) -> Result<()> {
-        self.rt.block_on(self.inner.delete())
+impl CountingRedisFilter {
+    /// The layout.
+    pub fn layout(&self) -> &crate::CountingLayout {
+        self.inner.layout()
     }
 }
 
-/// Blocking [`crate::RedissonFilter`].
-#[derive(Debug, Clone)]
-pub struct RedissonFilter {
-    rt: Arc<tokio::runtime::Runtime>,
-    inner: crate::RedissonFilter,
-}
+blocking_filter!(TimeWindowRedisFilter, TimeWindowRedisFilter, new {
+    create = create(name: &str, params: crate::WindowParams);
+    open = open(name: &str);
+} {
+    one insert -> bool;
+    batch insert_batch -> Vec<bool>;
+    one contains -> bool;
+    batch contains_batch -> Vec<bool>;
+    none count -> f64;
+    none info -> crate::WindowInfo;
+    none clear -> ();
+    ttl expire -> ();
+    consume delete -> ();
+});
 
-impl RedissonFilter {
-    /// Like Redisson's `tryInit(n, p)` (see [`crate::RedissonFilter::create`]).
-    pub fn create(c: &BlockingConnection, name: &str, n: u64, p: f64) -> Result<Self> {
-        let inner =
-            c.rt.block_on(crate::RedissonFilter::create(&c.conn, name, n, p))?;
-        Ok(RedissonFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// Opens a filter Redisson created.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        let inner = c.rt.block_on(crate::RedissonFilter::open(&c.conn, name))?;
-        Ok(RedissonFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// See [`crate::RedissonFilter::insert`].
-    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.insert(key))
-    }
-
-    /// See [`crate::RedissonFilter::contains`].
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.contains(key))
-    }
-
-    /// See [`crate::RedissonFilter::count`].
-    pub fn count(&self) -> Result<u64> {
-        self.rt.block_on(self.inner.count())
-    }
-}
-
-/// Blocking [`crate::ScalableRedisFilter`].
-#[derive(Debug, Clone)]
-pub struct ScalableRedisFilter {
-    rt: Arc<tokio::runtime::Runtime>,
-    inner: crate::ScalableRedisFilter,
-}
-
-impl ScalableRedisFilter {
-    /// Creates (or opens, if identical) a scalable filter.
-    pub fn create(
-        c: &BlockingConnection,
-        name: &str,
-        params: crate::ScalableParams,
-    ) -> Result<Self> {
-        let inner =
-            c.rt.block_on(crate::ScalableRedisFilter::create(&c.conn, name, params))?;
-        Ok(ScalableRedisFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// Opens an existing scalable filter.
-    pub fn open(c: &BlockingConnection, name: &str) -> Result<Self> {
-        let inner =
-            c.rt.block_on(crate::ScalableRedisFilter::open(&c.conn, name))?;
-        Ok(ScalableRedisFilter {
-            rt: c.rt.clone(),
-            inner,
-        })
-    }
-
-    /// See [`crate::ScalableRedisFilter::insert_batch`].
-    pub fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.insert_batch(keys))
-    }
-
-    /// See [`crate::ScalableRedisFilter::insert`].
-    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.insert(key))
-    }
-
-    /// See [`crate::ScalableRedisFilter::contains_batch`].
-    pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
-        self.rt.block_on(self.inner.contains_batch(keys))
-    }
-
-    /// See [`crate::ScalableRedisFilter::contains`].
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> Result<bool> {
-        self.rt.block_on(self.inner.contains(key))
-    }
-
-    /// See [`crate::ScalableRedisFilter::count`].
-    pub fn count(&self) -> Result<f64> {
-        self.rt.block_on(self.inner.count())
-    }
-
-    /// See [`crate::ScalableRedisFilter::info`].
-    pub fn info(&self) -> Result<crate::ScalableInfo> {
-        self.rt.block_on(self.inner.info())
-    }
-
-    /// See [`crate::ScalableRedisFilter::delete`].
-    pub fn delete(self) -> Result<()> {
-        self.rt.block_on(self.inner.delete())
+impl TimeWindowRedisFilter {
+    /// The window parameters.
+    pub fn params(&self) -> &crate::WindowParams {
+        self.inner.params()
     }
 }

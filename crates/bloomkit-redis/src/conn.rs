@@ -31,6 +31,40 @@ enum Inner {
     Cluster(ClusterConnection),
 }
 
+/// A clone of either connection, to run one request on.
+enum Either {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl redis::aio::ConnectionLike for Either {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> redis::RedisFuture<'a, redis::Value> {
+        match self {
+            Either::Single(c) => c.req_packed_command(cmd),
+            Either::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            Either::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Either::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Either::Single(c) => c.get_db(),
+            Either::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
 /// A cheap-to-clone, multiplexed connection to Redis (standalone or cluster).
 ///
 /// Concurrent commands on one connection are pipelined automatically. After a broken
@@ -144,35 +178,32 @@ impl Connection {
         self.round_trips.load(Ordering::Relaxed)
     }
 
-    fn count_round_trip(&self) {
+    /// A clone of the connection for one request, counted as one round trip.
+    fn start(&self) -> Either {
         self.round_trips.fetch_add(1, Ordering::Relaxed);
+        match &self.inner {
+            Inner::Single(c) => Either::Single(c.clone()),
+            Inner::Cluster(c) => Either::Cluster(c.clone()),
+        }
     }
 
     /// Runs one command.
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T> {
-        self.count_round_trip();
-        let fut = async {
-            let r: redis::RedisResult<T> = match &self.inner {
-                Inner::Single(c) => cmd.query_async(&mut c.clone()).await,
-                Inner::Cluster(c) => cmd.query_async(&mut c.clone()).await,
-            };
-            r.map_err(Error::from)
-        };
-        timed(self.timeout, fut).await
+        let mut c = self.start();
+        timed(self.timeout, async move {
+            cmd.query_async(&mut c).await.map_err(Error::from)
+        })
+        .await
     }
 
     /// Runs a pipeline (standalone: one round trip; on a cluster every command of the pipeline
     /// must address the same hash slot).
     pub async fn pipe<T: FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T> {
-        self.count_round_trip();
-        let fut = async {
-            let r: redis::RedisResult<T> = match &self.inner {
-                Inner::Single(c) => pipe.query_async(&mut c.clone()).await,
-                Inner::Cluster(c) => pipe.query_async(&mut c.clone()).await,
-            };
-            r.map_err(Error::from)
-        };
-        timed(self.timeout, fut).await
+        let mut c = self.start();
+        timed(self.timeout, async move {
+            pipe.query_async(&mut c).await.map_err(Error::from)
+        })
+        .await
     }
 
     /// Runs a Lua script by its SHA (EVALSHA), loading it on first use.
@@ -182,31 +213,42 @@ impl Connection {
         keys: &[&str],
         args: &[&[u8]],
     ) -> Result<T> {
-        let mut inv = script.prepare_invoke();
-        for k in keys {
-            inv.key(*k);
-        }
+        let mut cmd = script_cmd(script, keys, args.len());
         for a in args {
-            inv.arg(*a);
+            cmd.arg(*a);
         }
-        self.invoke(&inv).await
+        self.eval(script, &cmd).await
     }
 
-    /// Runs a prepared script invocation (EVALSHA, loading the script on first use).
-    pub(crate) async fn invoke<T: FromRedisValue>(
-        &self,
-        inv: &redis::ScriptInvocation<'_>,
-    ) -> Result<T> {
-        self.count_round_trip();
-        let fut = async {
-            let r: redis::RedisResult<T> = match &self.inner {
-                Inner::Single(c) => inv.invoke_async(&mut c.clone()).await,
-                Inner::Cluster(c) => inv.invoke_async(&mut c.clone()).await,
+    /// Runs `cmd`, an `EVALSHA` of `script` built by [`script_cmd`]; if the server does not
+    /// know the script yet (`NOSCRIPT`), loads it and runs `cmd` again. (The `redis` crate's
+    /// own `ScriptInvocation` allocates a buffer per argument; scripts here take thousands.)
+    pub(crate) async fn eval<T: FromRedisValue>(&self, script: &Script, cmd: &Cmd) -> Result<T> {
+        let mut c = self.start();
+        timed(self.timeout, async move {
+            let no_script = redis::ErrorKind::Server(redis::ServerErrorKind::NoScript);
+            let r = match cmd.query_async(&mut c).await {
+                Err(e) if e.kind() == no_script => match script.load_async(&mut c).await {
+                    Ok(_) => cmd.query_async(&mut c).await,
+                    Err(e) => Err(e),
+                },
+                r => r,
             };
             r.map_err(Error::from)
-        };
-        timed(self.timeout, fut).await
+        })
+        .await
     }
+}
+
+/// An `EVALSHA` command of `script` with these keys, with room for `args` more arguments
+/// (append them with `arg`, then run it with [`Connection::eval`]).
+pub(crate) fn script_cmd(script: &Script, keys: &[&str], args: usize) -> Cmd {
+    let mut cmd = Cmd::with_capacity(3 + keys.len() + args, 64 + 16 * args);
+    cmd.arg("EVALSHA").arg(script.get_hash()).arg(keys.len());
+    for k in keys {
+        cmd.arg(*k);
+    }
+    cmd
 }
 
 /// Runs `fut` with a deadline; a timeout anywhere inside becomes `Error::Timeout(limit)`.

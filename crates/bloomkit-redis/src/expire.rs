@@ -12,7 +12,7 @@
 //! live, and a time-window filter's generation keys never outlive their segment's anchor.
 //! Generation keys that already expire sooner keep their own time.
 
-use crate::conn::Connection;
+use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
 use crate::keys;
 use redis::Script;
@@ -98,15 +98,15 @@ pub(crate) async fn expire_groups(
     let ms = ttl_ms(ttl)?.to_string();
     let id = id.unwrap_or("");
     let run = async |keys: &[String], nset: usize, check: bool| -> Result<u64> {
-        let mut inv = EXPIRE_SCRIPT.prepare_invoke();
-        for k in keys {
-            inv.key(k);
-        }
-        inv.arg(&ms)
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let mut cmd = script_cmd(&EXPIRE_SCRIPT, &refs, 4);
+        cmd.arg(&ms)
             .arg(nset)
             .arg(if check { "1" } else { "0" })
             .arg(id);
-        conn.invoke::<u64>(&inv).await.map_err(|e| e.about(name))
+        conn.eval::<u64>(&EXPIRE_SCRIPT, &cmd)
+            .await
+            .map_err(|e| e.about(name))
     };
     let meta_key = keys::meta(name);
     if !conn.is_cluster() {
@@ -152,43 +152,11 @@ pub(crate) async fn expire_groups(
 /// Gives the filter `name`, whatever its kind (bloomkit's or Redisson's), the time to live
 /// `ttl`: its metadata and every key. `Ok(false)` if there is no such filter.
 pub async fn expire_filter(conn: &Connection, name: &str, ttl: Duration) -> Result<bool> {
-    use crate::filter::{field, read_meta};
-    keys::check_name(name)?;
     ttl_ms(ttl)?;
-    let meta = match read_meta(conn, name).await {
-        Ok(m) => m,
-        Err(Error::NotFound(_)) => {
-            return match crate::RedissonFilter::open(conn, name).await {
-                Ok(f) => f.expire(ttl).await.map(|()| true),
-                Err(Error::NotFound(_)) => Ok(false),
-                Err(e) => Err(e),
-            };
-        }
-        Err(e) => return Err(e),
-    };
-    match field(name, &meta, "kind")? {
-        "scalable" => {
-            crate::ScalableRedisFilter::for_deletion(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
-        crate::window::TIME_WINDOW_KIND => {
-            crate::TimeWindowRedisFilter::for_maintenance(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
-        crate::counting::COUNTING_KIND => {
-            crate::CountingRedisFilter::for_maintenance(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
-        _ => {
-            crate::filter::RedisFilter::for_maintenance(conn, name, &meta)?
-                .expire(ttl)
-                .await?
-        }
+    match crate::kinds::AnyFilter::by_name(conn, name).await? {
+        Some(f) => f.expire(ttl).await.map(|()| true),
+        None => Ok(false),
     }
-    Ok(true)
 }
 
 impl crate::RedisFilter {

@@ -3,6 +3,7 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::keys::{self, SegmentKeys};
+use crate::meta::{incompatible, segment_count, Meta, Stored};
 use crate::segments::{self, AddMethod, Keyspace};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe, MAX_SEGMENT_BITS};
 use bloomkit::{Digest, Hashing, Incompatibility, Key};
@@ -329,10 +330,6 @@ pub(crate) fn num<T: std::str::FromStr>(
         })
 }
 
-fn incompatible(i: Incompatibility) -> Error {
-    Error::Core(bloomkit::Error::Incompatible(i))
-}
-
 impl RedisFilter {
     /// Creates the filter `name` sized for `n` elements at false-positive rate `p` (measured
     /// FPR ≤ p, see [`RegisterLayout::for_capacity`]), or opens it if it already exists with
@@ -383,41 +380,20 @@ impl RedisFilter {
         p: f64,
         options: FilterOptions,
     ) -> Result<Self> {
-        if layout.segments() > MAX_SEGMENTS {
-            return Err(bloomkit::Error::TooLarge {
-                bits: layout.bits(),
-                limit: "more than 65,536 segments: use larger segments",
-            }
-            .into());
-        }
+        crate::meta::check_segment_count(layout.segments(), layout.bits())?;
         let id = new_id()?;
-        let mut fields: Vec<(String, String)> = vec![
-            ("kind".into(), "register".into()),
-            ("version".into(), LAYOUT_VERSION.to_string()),
-            ("id".into(), id.clone()),
-            ("scheme".into(), REGISTER_SCHEME.into()),
-            ("hashing".into(), options.hashing.id()),
+        let mut fields = crate::meta::head_fields("register", &id, REGISTER_SCHEME, &options);
+        fields.extend([
             ("segments".into(), layout.segments().to_string()),
             ("segment_words".into(), layout.segment_words().to_string()),
             ("hashes".into(), layout.hashes().to_string()),
             ("capacity".into(), n.to_string()),
             ("fpp".into(), p.to_string()),
-        ];
-        if let (true, Hashing::SipHash13(key)) = (options.store_key, &options.hashing) {
-            fields.push(("hash_key".into(), hex(key.as_bytes())));
-        }
-        let created = create_meta(conn, name, &fields).await?;
-        if created {
-            let keys = SegmentKeys::with_id(name, &id);
-            let key_of = move |s| keys.segment(s);
-            let ks = Keyspace {
-                conn,
-                name,
-                key_of: &key_of,
-                guarded: true,
-            };
-            create_segments(&ks, &id, &layout).await?;
-        }
+        ]);
+        let keys = SegmentKeys::with_id(name, &id);
+        let key_of = move |s| keys.segment(s);
+        let created =
+            crate::meta::create_with_segments(conn, name, &id, &fields, &key_of, &layout).await?;
         let filter = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created && filter.layout != layout {
             // Someone else's filter: it must be the same one.
@@ -438,81 +414,13 @@ impl RedisFilter {
 
     /// Opens the existing filter `name`, reading its parameters from the metadata hash.
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
-        let hashing = stored_hashing(name, &meta)?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
+        crate::meta::open(conn, name, None).await
     }
 
     /// Opens the existing filter `name` with this hash function (required for keyed or custom
     /// hashes); it must match the stored hashing id.
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
-    }
-
-    /// The filter the metadata describes; `hashing` must match the stored id (`None`: the
-    /// handle is only used to delete the filter, hashing nothing).
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let kind = field(name, meta, "kind")?;
-        if kind != "register" {
-            return Err(incompatible(Incompatibility::Kind(
-                kind.into(),
-                "register".into(),
-            )));
-        }
-        let (id, keys) = segment_keys(name, meta)?;
-        let scheme = field(name, meta, "scheme")?;
-        if scheme != REGISTER_SCHEME {
-            return Err(incompatible(Incompatibility::Scheme(
-                scheme.into(),
-                REGISTER_SCHEME.into(),
-            )));
-        }
-        let stored = field(name, meta, "hashing")?;
-        let hashing = match hashing {
-            Some(h) if stored != h.id() => {
-                return Err(incompatible(Incompatibility::Hashing(
-                    stored.into(),
-                    h.id(),
-                )))
-            }
-            Some(h) => h,
-            None => Hashing::Xxh3,
-        };
-        let segments: u32 = num(name, meta, "segments")?;
-        if segments > MAX_SEGMENTS {
-            return Err(Error::CorruptMetadata {
-                name: name.into(),
-                reason: format!("{segments} segments (at most {MAX_SEGMENTS})"),
-            });
-        }
-        let layout = RegisterLayout::from_shape(
-            segments,
-            num(name, meta, "segment_words")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| Error::CorruptMetadata {
-            name: name.into(),
-            reason: e.to_string(),
-        })?;
-        Ok(RedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
-            layout,
-            hashing,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            add_method: AddMethod::default(),
-            id,
-            key_of: Arc::new(move |s| keys.segment(s)),
-        })
+        crate::meta::open(conn, name, Some(hashing)).await
     }
 
     /// Chooses how online adds are sent (see [`AddMethod`]).
@@ -531,12 +439,7 @@ impl RedisFilter {
     }
 
     fn keyspace(&self) -> Keyspace<'_> {
-        Keyspace {
-            conn: &self.conn,
-            name: &self.name,
-            key_of: &*self.key_of,
-            guarded: self.id.is_some(),
-        }
+        Keyspace::new(&self.conn, &self.name, &*self.key_of, self.id.is_some())
     }
 
     /// The layout (segments, words, `k`).
@@ -641,6 +544,24 @@ impl RedisFilter {
     }
 }
 
+impl Stored for RedisFilter {
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head("register", REGISTER_SCHEME)?;
+        let (id, keys) = segment_keys(m.name, m.fields)?;
+        Ok(RedisFilter {
+            conn: m.conn.clone(),
+            name: m.name.into(),
+            layout: m.register_layout(segment_count(m.name, m.fields)?)?,
+            hashing,
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
+            add_method: AddMethod::default(),
+            id,
+            key_of: Arc::new(move |s| keys.segment(s)),
+        })
+    }
+}
+
 /// What is stored under a filter name (see [`stored_kind`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoredKind {
@@ -684,41 +605,10 @@ pub async fn stored_kind(conn: &Connection, name: &str) -> Result<Option<StoredK
 /// none. Metadata too corrupt to list the segments: [`Error::CorruptMetadata`], nothing
 /// deleted.
 pub async fn delete_filter(conn: &Connection, name: &str) -> Result<bool> {
-    keys::check_name(name)?;
-    let meta = match read_meta(conn, name).await {
-        Ok(m) => m,
-        Err(Error::NotFound(_)) => {
-            return match crate::RedissonFilter::open(conn, name).await {
-                Ok(f) => f.delete().await.map(|()| true),
-                Err(Error::NotFound(_)) => Ok(false),
-                Err(e) => Err(e),
-            };
-        }
-        Err(e) => return Err(e),
-    };
-    match field(name, &meta, "kind")? {
-        "scalable" => {
-            crate::scalable::ScalableRedisFilter::for_deletion(conn, name, &meta)?
-                .delete()
-                .await?
-        }
-        crate::counting::COUNTING_KIND => {
-            crate::CountingRedisFilter::for_maintenance(conn, name, &meta)?
-                .delete()
-                .await?
-        }
-        crate::window::TIME_WINDOW_KIND => {
-            crate::TimeWindowRedisFilter::for_maintenance(conn, name, &meta)?
-                .delete()
-                .await?
-        }
-        _ => {
-            RedisFilter::from_meta(conn, name, &meta, None)?
-                .delete()
-                .await?
-        }
+    match crate::kinds::AnyFilter::by_name(conn, name).await? {
+        Some(f) => f.delete().await.map(|()| true),
+        None => Ok(false),
     }
-    Ok(true)
 }
 
 /// Deletes the metadata hash if it still names filter `id` (any, for layout 1):
@@ -760,7 +650,12 @@ impl RedisFilter {
             Err(Error::KeyRequired { .. }) => self.hashing.clone(),
             Err(e) => return Err(e),
         };
-        let f = Self::from_meta(&self.conn, &self.name, &meta, Some(hashing))?;
+        let f = Self::from_meta(&Meta {
+            conn: &self.conn,
+            name: &self.name,
+            fields: &meta,
+            hashing: Some(hashing),
+        })?;
         Ok(RedisFilter {
             add_method: self.add_method,
             ..f
@@ -777,14 +672,5 @@ impl RedisFilter {
     /// The connection.
     pub(crate) fn connection(&self) -> &Connection {
         &self.conn
-    }
-
-    /// A handle only for deleting or expiring the filter (it hashes nothing).
-    pub(crate) fn for_maintenance(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-    ) -> Result<Self> {
-        Self::from_meta(conn, name, meta, None)
     }
 }

@@ -69,6 +69,11 @@ impl SegmentKeys {
         }
     }
 
+    /// What every key name of the filter starts with: `bloomkit:{E:ID:` (layout 2).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
     /// Segment `i` of a plain filter.
     pub fn segment(&self, i: u32) -> String {
         format!("{}s{i}}}", self.prefix)

@@ -13,7 +13,7 @@
 //! filter's size, hash count and id, so a writer whose filter was deleted or re-created fails
 //! with [`Error::Gone`] instead of writing into the new one or re-creating the bitmap.
 
-use crate::conn::Connection;
+use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
 use crate::filter::num;
 use crate::keys;
@@ -115,20 +115,23 @@ impl RedissonFilter {
             return Ok(Vec::new());
         }
         let k = self.spec.hashes() as usize;
-        let mut inv = crate::segments::REDISSON_ADD_SCRIPT.prepare_invoke();
-        inv.key(&self.name)
-            .key(&self.config_key)
-            .arg(self.spec.bits())
+        let script = &*crate::segments::REDISSON_ADD_SCRIPT;
+        let mut cmd = script_cmd(
+            script,
+            &[&self.name, &self.config_key],
+            3 + 4 * k * keys.len(),
+        );
+        cmd.arg(self.spec.bits())
             .arg(self.spec.hashes())
             .arg(self.id.as_deref().unwrap_or(""));
         for key in keys {
             for p in self.spec.positions(key) {
-                inv.arg("SET").arg("u1").arg(p).arg(1);
+                cmd.arg("SET").arg("u1").arg(p).arg(1);
             }
         }
         let old: Vec<u8> = self
             .conn
-            .invoke(&inv)
+            .eval(script, &cmd)
             .await
             .map_err(|e| e.about(&self.name))?;
         Ok(old.chunks(k).map(|c| c.contains(&0)).collect())

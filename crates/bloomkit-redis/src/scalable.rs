@@ -20,10 +20,11 @@
 use crate::conn::Connection;
 use crate::error::{Error, Result};
 use crate::filter::{
-    create_meta, create_segments, delete_meta, field, new_id, num, read_meta, segment_keys,
-    stored_hashing, FilterOptions, LAYOUT_VERSION, MAX_SEGMENTS, REGISTER_SCHEME,
+    create_segments, delete_meta, field, new_id, num, read_meta, segment_keys, FilterOptions,
+    MAX_SEGMENTS, REGISTER_SCHEME,
 };
 use crate::keys::{self, SegmentKeys};
+use crate::meta::{create_with_segments, head_fields, Meta, Stored};
 use crate::segments::{self, AddMethod, Keyspace};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use bloomkit::scalable::LayerInfo;
@@ -205,12 +206,8 @@ impl ScalableRedisFilter {
         params.validate()?;
         let first = params.layer(0)?;
         let id = new_id()?;
-        let mut fields: Vec<(String, String)> = vec![
-            ("kind".into(), "scalable".into()),
-            ("version".into(), LAYOUT_VERSION.to_string()),
-            ("id".into(), id.clone()),
-            ("scheme".into(), REGISTER_SCHEME.into()),
-            ("hashing".into(), options.hashing.id()),
+        let mut fields = head_fields("scalable", &id, REGISTER_SCHEME, &options);
+        fields.extend([
             ("capacity".into(), params.capacity.to_string()),
             ("fpp".into(), params.fpp.to_string()),
             ("growth".into(), params.growth.to_string()),
@@ -223,23 +220,11 @@ impl ScalableRedisFilter {
             ("layer:0".into(), describe(&first.layout)),
             ("cap:0".into(), first.capacity.to_string()),
             ("fill:0".into(), "0".into()),
-        ];
-        if let (true, Hashing::SipHash13(key)) = (options.store_key, &options.hashing) {
-            let hex: String = key.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
-            fields.push(("hash_key".into(), hex));
-        }
-        let created = create_meta(conn, name, &fields).await?;
-        if created {
-            let keys = SegmentKeys::with_id(name, &id);
-            let key_of = move |s| keys.layer_segment(0, s);
-            let ks = Keyspace {
-                conn,
-                name,
-                key_of: &key_of,
-                guarded: true,
-            };
-            create_segments(&ks, &id, &first.layout).await?;
-        }
+        ]);
+        let keys = SegmentKeys::with_id(name, &id);
+        let key_of = move |s| keys.layer_segment(0, s);
+        let created =
+            create_with_segments(conn, name, &id, &fields, &key_of, &first.layout).await?;
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created && f.params != params {
             return Err(Error::Core(bloomkit::Error::Incompatible(
@@ -255,78 +240,13 @@ impl ScalableRedisFilter {
     /// Opens an existing scalable filter by name (a keyed one needs its key stored in the
     /// metadata, else [`Error::KeyRequired`]: use [`open_with`](Self::open_with)).
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
-        let hashing = stored_hashing(name, &meta)?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
-    }
-
-    /// A handle only for [`delete`](Self::delete): it hashes nothing, so no key is needed.
-    pub(crate) fn for_deletion(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-    ) -> Result<Self> {
-        Self::from_meta(conn, name, meta, None)
+        crate::meta::open(conn, name, None).await
     }
 
     /// Opens an existing scalable filter with this hash function, which must match the stored
     /// hashing id.
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        keys::check_name(name)?;
-        let meta = read_meta(conn, name).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
-    }
-
-    /// The filter the metadata describes; `hashing` must match the stored id (`None`: only
-    /// for deletion).
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let kind = field(name, meta, "kind")?;
-        if kind != "scalable" {
-            return Err(Error::Core(bloomkit::Error::Incompatible(
-                Incompatibility::Kind(kind.into(), "scalable".into()),
-            )));
-        }
-        let (id, keys) = segment_keys(name, meta)?;
-        if field(name, meta, "scheme")? != REGISTER_SCHEME {
-            return Err(Error::CorruptMetadata {
-                name: name.into(),
-                reason: "unknown scheme".into(),
-            });
-        }
-        let stored = field(name, meta, "hashing")?;
-        let hashing = match hashing {
-            Some(h) if stored != h.id() => {
-                return Err(Error::Core(bloomkit::Error::Incompatible(
-                    Incompatibility::Hashing(stored.into(), h.id()),
-                )))
-            }
-            Some(h) => h,
-            None => Hashing::Xxh3,
-        };
-        let params = ScalableParams {
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            growth: num(name, meta, "growth")?,
-            tightening: num(name, meta, "tightening")?,
-            max_segment_bits: num(name, meta, "max_segment_bits")?,
-        };
-        let f = ScalableRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
-            params,
-            hashing,
-            id,
-            keys,
-            layers: Arc::new(RwLock::new(Vec::new())),
-        };
-        f.load_layers(meta)?;
-        Ok(f)
+        crate::meta::open(conn, name, Some(hashing)).await
     }
 
     fn load_layers(&self, meta: &HashMap<String, String>) -> Result<()> {
@@ -421,13 +341,13 @@ impl ScalableRedisFilter {
         f: impl AsyncFnOnce(&Keyspace<'_>) -> Result<T>,
     ) -> Result<T> {
         let key_of = |s| self.keys.layer_segment(j, s);
-        let ks = Keyspace {
-            conn: &self.conn,
-            name: &self.name,
-            key_of: &key_of,
-            guarded: self.id.is_some(),
-        };
-        f(&ks).await
+        f(&Keyspace::new(
+            &self.conn,
+            &self.name,
+            &key_of,
+            self.id.is_some(),
+        ))
+        .await
     }
 
     async fn check_digests(&self, digests: &[Digest]) -> Result<Vec<bool>> {
@@ -622,6 +542,31 @@ impl ScalableRedisFilter {
             .await?;
         }
         Ok(())
+    }
+}
+
+impl Stored for ScalableRedisFilter {
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head("scalable", REGISTER_SCHEME)?;
+        let (id, keys) = segment_keys(m.name, m.fields)?;
+        let params = ScalableParams {
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
+            growth: m.num("growth")?,
+            tightening: m.num("tightening")?,
+            max_segment_bits: m.num("max_segment_bits")?,
+        };
+        let f = ScalableRedisFilter {
+            conn: m.conn.clone(),
+            name: m.name.into(),
+            params,
+            hashing,
+            id,
+            keys,
+            layers: Arc::new(RwLock::new(Vec::new())),
+        };
+        f.load_layers(m.fields)?;
+        Ok(f)
     }
 }
 

@@ -4,7 +4,7 @@
 //! Words are in Redis bit order (see [`bloomkit::probe::register`]): a word's 8 bytes read
 //! big-endian give the integer that the element masks are tested against.
 
-use crate::conn::Connection;
+use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use futures_util::future::try_join_all;
@@ -52,7 +52,22 @@ pub(crate) struct Keyspace<'a> {
     pub guarded: bool,
 }
 
-impl Keyspace<'_> {
+impl<'a> Keyspace<'a> {
+    /// The keyspace of filter `name` whose segment `i` is the key `key_of(i)`.
+    pub fn new(
+        conn: &'a Connection,
+        name: &'a str,
+        key_of: &'a (dyn Fn(u32) -> String + Sync),
+        guarded: bool,
+    ) -> Self {
+        Keyspace {
+            conn,
+            name,
+            key_of,
+            guarded,
+        }
+    }
+
     fn key(&self, segment: u32) -> String {
         (self.key_of)(segment)
     }
@@ -250,17 +265,23 @@ pub(crate) fn ungroup(
 /// Groups the probes' indices by segment and splits each group into commands of at most
 /// [`MAX_PER_COMMAND`] elements.
 pub(crate) fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
-    if probes.iter().all(|p| p.segment == probes[0].segment) {
+    groups_by(probes.len(), |i| probes[i].segment)
+}
+
+/// Groups the indices `0..len` by their segment `segment(i)` and splits each group into
+/// commands of at most [`MAX_PER_COMMAND`] elements.
+pub(crate) fn groups_by(len: usize, segment: impl Fn(usize) -> u32) -> Vec<(u32, Vec<usize>)> {
+    let all: Vec<usize> = (0..len).collect();
+    if len == 0 || all.iter().all(|&i| segment(i) == segment(0)) {
         // One segment (the usual case for filters up to 2^27 bits): no map needed.
-        let all: Vec<usize> = (0..probes.len()).collect();
         return all
             .chunks(MAX_PER_COMMAND)
-            .map(|c| (probes[0].segment, c.to_vec()))
+            .map(|c| (segment(0), c.to_vec()))
             .collect();
     }
     let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, p) in probes.iter().enumerate() {
-        by_segment.entry(p.segment).or_default().push(i);
+    for i in all {
+        by_segment.entry(segment(i)).or_default().push(i);
     }
     let mut out = Vec::new();
     for (seg, idx) in by_segment {
@@ -271,39 +292,29 @@ pub(crate) fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
     out
 }
 
-/// Runs `BITFIELD key <subcommands>` on segment `seg`: through [`BITFIELD_SCRIPT`] when the
-/// keyspace is guarded, as a plain command otherwise.
-async fn bitfield(ks: &Keyspace<'_>, seg: u32, subcommands: &[&dyn ToArg]) -> Result<Vec<i64>> {
+/// Runs `BITFIELD key <subcommands>` on segment `seg`, the `args` subcommand arguments written
+/// by `write`: through [`BITFIELD_SCRIPT`] when the keyspace is guarded, as a plain command
+/// otherwise.
+async fn bitfield(
+    ks: &Keyspace<'_>,
+    seg: u32,
+    args: usize,
+    write: impl Fn(&mut redis::Cmd),
+) -> Result<Vec<i64>> {
     let key = ks.key(seg);
     if ks.guarded {
-        let mut inv = BITFIELD_SCRIPT.prepare_invoke();
-        inv.key(&key).arg(ks.guard_arg());
-        for a in subcommands {
-            a.push_to_invocation(&mut inv);
-        }
-        ks.conn.invoke(&inv).await.map_err(|e| e.about(ks.name))
+        let mut cmd = script_cmd(&BITFIELD_SCRIPT, &[&key], 1 + args);
+        cmd.arg(ks.guard_arg());
+        write(&mut cmd);
+        ks.conn
+            .eval(&BITFIELD_SCRIPT, &cmd)
+            .await
+            .map_err(|e| e.about(ks.name))
     } else {
-        let mut cmd = redis::cmd("BITFIELD");
-        cmd.arg(&key);
-        for a in subcommands {
-            a.push_to_cmd(&mut cmd);
-        }
+        let mut cmd = redis::Cmd::with_capacity(2 + args, 16 * args);
+        cmd.arg("BITFIELD").arg(&key);
+        write(&mut cmd);
         ks.conn.query(&cmd).await
-    }
-}
-
-/// An argument for either a command or a script invocation.
-trait ToArg: Sync {
-    fn push_to_cmd(&self, cmd: &mut redis::Cmd);
-    fn push_to_invocation(&self, inv: &mut redis::ScriptInvocation<'_>);
-}
-
-impl<T: redis::ToRedisArgs + Sync> ToArg for T {
-    fn push_to_cmd(&self, cmd: &mut redis::Cmd) {
-        cmd.arg(self);
-    }
-    fn push_to_invocation(&self, inv: &mut redis::ScriptInvocation<'_>) {
-        inv.arg(self);
     }
 }
 
@@ -341,27 +352,52 @@ pub(crate) async fn add(
                 Ok(flags.into_iter().map(|f| f == b'1').collect::<Vec<_>>())
             }
             AddMethod::Bitfield => {
-                let offsets: Vec<u64> = idx.iter().flat_map(|&i| probes[i].bit_offsets()).collect();
-                let mut args: Vec<&dyn ToArg> = Vec::with_capacity(offsets.len() * 4);
-                for off in &offsets {
-                    args.extend_from_slice(&[&"SET", &"u1", off, &1u8]);
-                }
-                let old = bitfield(ks, *seg, &args).await?;
-                let mut it = old.into_iter();
-                let mut out = Vec::with_capacity(idx.len());
-                for &i in idx {
-                    let k = probes[i].mask.count_ones() as usize;
-                    let mut new = false;
-                    for _ in 0..k {
-                        new |= it.next().ok_or_else(|| unexpected("BITFIELD reply"))? == 0;
-                    }
-                    out.push(new);
-                }
-                Ok(out)
+                let bits = set_bits_args(probes, idx);
+                let old = bitfield(ks, *seg, bits, |cmd| write_set_bits(cmd, probes, idx)).await?;
+                new_from_old_bits(probes, idx, old)
             }
         }
     });
     Ok(ungroup(&groups, try_join_all(futs).await?, probes.len()))
+}
+
+/// The number of arguments [`write_set_bits`] writes.
+pub(crate) fn set_bits_args(probes: &[RegisterProbe], idx: &[usize]) -> usize {
+    4 * idx
+        .iter()
+        .map(|&i| probes[i].mask.count_ones() as usize)
+        .sum::<usize>()
+}
+
+/// Writes `SET u1 <offset> 1` for every bit of the elements `idx` (an online add).
+pub(crate) fn write_set_bits(cmd: &mut redis::Cmd, probes: &[RegisterProbe], idx: &[usize]) {
+    let mut num = Vec::with_capacity(20);
+    for &i in idx {
+        for off in probes[i].bit_offsets() {
+            num.clear();
+            push_decimal(&mut num, off);
+            cmd.arg("SET").arg("u1").arg(&num[..]).arg("1");
+        }
+    }
+}
+
+/// Whether each element of `idx` was new, from the old bits a `BITFIELD SET u1` of its bits
+/// returned (new: one of them was 0).
+pub(crate) fn new_from_old_bits(
+    probes: &[RegisterProbe],
+    idx: &[usize],
+    old: Vec<i64>,
+) -> Result<Vec<bool>> {
+    let mut it = old.into_iter();
+    let mut out = Vec::with_capacity(idx.len());
+    for &i in idx {
+        let mut new = false;
+        for _ in 0..probes[i].mask.count_ones() {
+            new |= it.next().ok_or_else(|| unexpected("BITFIELD reply"))? == 0;
+        }
+        out.push(new);
+    }
+    Ok(out)
 }
 
 /// Whether each element's bits are all set: reads, per element, the span of its word from its
@@ -628,7 +664,10 @@ pub(crate) async fn pre_grow(ks: &Keyspace<'_>, layout: &RegisterLayout) -> Resu
             // `INCRBY u8 ... 0` extends the string to `end` bytes without changing any bit, so it
             // is safe while other clients are already adding.
             let at = format!("#{}", end - 1);
-            let _ = bitfield(ks, s, &[&"INCRBY", &"u8", &at, &0u8]).await?;
+            let _ = bitfield(ks, s, 4, |cmd| {
+                cmd.arg("INCRBY").arg("u8").arg(&at).arg(0);
+            })
+            .await?;
             if end == seg_bytes {
                 break;
             }

@@ -34,12 +34,12 @@
 //! Redis frees its generation at most `W + 2.5·L` after. Tests drive clients with skewed
 //! [`bloomkit::clock::ManualClock`]s.
 
-use crate::conn::Connection;
+use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
-use crate::filter::{delete_meta, new_id, num, FilterOptions, MAX_SEGMENTS, REGISTER_SCHEME};
+use crate::filter::{delete_meta, new_id, FilterOptions, REGISTER_SCHEME};
 use crate::keys::{self, SegmentKeys};
 use crate::meta::{
-    check_head, create_with_segments, head_fields, incompatible, layout2_segments, open_meta,
+    check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
 use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
@@ -239,13 +239,31 @@ pub struct WindowInfo {
 /// A generation key: (generation, segment).
 type GenKey = (u64, u32);
 
-/// What a check pipeline's reply means.
+/// A check batch: its elements' spans and their groups by segment.
+struct Round<'a> {
+    spans: &'a [Span],
+    groups: &'a [(u32, Vec<usize>)],
+}
+
+/// How a round asks whether generation keys exist.
 #[derive(Debug, Clone, Copy)]
+enum Ask {
+    /// One `EXISTS` of all of a segment's asked keys (how many exist), and the anchors'.
+    Count,
+    /// One `EXISTS` per asked key.
+    Each,
+}
+
+/// What a check pipeline's reply means.
+#[derive(Debug, Clone)]
 enum Reply {
     /// `BITFIELD_RO` fields of group `group` in some generation.
     Fields(usize),
     /// `EXISTS` of generation `g`'s key of segment `s`.
     Exists(u64, u32),
+    /// `EXISTS` of several generation keys of one segment (this range of the round's `ask`):
+    /// how many exist.
+    Count(std::ops::Range<usize>),
     /// `EXISTS` of segment `s`'s anchor.
     Anchor,
 }
@@ -294,13 +312,7 @@ impl TimeWindowRedisFilter {
     ) -> Result<Self> {
         keys::check_name(name)?;
         let layout = params.layout()?;
-        if layout.segments() > MAX_SEGMENTS {
-            return Err(bloomkit::Error::TooLarge {
-                bits: layout.bits(),
-                limit: "more than 65,536 segments per generation: use larger segments",
-            }
-            .into());
-        }
+        check_segment_count(layout.segments(), layout.bits())?;
         let id = new_id()?;
         let mut fields = head_fields(TIME_WINDOW_KIND, &id, REGISTER_SCHEME, &options);
         fields.extend([
@@ -318,7 +330,8 @@ impl TimeWindowRedisFilter {
             ),
         ]);
         // The anchors: one zero byte per segment, never grown.
-        let created = create_with_segments(conn, name, &id, &fields, layout.segments()).await?;
+        let created =
+            create_with_byte_segments(conn, name, &id, &fields, layout.segments()).await?;
         let f = Self::open_with(conn, name, options.hashing.clone()).await?;
         if !created {
             let (a, b) = (f.params, params);
@@ -342,72 +355,13 @@ impl TimeWindowRedisFilter {
     /// Opens an existing time-window filter by name (a keyed one needs its key stored in the
     /// metadata, else [`Error::KeyRequired`]).
     pub async fn open(conn: &Connection, name: &str) -> Result<Self> {
-        let (meta, hashing) = open_meta(conn, name, None).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
+        crate::meta::open(conn, name, None).await
     }
 
-    /// Opens an existing time-window filter with this hash function (it must match the
-    /// stored hashing id).
+    /// Opens an existing time-window filter with this hash function (it must match the stored
+    /// hashing id).
     pub async fn open_with(conn: &Connection, name: &str, hashing: Hashing) -> Result<Self> {
-        let (meta, hashing) = open_meta(conn, name, Some(hashing)).await?;
-        Self::from_meta(conn, name, &meta, Some(hashing))
-    }
-
-    /// A handle only for deleting or expiring the filter (it hashes nothing).
-    pub(crate) fn for_maintenance(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-    ) -> Result<Self> {
-        Self::from_meta(conn, name, meta, None)
-    }
-
-    fn from_meta(
-        conn: &Connection,
-        name: &str,
-        meta: &HashMap<String, String>,
-        hashing: Option<Hashing>,
-    ) -> Result<Self> {
-        let hashing = check_head(name, meta, TIME_WINDOW_KIND, REGISTER_SCHEME, hashing)?;
-        let corrupt = |reason: String| Error::CorruptMetadata {
-            name: name.into(),
-            reason,
-        };
-        let (id, keys, segments) = layout2_segments(name, meta, "a time-window filter")?;
-        let layout = RegisterLayout::from_shape(
-            segments,
-            num(name, meta, "segment_words")?,
-            num(name, meta, "hashes")?,
-        )
-        .map_err(|e| corrupt(e.to_string()))?;
-        let window_ms: u64 = num(name, meta, "window_ms")?;
-        let params = WindowParams {
-            window: Duration::from_millis(window_ms),
-            generations: num(name, meta, "generations")?,
-            capacity: num(name, meta, "capacity")?,
-            fpp: num(name, meta, "fpp")?,
-            max_segment_bits: num(name, meta, "max_segment_bits")?,
-        };
-        params
-            .validate()
-            .map_err(|e| corrupt(format!("window parameters: {e}")))?;
-        if num::<u64>(name, meta, "generation_ms")? != params.generation_ms() {
-            return Err(corrupt(
-                "generation_ms is not ⌈window_ms / generations⌉".into(),
-            ));
-        }
-        Ok(TimeWindowRedisFilter {
-            conn: conn.clone(),
-            name: name.into(),
-            params,
-            layout,
-            hashing,
-            id,
-            keys,
-            clock: Arc::new(SystemClock),
-            latest_ms: Arc::new(AtomicU64::new(0)),
-            known: Arc::new(Mutex::new(BTreeSet::new())),
-        })
+        crate::meta::open(conn, name, Some(hashing)).await
     }
 
     /// The same handle reading time from `clock` (tests, simulations, skewed clients).
@@ -510,33 +464,17 @@ impl TimeWindowRedisFilter {
         let futs = groups.iter().map(|(seg, idx)| {
             let at = &at;
             async move {
-                let mut inv = ADD_SCRIPT.prepare_invoke();
-                inv.key(self.anchor_key(*seg))
-                    .key(self.generation_key(g, *seg))
-                    .arg(at);
-                for &i in idx {
-                    for off in probes[i].bit_offsets() {
-                        inv.arg("SET").arg("u1").arg(off).arg(1);
-                    }
-                }
+                let args = segments::set_bits_args(probes, idx);
+                let (anchor, gen) = (self.anchor_key(*seg), self.generation_key(g, *seg));
+                let mut cmd = script_cmd(&ADD_SCRIPT, &[&anchor, &gen], 1 + args);
+                cmd.arg(at);
+                segments::write_set_bits(&mut cmd, probes, idx);
                 let old: Vec<i64> = self
                     .conn
-                    .invoke(&inv)
+                    .eval(&ADD_SCRIPT, &cmd)
                     .await
                     .map_err(|e| e.about(&self.name))?;
-                let mut it = old.into_iter();
-                let mut out = Vec::with_capacity(idx.len());
-                for &i in idx {
-                    let mut new = false;
-                    for _ in 0..probes[i].mask.count_ones() {
-                        let bit = it
-                            .next()
-                            .ok_or_else(|| segments::unexpected("BITFIELD reply"))?;
-                        new |= bit == 0;
-                    }
-                    out.push(new);
-                }
-                Ok::<_, Error>(out)
+                segments::new_from_old_bits(probes, idx, old)
             }
         });
         let flags = try_join_all(futs).await?;
@@ -576,7 +514,7 @@ impl TimeWindowRedisFilter {
         segs.dedup();
         let wanted = |g: u64| range.contains(&g) && Some(g) != skip;
         // What to read: known generations; what to ask about: the others.
-        let (mut read, mut ask): (Vec<GenKey>, Vec<GenKey>) = {
+        let (read, ask): (Vec<GenKey>, Vec<GenKey>) = {
             let mut known = self.lock_known();
             known.retain(|&(g, _)| g >= *range.start());
             let mut read = Vec::new();
@@ -594,35 +532,37 @@ impl TimeWindowRedisFilter {
         };
         let spans: Vec<Span> = probes.iter().map(Span::of).collect();
         let mut present = vec![false; probes.len()];
-        let mut anchors = true;
-        loop {
-            let found = self
-                .read_round(&spans, &groups, &read, &ask, anchors, &mut present)
+        let round = Round {
+            spans: &spans,
+            groups: &groups,
+        };
+        let found = self
+            .read_round(&round, &read, &ask, Ask::Count, &mut present)
+            .await?;
+        if !found.is_empty() {
+            // Generations that may have appeared since this handle last looked (a new
+            // generation, once per generation and handle): read them, and learn which exist,
+            // in a second round trip.
+            let exist = self
+                .read_round(&round, &found, &found, Ask::Each, &mut present)
                 .await?;
-            if found.is_empty() {
-                return Ok(present);
-            }
-            // Generations that appeared since this handle last looked: read them too (a
-            // second round trip, once per generation and handle).
-            self.lock_known().extend(found.iter().copied());
-            read = found;
-            ask.clear();
-            anchors = false;
+            self.lock_known().extend(exist);
         }
+        Ok(present)
     }
 
-    /// One round trip: reads generations `read`, asks whether `ask` exist and (with
-    /// `anchors`) whether the anchors still do. ORs hits into `present`; returns the asked
-    /// generation keys that exist.
+    /// One round trip: reads generations `read` and asks about `ask` (with [`Ask::Count`],
+    /// one `EXISTS` of them all per segment, and the anchors' `EXISTS`; with [`Ask::Each`],
+    /// one `EXISTS` each). ORs hits into `present`; returns the asked keys that exist (with
+    /// [`Ask::Count`], all asked keys of a segment where some exist).
     async fn read_round(
         &self,
-        spans: &[Span],
-        groups: &[(u32, Vec<usize>)],
-        read: &[(u64, u32)],
-        ask: &[(u64, u32)],
-        anchors: bool,
+        round: &Round<'_>,
+        read: &[GenKey],
+        ask: &[GenKey],
+        how: Ask,
         present: &mut [bool],
-    ) -> Result<Vec<(u64, u32)>> {
+    ) -> Result<Vec<GenKey>> {
         // One pipeline on a standalone server (one round trip); on a cluster one per segment
         // (a pipeline must stay in one slot), sent concurrently.
         let cluster = self.conn.is_cluster();
@@ -634,26 +574,45 @@ impl TimeWindowRedisFilter {
         ) -> &mut (redis::Pipeline, Vec<Reply>) {
             m.entry(s).or_insert_with(|| (redis::pipe(), Vec::new()))
         }
-        for (gi, (s, idx)) in groups.iter().enumerate() {
+        for (gi, (s, idx)) in round.groups.iter().enumerate() {
             for &(g, _) in read.iter().filter(|(_, rs)| rs == s) {
-                let fields = idx.iter().map(|&i| (spans[i].width, spans[i].offset));
+                let fields = idx
+                    .iter()
+                    .map(|&i| (round.spans[i].width, round.spans[i].offset));
                 let cmd = check_command(&self.generation_key(g, *s), fields, idx.len());
                 let (p, r) = entry(&mut per_seg, slot(*s));
                 p.add_command(cmd);
                 r.push(Reply::Fields(gi));
             }
         }
-        for &(g, s) in ask {
-            let (p, r) = entry(&mut per_seg, slot(s));
-            p.cmd("EXISTS").arg(self.generation_key(g, s));
-            r.push(Reply::Exists(g, s));
-        }
-        if anchors {
-            let segs: BTreeSet<u32> = groups.iter().map(|(s, _)| *s).collect();
-            for s in segs {
-                let (p, r) = entry(&mut per_seg, slot(s));
-                p.cmd("EXISTS").arg(self.anchor_key(s));
-                r.push(Reply::Anchor);
+        match how {
+            Ask::Each => {
+                for &(g, s) in ask {
+                    let (p, r) = entry(&mut per_seg, slot(s));
+                    p.cmd("EXISTS").arg(self.generation_key(g, s));
+                    r.push(Reply::Exists(g, s));
+                }
+            }
+            Ask::Count => {
+                // `ask` lists its keys segment by segment.
+                let mut start = 0;
+                while start < ask.len() {
+                    let s = ask[start].1;
+                    let end = start + ask[start..].iter().take_while(|k| k.1 == s).count();
+                    let (p, r) = entry(&mut per_seg, slot(s));
+                    p.cmd("EXISTS");
+                    for &(g, s) in &ask[start..end] {
+                        p.arg(self.generation_key(g, s));
+                    }
+                    r.push(Reply::Count(start..end));
+                    start = end;
+                }
+                let segs: BTreeSet<u32> = round.groups.iter().map(|(s, _)| *s).collect();
+                for s in segs {
+                    let (p, r) = entry(&mut per_seg, slot(s));
+                    p.cmd("EXISTS").arg(self.anchor_key(s));
+                    r.push(Reply::Anchor);
+                }
             }
         }
         let batches: Vec<(redis::Pipeline, Vec<Reply>)> = per_seg.into_values().collect();
@@ -665,21 +624,26 @@ impl TimeWindowRedisFilter {
                 return Err(segments::unexpected("pipeline reply length"));
             }
             for (reply, v) in replies.iter().zip(values) {
-                match *reply {
+                match reply {
                     Reply::Fields(gi) => {
                         let fields: Vec<i64> = parse(v)?;
-                        let idx = &groups[gi].1;
+                        let idx = &round.groups[*gi].1;
                         if fields.len() != idx.len() {
                             return Err(segments::unexpected("BITFIELD_RO reply length"));
                         }
                         for (&i, f) in idx.iter().zip(fields) {
-                            let m = spans[i].mask;
+                            let m = round.spans[i].mask;
                             present[i] |= (f as u64) & m == m;
                         }
                     }
                     Reply::Exists(g, s) => {
                         if parse::<i64>(v)? == 1 {
-                            found.push((g, s));
+                            found.push((*g, *s));
+                        }
+                    }
+                    Reply::Count(keys) => {
+                        if parse::<i64>(v)? > 0 {
+                            found.extend_from_slice(&ask[keys.clone()]);
                         }
                     }
                     Reply::Anchor => {
@@ -810,6 +774,40 @@ impl TimeWindowRedisFilter {
 /// A pipeline reply as `T`.
 fn parse<T: redis::FromRedisValue>(v: Value) -> Result<T> {
     redis::from_redis_value(v).map_err(|e| segments::unexpected(&e.to_string()))
+}
+
+impl Stored for TimeWindowRedisFilter {
+    fn from_meta(m: &Meta<'_>) -> Result<Self> {
+        let hashing = m.head(TIME_WINDOW_KIND, REGISTER_SCHEME)?;
+        let (id, keys, segments) = m.layout2("a time-window filter")?;
+        let layout = m.register_layout(segments)?;
+        let window_ms: u64 = m.num("window_ms")?;
+        let params = WindowParams {
+            window: Duration::from_millis(window_ms),
+            generations: m.num("generations")?,
+            capacity: m.num("capacity")?,
+            fpp: m.num("fpp")?,
+            max_segment_bits: m.num("max_segment_bits")?,
+        };
+        params
+            .validate()
+            .map_err(|e| m.corrupt(format!("window parameters: {e}")))?;
+        if m.num::<u64>("generation_ms")? != params.generation_ms() {
+            return Err(m.corrupt("generation_ms is not ⌈window_ms / generations⌉"));
+        }
+        Ok(TimeWindowRedisFilter {
+            conn: m.conn.clone(),
+            name: m.name.into(),
+            params,
+            layout,
+            hashing,
+            id,
+            keys,
+            clock: Arc::new(SystemClock),
+            latest_ms: Arc::new(AtomicU64::new(0)),
+            known: Arc::new(Mutex::new(BTreeSet::new())),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -3,23 +3,11 @@
 
 mod common;
 
-use bloomkit_redis::{Connection, CountingRedisFilter, Error, FilterOptions, Options};
-use common::Server;
-
-async fn connect(s: &Server) -> Connection {
-    Connection::open(&s.url(), &Options::default())
-        .await
-        .unwrap()
-}
+use bloomkit_redis::{Connection, CountingRedisFilter, Error, FilterOptions};
+use common::{connect, connect_cluster, fpr_bound, Server};
 
 fn items(range: std::ops::Range<u64>) -> Vec<String> {
     range.map(|i| format!("session-{i:010}")).collect()
-}
-
-/// FPR bound: with `t` trials at true rate at most p, allow 4 sd above: t·p + 4·sqrt(t·p).
-fn fpr_bound(p: f64, trials: usize) -> usize {
-    let e = p * trials as f64;
-    (e + 4.0 * e.sqrt()).ceil() as usize
 }
 
 /// Every segment's bytes, to compare states.
@@ -37,8 +25,7 @@ async fn snapshot(conn: &Connection, f: &CountingRedisFilter) -> Vec<Vec<u8>> {
 
 #[tokio::test]
 async fn adds_checks_counts_and_removes_across_clients() {
-    let server = Server::start();
-    let a = connect(&server).await;
+    let (server, a) = common::start().await;
     let b = connect(&server).await;
     let n = 20_000u64;
     // Small segments: elements spread over several keys.
@@ -57,13 +44,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
     let g = CountingRedisFilter::open(&b, "sessions").await.unwrap();
     assert!(g.contains_batch(&data).await.unwrap().iter().all(|&x| x));
     let absent = items(1_000_000..1_040_000);
-    let fp = g
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&x| x)
-        .count();
+    let fp = common::count_true(&g.contains_batch(&absent).await.unwrap());
     assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
     // Counts: the minimum counter, at least the true number of insertions.
     f.insert_batch(&data[..10]).await.unwrap();
@@ -74,13 +55,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
     // The other client removes half of them: gone for everyone (up to false positives).
     let removed = g.remove_batch(&data[..10_000]).await.unwrap();
     assert!(removed.iter().all(|&r| r));
-    let still = f
-        .contains_batch(&data[10..10_000])
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&x| x)
-        .count();
+    let still = common::count_true(&f.contains_batch(&data[10..10_000]).await.unwrap());
     assert!(still <= fpr_bound(0.02, 9_990), "{still}");
     // Removing never creates a false negative for what stays.
     assert!(f
@@ -139,8 +114,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
 
 #[tokio::test]
 async fn saturation_is_reported_and_saturated_counters_never_decrease() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let f = CountingRedisFilter::create(&conn, "sat", 1_000, 0.01)
         .await
         .unwrap();
@@ -183,13 +157,7 @@ async fn concurrent_removers_remove_each_insertion_exactly_once() {
             let g = CountingRedisFilter::open(&c, "race").await.unwrap();
             let mut removed = 0usize;
             for chunk in mine.chunks(250) {
-                removed += g
-                    .remove_batch(chunk)
-                    .await
-                    .unwrap()
-                    .iter()
-                    .filter(|&&r| r)
-                    .count();
+                removed += common::count_true(&g.remove_batch(chunk).await.unwrap());
             }
             removed
         }));
@@ -226,8 +194,7 @@ async fn concurrent_removers_remove_each_insertion_exactly_once() {
 
 #[tokio::test]
 async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let f = CountingRedisFilter::create(&conn, "c", 1_000, 0.01)
         .await
         .unwrap();
@@ -257,4 +224,109 @@ async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
     new.delete().await.unwrap();
     let keys: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
     assert!(keys.is_empty(), "{keys:?}");
+}
+
+/// On a cluster the adds run as the guarded script (a transaction cannot be undone there):
+/// elements spread over segments on several nodes are added, counted, removed (and refused
+/// when absent) as on one server, and a re-created filter's old handle gets `Gone`.
+#[tokio::test]
+async fn counting_filter_works_across_a_cluster() {
+    let cluster = common::Cluster::start();
+    let conn = connect_cluster(&cluster).await;
+    let opts = FilterOptions {
+        max_segment_bits: 1 << 14,
+        ..FilterOptions::default()
+    };
+    let f = CountingRedisFilter::create_with(&conn, "cc", 5_000, 0.01, opts.clone())
+        .await
+        .unwrap();
+    assert!(f.layout().segments() >= 3);
+    let data = items(0..5_000);
+    let new = f.insert_batch_report(&data).await.unwrap();
+    assert!(new.new.iter().filter(|&&x| x).count() > 4_900);
+    assert!(f.contains_batch(&data).await.unwrap().iter().all(|&x| x));
+    f.insert_batch(&data[..100]).await.unwrap();
+    assert!(f
+        .count_batch(&data[..100])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&c| c >= 2));
+    assert!(f.remove_batch(&data).await.unwrap().iter().all(|&r| r));
+    assert!(f
+        .contains_batch(&data[..100])
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    let absent = items(9_000_000..9_000_050);
+    let present = f.contains_batch(&absent).await.unwrap();
+    let removed = f.remove_batch(&absent).await.unwrap();
+    for (p, r) in present.iter().zip(&removed) {
+        assert!(*p || !*r, "an absent element was removed");
+    }
+    let old = f.clone();
+    bloomkit_redis::delete_filter(&conn, "cc").await.unwrap();
+    let again = CountingRedisFilter::create_with(&conn, "cc", 5_000, 0.01, opts)
+        .await
+        .unwrap();
+    assert!(matches!(old.insert(&"x").await, Err(Error::Gone(_))));
+    assert!(!again.contains(&"x").await.unwrap());
+    // Corrupt metadata on a cluster: purged, saying which keys may remain and why.
+    let _: i64 = conn
+        .query(
+            redis::cmd("HSET")
+                .arg(bloomkit_redis::keys::meta("cc"))
+                .arg("segments")
+                .arg("-1"),
+        )
+        .await
+        .unwrap();
+    match bloomkit_redis::purge_filter(&conn, "cc").await.unwrap() {
+        bloomkit_redis::Purge::MetadataOnly { why } => {
+            assert!(why.contains("cluster") && why.contains(again.id()), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    common::assert_absent(&conn, "cc").await;
+}
+
+/// The blocking counting filter: the same filter without an async runtime, shared with an
+/// async handle by name.
+#[test]
+fn blocking_counting_filter_adds_counts_removes_and_refuses() {
+    use bloomkit_redis::blocking::CountingRedisFilter as Blocking;
+    let (server, c) = common::start_blocking();
+    let f = Blocking::create(&c, "bc", 2_000, 0.01).unwrap();
+    assert_eq!(f.layout().hashes(), 4);
+    let data = items(0..2_000);
+    assert!(common::count_true(&f.insert_batch(&data).unwrap()) > 1_950);
+    assert!(f.insert("twice").unwrap());
+    assert!(!f.insert("twice").unwrap());
+    assert_eq!(f.count_batch(&["twice"]).unwrap(), vec![2]);
+    let g = Blocking::open(&c, "bc").unwrap();
+    assert!(g.contains_batch(&data).unwrap().iter().all(|&x| x));
+    assert!(g.remove_batch(&data[..1_000]).unwrap().iter().all(|&r| r));
+    g.remove("twice").unwrap();
+    assert!(g.contains("twice").unwrap());
+    g.remove("twice").unwrap();
+    assert!(!g.contains("twice").unwrap());
+    assert!(matches!(
+        g.remove("twice"),
+        Err(Error::Core(bloomkit::Error::NotPresent))
+    ));
+    let report = g.insert_batch_report(&["r"]).unwrap();
+    assert_eq!((report.new, report.saturated), (vec![true], vec![false]));
+    let info = g.info().unwrap();
+    assert!(info.nonzero_counters > 0);
+    assert_eq!(g.as_async().name(), "bc");
+    g.clear().unwrap();
+    assert!(!f.contains("r").unwrap());
+    f.expire(std::time::Duration::from_secs(60)).unwrap();
+    let ttl: i64 = common::cli(server.port, &["PTTL", &bloomkit_redis::keys::meta("bc")])
+        .parse()
+        .unwrap();
+    assert!(ttl > 0 && ttl <= 60_000, "{ttl}");
+    f.delete().unwrap();
+    assert!(matches!(Blocking::open(&c, "bc"), Err(Error::NotFound(_))));
 }

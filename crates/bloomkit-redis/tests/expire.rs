@@ -1,13 +1,13 @@
-//! Expiry of whole filters against a real redis-server (see common/mod.rs): every key of every
-//! kind gets the time to live and vanishes; keys created later inherit it.
+//! Expiry and purging of whole filters against a real redis-server (see common/mod.rs): every
+//! key of every kind gets the time to live and vanishes, keys created later inherit it; a
+//! filter with corrupt metadata is purged with the keys named after its id.
 
 mod common;
 
 use bloomkit_redis::{
-    expire_filter, Connection, CountingRedisFilter, Error, Options, RedisFilter, RedissonFilter,
+    expire_filter, Connection, CountingRedisFilter, Error, RedisFilter, RedissonFilter,
     ScalableParams, ScalableRedisFilter, TimeWindowRedisFilter, WindowParams,
 };
-use common::Server;
 use std::time::{Duration, Instant};
 
 async fn all_keys(conn: &Connection) -> Vec<String> {
@@ -22,10 +22,7 @@ async fn pttl(conn: &Connection, key: &str) -> i64 {
 
 #[tokio::test]
 async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
-    let server = Server::start();
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (_server, conn) = common::start().await;
     let small = bloomkit_redis::FilterOptions {
         max_segment_bits: 1 << 12,
         ..Default::default()
@@ -105,10 +102,7 @@ async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
 
 #[tokio::test]
 async fn expiring_a_recreated_filter_through_an_old_handle_is_refused() {
-    let server = Server::start();
-    let conn = Connection::open(&server.url(), &Options::default())
-        .await
-        .unwrap();
+    let (_server, conn) = common::start().await;
     let old = RedisFilter::create(&conn, "f", 1_000, 0.01).await.unwrap();
     bloomkit_redis::delete_filter(&conn, "f").await.unwrap();
     let new = RedisFilter::create(&conn, "f", 1_000, 0.01).await.unwrap();
@@ -123,4 +117,76 @@ async fn expiring_a_recreated_filter_through_an_old_handle_is_refused() {
     for k in all_keys(&conn).await {
         assert_eq!(pttl(&conn, &k).await, -1, "{k} got an expiry");
     }
+}
+
+/// `purge_filter` deletes a filter whose metadata is too corrupt to open, with every key named
+/// after its id (a time-window filter's anchors and generations, a counting filter's
+/// segments), and leaves other filters' keys alone; without a valid id, or on a cluster, it
+/// deletes the metadata and says why the rest may remain.
+#[tokio::test]
+async fn purge_removes_the_keys_of_a_filter_with_corrupt_metadata() {
+    use bloomkit_redis::{purge_filter, Purge};
+    let (_server, conn) = common::start().await;
+    // A neighbour whose name looks like a glob of the others' keys, and must survive.
+    let keep = RedisFilter::create(&conn, "w*", 1_000, 0.01).await.unwrap();
+    keep.insert("x").await.unwrap();
+    let kept = all_keys(&conn).await;
+    let params = WindowParams::new(Duration::from_secs(3 * 3600), 3, 3_000, 0.01);
+    let w = TimeWindowRedisFilter::create(&conn, "w", params)
+        .await
+        .unwrap();
+    w.insert_batch(&["a", "b"]).await.unwrap();
+    let c = CountingRedisFilter::create(&conn, "c", 1_000, 0.01)
+        .await
+        .unwrap();
+    c.insert("a").await.unwrap();
+    assert!(all_keys(&conn).await.len() > kept.len() + 3);
+    for name in ["w", "c"] {
+        let _: i64 = conn
+            .query(
+                redis::cmd("HSET")
+                    .arg(bloomkit_redis::keys::meta(name))
+                    .arg("segments")
+                    .arg("99999999"),
+            )
+            .await
+            .unwrap();
+        assert!(matches!(
+            bloomkit_redis::delete_filter(&conn, name).await,
+            Err(Error::CorruptMetadata { .. })
+        ));
+        let purged = purge_filter(&conn, name).await.unwrap();
+        assert!(
+            matches!(purged, Purge::CorruptDeleted { keys } if keys >= 1),
+            "{purged:?}"
+        );
+    }
+    assert_eq!(all_keys(&conn).await, kept);
+    assert!(keep.contains("x").await.unwrap());
+    // A healthy filter is deleted whole; an absent one is nothing.
+    assert_eq!(purge_filter(&conn, "w*").await.unwrap(), Purge::Deleted);
+    assert_eq!(purge_filter(&conn, "w*").await.unwrap(), Purge::Nothing);
+    // No valid id: the metadata goes, and the reason is given.
+    let _: i64 = conn
+        .query(
+            redis::cmd("HSET")
+                .arg(bloomkit_redis::keys::meta("old"))
+                .arg("kind")
+                .arg("register")
+                .arg("version")
+                .arg("1")
+                .arg("segments")
+                .arg("x"),
+        )
+        .await
+        .unwrap();
+    let _: () = conn
+        .query(redis::cmd("SET").arg("bloomkit:{old:s0}").arg("z"))
+        .await
+        .unwrap();
+    match purge_filter(&conn, "old").await.unwrap() {
+        Purge::MetadataOnly { why } => assert!(why.contains("no valid filter id"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(all_keys(&conn).await, vec!["bloomkit:{old:s0}".to_string()]);
 }

@@ -3,38 +3,17 @@
 mod common;
 
 use bloomkit_redis::{AddMethod, Connection, Error, FilterOptions, Options, RedisFilter};
-use common::{Cluster, Server};
+use common::{connect, connect_cluster, fpr_bound, items, Cluster, Server};
 use std::time::{Duration, Instant};
-
-fn items(range: std::ops::Range<u64>) -> Vec<String> {
-    // ~45-byte items, like the benchmark's.
-    range
-        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
-        .collect()
-}
 
 /// Segment `i`'s key name.
 fn seg_key(f: &RedisFilter, i: u32) -> String {
     bloomkit_redis::keys::SegmentKeys::with_id(f.name(), f.id().unwrap()).segment(i)
 }
 
-async fn connect(s: &Server) -> Connection {
-    Connection::open(&s.url(), &Options::default())
-        .await
-        .unwrap()
-}
-
-/// FPR bound used below: with `t` trials at true rate p, the count has sd sqrt(t·p); the
-/// layout promises a measured FPR ≤ p, we allow 4 sd above: fp ≤ t·p + 4·sqrt(t·p).
-fn fpr_bound(p: f64, trials: usize) -> usize {
-    let e = p * trials as f64;
-    (e + 4.0 * e.sqrt()) as usize
-}
-
 #[tokio::test]
 async fn create_open_add_check_count_clear_delete() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let n = 20_000u64;
     let f = RedisFilter::create(&conn, "users", n, 0.01).await.unwrap();
     let present = items(0..n);
@@ -55,13 +34,7 @@ async fn create_open_add_check_count_clear_delete() {
 
     // Measured FPR on absent elements.
     let absent = items(1_000_000..1_050_000);
-    let fp = g
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&b| b)
-        .count();
+    let fp = common::count_true(&g.contains_batch(&absent).await.unwrap());
     assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
 
     // Count estimate: within 3 % (its standard error here is < 1 %).
@@ -83,10 +56,7 @@ async fn create_open_add_check_count_clear_delete() {
         Err(Error::Core(bloomkit::Error::Incompatible(_))) => {}
         other => panic!("expected Incompatible, got {other:?}"),
     }
-    assert!(matches!(
-        RedisFilter::open(&conn2, "nobody").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn2, "nobody").await;
     assert!(matches!(
         RedisFilter::create(&conn2, "a{b}", 10, 0.01).await,
         Err(Error::InvalidName(_))
@@ -107,16 +77,12 @@ async fn create_open_add_check_count_clear_delete() {
         0
     );
     f.delete().await.unwrap();
-    assert!(matches!(
-        RedisFilter::open(&conn2, "users").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn2, "users").await;
 }
 
 #[tokio::test]
 async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     // Small segments so that the 30,000 elements spread over several segment keys.
     let opts = |m| FilterOptions {
         max_segment_bits: 1 << 16,
@@ -204,8 +170,7 @@ async fn script_bitfield_and_bulk_write_identical_bits_in_redis_order() {
 
 #[tokio::test]
 async fn concurrent_clients_lose_nothing() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     RedisFilter::create(&conn, "shared", 40_000, 0.01)
         .await
         .unwrap();
@@ -244,8 +209,7 @@ async fn concurrent_clients_lose_nothing() {
 #[tokio::test]
 async fn redisson_golden_values_and_interop() {
     use bloomkit_redis::RedissonFilter;
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let mut raw = redis::Client::open(server.url())
         .unwrap()
         .get_connection()
@@ -436,11 +400,7 @@ async fn acknowledged_adds_survive_sigkill_with_aof_always() {
 #[tokio::test]
 async fn cluster_spreads_segments_without_crossslot() {
     let cluster = Cluster::start();
-    let urls = cluster.urls();
-    let url_refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-    let conn = Connection::open_cluster(&url_refs, &Options::default())
-        .await
-        .unwrap();
+    let conn = connect_cluster(&cluster).await;
     let opts = FilterOptions {
         max_segment_bits: 1 << 14,
         ..FilterOptions::default()
@@ -452,9 +412,7 @@ async fn cluster_spreads_segments_without_crossslot() {
     let data = items(0..20_000);
     f.insert_batch(&data[..10_000]).await.unwrap();
     f.insert_bulk(&data[10_000..]).await.unwrap();
-    let conn2 = Connection::open_cluster(&url_refs, &Options::default())
-        .await
-        .unwrap();
+    let conn2 = connect_cluster(&cluster).await;
     let g = RedisFilter::open(&conn2, "c").await.unwrap();
     assert!(g.contains_batch(&data).await.unwrap().iter().all(|&b| b));
     let fp = g
@@ -568,8 +526,7 @@ fn blocking_api_round_trip() {
 #[tokio::test]
 async fn scalable_filter_grows_consistently_under_concurrency() {
     use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let params = ScalableParams::new(2_000, 0.01);
     let f = ScalableRedisFilter::create(&conn, "grow", params)
         .await
@@ -623,13 +580,7 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
     assert!(f.contains_batch(&all).await.unwrap().iter().all(|&b| b));
     // Compound FPR ≤ Σ p(1-r)r^j < p, measured with the 4-sd bound of `fpr_bound`.
     let absent = items(2_000_000..2_050_000);
-    let fp = f
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&b| b)
-        .count();
+    let fp = common::count_true(&f.contains_batch(&absent).await.unwrap());
     assert!(f.fpp_bound() < 0.01);
     assert!(fp <= fpr_bound(f.fpp_bound(), absent.len()), "fp {fp}");
     let c = f.count().await.unwrap();
@@ -640,16 +591,12 @@ async fn scalable_filter_grows_consistently_under_concurrency() {
         Err(Error::Core(bloomkit::Error::Incompatible(_)))
     ));
     f.delete().await.unwrap();
-    assert!(matches!(
-        ScalableRedisFilter::open(&conn, "grow").await,
-        Err(Error::NotFound(_))
-    ));
+    common::assert_absent(&conn, "grow").await;
 }
 
 #[tokio::test]
 async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     // With 2^32-bit segments allowed, a 20,000,000-element filter is one ~34 MB segment, larger
     // than the 16 MiB step, so creation pre-grows it in 3 steps.
     let opts = FilterOptions {
@@ -691,8 +638,7 @@ async fn all_keys(conn: &Connection) -> Vec<String> {
 #[tokio::test]
 async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_one() {
     use bloomkit_redis::{ScalableParams, ScalableRedisFilter};
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let f = RedisFilter::create(&conn, "g", 200_000, 0.01)
         .await
         .unwrap();
@@ -732,18 +678,8 @@ async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_o
     }
     // Another client deletes both and re-creates them with other parameters.
     let c2 = connect(&server).await;
-    RedisFilter::open(&c2, "g")
-        .await
-        .unwrap()
-        .delete()
-        .await
-        .unwrap();
-    ScalableRedisFilter::open(&c2, "sg")
-        .await
-        .unwrap()
-        .delete()
-        .await
-        .unwrap();
+    bloomkit_redis::delete_filter(&c2, "g").await.unwrap();
+    bloomkit_redis::delete_filter(&c2, "sg").await.unwrap();
     let g2 = RedisFilter::create(&c2, "g", 5_000, 0.001).await.unwrap();
     let s2 = ScalableRedisFilter::create(&c2, "sg", ScalableParams::new(800, 0.001))
         .await
@@ -785,8 +721,7 @@ async fn writers_of_a_recreated_filter_get_gone_and_write_nothing_into_the_new_o
 
 #[tokio::test]
 async fn filters_of_layout_1_stay_readable_and_writable() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     // A filter as layout 1 stored it: no id, segments named `bloomkit:{N:s<i>}`.
     let layout =
         bloomkit::probe::register::RegisterLayout::for_capacity(1000, 0.01, 1 << 27).unwrap();
@@ -838,8 +773,7 @@ async fn filters_of_layout_1_stay_readable_and_writable() {
 
 #[tokio::test]
 async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_required() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     RedisFilter::create(&conn, "m", 1000, 0.01).await.unwrap();
     let _: i64 = conn
         .query(
@@ -879,20 +813,14 @@ async fn corrupt_metadata_is_refused_without_allocating_and_keys_are_stored_or_r
 #[tokio::test]
 async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing() {
     use bloomkit_redis::RedissonFilter;
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (server, conn) = common::start().await;
     let f = RedissonFilter::create(&conn, "rj", 1000, 0.01)
         .await
         .unwrap();
     f.insert("a").await.unwrap();
     // Re-created with the same parameters by another client: a new id.
     let c2 = connect(&server).await;
-    RedissonFilter::open(&c2, "rj")
-        .await
-        .unwrap()
-        .delete()
-        .await
-        .unwrap();
+    bloomkit_redis::delete_filter(&c2, "rj").await.unwrap();
     let g = RedissonFilter::create(&c2, "rj", 1000, 0.01).await.unwrap();
     assert!(matches!(f.insert("b").await, Err(Error::Gone(_))));
     assert!(matches!(f.contains("a").await, Err(Error::Gone(_))));

@@ -8,17 +8,11 @@ use bloomkit::clock::{Clock, ManualClock, SystemClock};
 use bloomkit_redis::{
     Connection, Error, FilterOptions, Options, TimeWindowRedisFilter, WindowParams,
 };
-use common::{Cluster, Server};
+use common::{connect, connect_cluster, fpr_bound, Cluster, Server};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const HOUR: u64 = 3_600_000;
-
-async fn connect(s: &Server) -> Connection {
-    Connection::open(&s.url(), &Options::default())
-        .await
-        .unwrap()
-}
 
 fn items(range: std::ops::Range<u64>) -> Vec<String> {
     range.map(|i| format!("page-{i:09}.example.com/")).collect()
@@ -52,16 +46,9 @@ fn params(generations: u32) -> WindowParams {
     )
 }
 
-/// FPR bound: with `t` trials at true rate at most p, allow 4 sd above: t·p + 4·sqrt(t·p).
-fn fpr_bound(p: f64, trials: usize) -> usize {
-    let e = p * trials as f64;
-    (e + 4.0 * e.sqrt()).ceil() as usize
-}
-
 #[tokio::test]
 async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let clock = Arc::new(ManualClock::new(hour_now()));
     let f = TimeWindowRedisFilter::create(&conn, "crawl", params(4))
         .await
@@ -90,13 +77,7 @@ async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
     }
     // The FPR over the window is within the target.
     let absent = items(1_000_000..1_020_000);
-    let fp = g
-        .contains_batch(&absent)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&x| x)
-        .count();
+    let fp = common::count_true(&g.contains_batch(&absent).await.unwrap());
     assert!(fp <= fpr_bound(0.01, absent.len()), "fp = {fp}");
     let info = g.info().await.unwrap();
     assert_eq!(info.generations.len(), 5, "{info:?}"); // 4 full hours and the current one
@@ -116,13 +97,7 @@ async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
     }
     // A clock going backwards is no time passing: nothing comes back.
     clock.set(hour_now());
-    let found = g
-        .contains_batch(&batches[1])
-        .await
-        .unwrap()
-        .iter()
-        .filter(|&&x| x)
-        .count();
+    let found = common::count_true(&g.contains_batch(&batches[1]).await.unwrap());
     assert!(found <= fpr_bound(0.01, batches[1].len()), "{found}");
 }
 
@@ -181,21 +156,14 @@ async fn skewed_clients_find_every_element_of_the_window() {
         .collect();
     assert!(old.len() > 1000);
     for (_, reader) in &clients {
-        let found = reader
-            .contains_batch(&old)
-            .await
-            .unwrap()
-            .iter()
-            .filter(|&&h| h)
-            .count();
+        let found = common::count_true(&reader.contains_batch(&old).await.unwrap());
         assert!(found <= fpr_bound(0.01, old.len()), "{found}");
     }
 }
 
 #[tokio::test]
 async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let clock = Arc::new(ManualClock::new(hour_now()));
     let f = TimeWindowRedisFilter::create(&conn, "ttl", params(2))
         .await
@@ -262,8 +230,7 @@ async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
 
 #[tokio::test]
 async fn different_window_parameters_are_refused_naming_both() {
-    let server = Server::start();
-    let conn = connect(&server).await;
+    let (_server, conn) = common::start().await;
     let day = Duration::from_secs(86_400);
     TimeWindowRedisFilter::create(&conn, "w", WindowParams::new(30 * day, 30, 3_000, 0.01))
         .await
@@ -323,31 +290,9 @@ async fn different_window_parameters_are_refused_naming_both() {
     assert!(keys.is_empty(), "{keys:?}");
 }
 
-/// Server-side command counts since the last `CONFIG RESETSTAT`.
-async fn command_calls(conn: &Connection) -> std::collections::HashMap<String, u64> {
-    let stats: String = conn
-        .query(redis::cmd("INFO").arg("commandstats"))
-        .await
-        .unwrap();
-    stats
-        .lines()
-        .filter_map(|l| {
-            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
-            let calls = rest
-                .strip_prefix("calls=")?
-                .split(',')
-                .next()?
-                .parse()
-                .ok()?;
-            Some((name.to_string(), calls))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
-    let server = Server::start();
-    let admin = connect(&server).await;
+    let (server, admin) = common::start().await;
     for generations in [1u32, 4, 16] {
         let clock = Arc::new(ManualClock::new(hour_now()));
         let conn = connect(&server).await;
@@ -385,13 +330,18 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
         // Client side: one request per batch, whatever G.
         assert_eq!(conn.round_trips() - before, batches, "G = {generations}");
         // Server side: only reads of existing generation keys and EXISTS, per batch:
-        // 4 BITFIELD_RO (1,000 elements, 256 per command) per existing generation, EXISTS
-        // of the anchor and of the one generation ahead (c + 1) that no one has written.
-        let calls = command_calls(&admin).await;
+        // one BITFIELD_RO per existing generation and 256 elements, EXISTS of the anchor and
+        // of the one generation ahead (c + 1) that no one has written.
+        let calls: std::collections::HashMap<String, u64> = common::command_stats(&admin)
+            .await
+            .into_iter()
+            .map(|(k, (calls, _))| (k, calls))
+            .collect();
         let live = u64::from(generations) + 2; // c − G − 1 ..= c
+        let per_generation = 1000u64.div_ceil(bloomkit_redis::segments::MAX_PER_COMMAND as u64);
         assert_eq!(
             calls.get("bitfield_ro"),
-            Some(&(batches * 4 * live)),
+            Some(&(batches * per_generation * live)),
             "{calls:?}"
         );
         assert_eq!(calls.get("exists"), Some(&(batches * 2)), "{calls:?}");
@@ -408,11 +358,7 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
 #[tokio::test]
 async fn window_filter_spreads_over_a_cluster_without_crossslot() {
     let cluster = Cluster::start();
-    let urls = cluster.urls();
-    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-    let conn = Connection::open_cluster(&refs, &Options::default())
-        .await
-        .unwrap();
+    let conn = connect_cluster(&cluster).await;
     let clock = Arc::new(ManualClock::new(hour_now()));
     let mut p = params(3);
     p.max_segment_bits = 1 << 14; // several segments, over all nodes
@@ -440,4 +386,29 @@ async fn window_filter_spreads_over_a_cluster_without_crossslot() {
         "{key}: {node_ttl:?}"
     );
     f.delete().await.unwrap();
+}
+
+/// The blocking time-window filter: adds, checks and counts without an async runtime, opened
+/// by name by a second handle.
+#[test]
+fn blocking_time_window_filter_round_trip() {
+    use bloomkit_redis::blocking::TimeWindowRedisFilter as Blocking;
+    let (_server, c) = common::start_blocking();
+    let f = Blocking::create(&c, "bw", params(4)).unwrap();
+    assert_eq!(f.params().generations, 4);
+    let data = items(0..2_000);
+    assert!(common::count_true(&f.insert_batch(&data).unwrap()) > 1_950);
+    assert!(f.insert("one").unwrap());
+    assert!(!f.insert("one").unwrap());
+    let g = Blocking::open(&c, "bw").unwrap();
+    assert!(g.contains_batch(&data).unwrap().iter().all(|&x| x));
+    assert!(g.contains("one").unwrap());
+    let n = g.count().unwrap();
+    assert!((1_900.0..2_100.0).contains(&n), "{n}");
+    assert_eq!(g.info().unwrap().generations.len(), 1);
+    g.clear().unwrap();
+    assert!(!f.contains("one").unwrap());
+    g.expire(Duration::from_secs(60)).unwrap();
+    f.delete().unwrap();
+    assert!(matches!(Blocking::open(&c, "bw"), Err(Error::NotFound(_))));
 }

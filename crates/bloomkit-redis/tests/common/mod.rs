@@ -68,6 +68,11 @@ impl Server {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
     /// SIGKILL, no chance to save anything.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
@@ -166,4 +171,121 @@ impl Cluster {
     pub fn urls(&self) -> Vec<String> {
         self.nodes.iter().map(Server::url).collect()
     }
+}
+
+/// A connection to the standalone server `s`.
+pub async fn connect(s: &Server) -> bloomkit_redis::Connection {
+    bloomkit_redis::Connection::open(&s.url(), &bloomkit_redis::Options::default())
+        .await
+        .unwrap()
+}
+
+/// A connection to the cluster `c`.
+pub async fn connect_cluster(c: &Cluster) -> bloomkit_redis::Connection {
+    let urls = c.urls();
+    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    bloomkit_redis::Connection::open_cluster(&refs, &bloomkit_redis::Options::default())
+        .await
+        .unwrap()
+}
+
+/// ~45-byte items, the benchmarks' keys: `user-<i>@mail.example.com/session-<i mod 9973>`.
+pub fn items(range: std::ops::Range<u64>) -> Vec<String> {
+    range
+        .map(|i| format!("user-{i:012}@mail.example.com/session-{:04}", i % 9973))
+        .collect()
+}
+
+/// FPR bound: with `t` trials at true rate at most p, allow 4 sd above: t·p + 4·sqrt(t·p).
+pub fn fpr_bound(p: f64, trials: usize) -> usize {
+    let e = p * trials as f64;
+    (e + 4.0 * e.sqrt()).ceil() as usize
+}
+
+/// Per command (`INFO commandstats`): calls and microseconds since the last `CONFIG
+/// RESETSTAT`.
+pub async fn command_stats(
+    conn: &bloomkit_redis::Connection,
+) -> std::collections::HashMap<String, (u64, u64)> {
+    let stats: String = conn
+        .query(redis::cmd("INFO").arg("commandstats"))
+        .await
+        .unwrap();
+    stats
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
+            let field = |f: &str| -> Option<u64> {
+                rest.split(',')
+                    .find_map(|kv| kv.strip_prefix(f)?.strip_prefix('='))?
+                    .parse()
+                    .ok()
+            };
+            Some((name.to_string(), (field("calls")?, field("usec")?)))
+        })
+        .collect()
+}
+
+/// The median of `v` (the upper one for an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// A standalone server and a connection to it.
+pub async fn start() -> (Server, bloomkit_redis::Connection) {
+    let server = Server::start();
+    let conn = connect(&server).await;
+    (server, conn)
+}
+
+/// Asserts that nothing (no filter of any kind) is stored under `name`.
+pub async fn assert_absent(conn: &bloomkit_redis::Connection, name: &str) {
+    assert_eq!(
+        bloomkit_redis::stored_kind(conn, name).await.unwrap(),
+        None,
+        "{name}"
+    );
+}
+
+/// How many of `v` are true.
+pub fn count_true(v: &[bool]) -> usize {
+    v.iter().filter(|&&x| x).count()
+}
+
+/// `v` as `1.23, 4.56, …`.
+pub fn show(v: &[f64]) -> String {
+    v.iter()
+        .map(|r| format!("{r:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// For the benchmarks: a server with RedisBloom loaded when `BLOOMKIT_REDISBLOOM` names an
+/// existing `redisbloom.so` (else without, saying that the RedisBloom rows are skipped), a
+/// connection, and whether RedisBloom is there.
+pub async fn bench_server() -> (Server, bloomkit_redis::Connection, bool) {
+    let module = std::env::var("BLOOMKIT_REDISBLOOM")
+        .ok()
+        .filter(|p| Path::new(p).exists());
+    let server = match &module {
+        Some(m) => Server::start_with(&["--save", "", "--loadmodule", m]),
+        None => {
+            eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
+            Server::start()
+        }
+    };
+    let conn = connect(&server).await;
+    (server, conn, module.is_some())
+}
+
+/// A standalone server and a blocking connection to it.
+pub fn start_blocking() -> (Server, bloomkit_redis::blocking::BlockingConnection) {
+    let server = Server::start();
+    let c = bloomkit_redis::blocking::BlockingConnection::open(
+        &server.url(),
+        &bloomkit_redis::Options::default(),
+    )
+    .unwrap();
+    (server, c)
 }
