@@ -47,6 +47,9 @@ impl AtomicBlock {
 
 /// Reading one block, plain or atomic (see the module docs).
 pub(crate) trait BlockCell: Sync {
+    /// Whether the words are atomic (atomic blocks are read through `test_atomic`).
+    const ATOMIC: bool;
+
     /// Whether every bit of the element is set: plain blocks call `test` on their words, atomic
     /// blocks call `test_atomic` on theirs (which reads the words it needs with relaxed loads).
     fn probe(
@@ -71,6 +74,8 @@ pub(crate) trait BlockCell: Sync {
 }
 
 impl BlockCell for Block {
+    const ATOMIC: bool = false;
+
     #[inline(always)]
     fn probe(
         &self,
@@ -101,6 +106,8 @@ impl BlockCell for Block {
 }
 
 impl BlockCell for AtomicBlock {
+    const ATOMIC: bool = true;
+
     #[inline(always)]
     fn probe(
         &self,

@@ -116,26 +116,31 @@ fn split256_test(block: &[u64; 8], h: u64) -> bool {
 /// The four words of half `half` of an atomic block in one vector: what four relaxed loads of
 /// them return.
 ///
-/// Where the CPU guarantees it ([`atomic_vector_loads`]), this is two 16-byte `vmovdqa` loads,
-/// each one atomic access; otherwise (and under loom, which must see every read) four relaxed
-/// loads gathered into a vector, 7 more instructions, which measured 1.1–1.3× the plain
-/// filter's time on u64-key batch queries instead of 0.9–1.1× (`benches/interleaved.rs`).
+/// Two 16-byte `vmovdqa` loads, each one atomic access on the CPUs that reach this code (see
+/// the SAFETY note), where the portable alternative, four relaxed loads gathered into a vector,
+/// costs 7 more instructions per probe and measured 1.1–1.3× the plain filter's time on u64-key
+/// batch queries instead of 0.9–1.1× (`benches/interleaved.rs`). Under loom, which must see
+/// every read, the four relaxed loads.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn load_half(block: &AtomicBlock, half: usize) -> __m256i {
     let words = block.half(half);
+    #[cfg(loom)]
+    return load_half_portable(words);
     #[cfg(not(loom))]
-    if atomic_vector_loads() {
+    {
         let v: __m256i;
         // SAFETY: `words` is 32 bytes of an `AtomicBlock` (64-byte aligned), 32-byte aligned,
         // so both `vmovdqa` operands are 16-byte aligned, and readable. Every access to a
         // block's words goes through `AtomicU64` (or through this function); this one only
-        // reads. Its effect is that of four relaxed `AtomicU64` loads of the four words: each
-        // `vmovdqa` is one atomic 16-byte access on this CPU (`atomic_vector_loads`), so each
-        // word in it is read whole, as one value of its modification order, which is what a
-        // relaxed load may return (relaxed loads of different words are not ordered with each
-        // other). So there is neither a data race nor a mixed-size atomic access for the
-        // abstract machine. `vinserti128` only moves registers.
+        // reads. Its effect is that of four relaxed `AtomicU64` loads of the four words: the
+        // kernels run on atomic blocks only on a path that `Path::for_cells` picked, which it
+        // does only where `atomic_vector_loads()` holds (the tests check it before calling a
+        // kernel directly), so each `vmovdqa` is one atomic 16-byte access, each word in it is
+        // read whole, as one value of its modification order, which is what a relaxed load
+        // may return (relaxed loads of different words are not ordered with each other). So
+        // there is neither a data race nor a mixed-size atomic access for the abstract
+        // machine. `vinserti128` only moves registers.
         unsafe {
             core::arch::asm!(
                 "vmovdqa {hi:x}, xmmword ptr [{p} + 16]",
@@ -147,12 +152,12 @@ fn load_half(block: &AtomicBlock, half: usize) -> __m256i {
                 options(nostack, readonly, preserves_flags),
             );
         }
-        return v;
+        v
     }
-    load_half_portable(words)
 }
 
 /// [`load_half`] with four relaxed loads.
+#[cfg_attr(not(any(loom, test)), allow(dead_code))]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn load_half_portable(words: &[AtomicU64; 4]) -> __m256i {
@@ -163,10 +168,10 @@ fn load_half_portable(words: &[AtomicU64; 4]) -> __m256i {
 /// Whether an aligned 16-byte `vmovdqa` load is one atomic access on this CPU: Intel (SDM vol.
 /// 3A, "Guaranteed Atomic Operations") and AMD (APM vol. 2, "Access Atomicity") guarantee it on
 /// every CPU of theirs that reports AVX (all that run this file's kernels, which need AVX2);
-/// other vendors do not say, so they get the scalar loads. Checked once, then cached.
+/// other vendors do not say, so their atomic filters take the portable path
+/// ([`Path::for_cells`](super::Path::for_cells)). Checked once, then cached.
 #[cfg(not(loom))]
-#[inline(always)]
-fn atomic_vector_loads() -> bool {
+pub(super) fn atomic_vector_loads() -> bool {
     match VECTOR_LOADS.load(std::sync::atomic::Ordering::Relaxed) {
         0 => detect_atomic_vector_loads(),
         state => state == 2,
@@ -359,7 +364,8 @@ impl Kernel for Split256 {
 /// into code compiled without AVX2.
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2, and for atomic blocks [`atomic_vector_loads`] must hold (as
+/// [`Path::for_cells`](super::Path::for_cells) ensures).
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn insert<S: BlocksMut>(blocks: &mut S, h: u64) -> bool {
@@ -369,7 +375,8 @@ pub(super) unsafe fn insert<S: BlocksMut>(blocks: &mut S, h: u64) -> bool {
 /// A split-block query (`#[inline]` as for [`insert`]).
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2, and for atomic blocks [`atomic_vector_loads`] must hold (as
+/// [`Path::for_cells`](super::Path::for_cells) ensures).
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn contains<B: BlockCell>(blocks: &[B], h: u64) -> bool {
@@ -379,7 +386,8 @@ pub(super) unsafe fn contains<B: BlockCell>(blocks: &[B], h: u64) -> bool {
 /// A half-block split-block insert (`#[inline]` as for [`insert`]).
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2, and for atomic blocks [`atomic_vector_loads`] must hold (as
+/// [`Path::for_cells`](super::Path::for_cells) ensures).
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn insert256<S: BlocksMut>(blocks: &mut S, h: u64) -> bool {
@@ -389,7 +397,8 @@ pub(super) unsafe fn insert256<S: BlocksMut>(blocks: &mut S, h: u64) -> bool {
 /// A half-block split-block query (`#[inline]` as for [`insert`]).
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2, and for atomic blocks [`atomic_vector_loads`] must hold (as
+/// [`Path::for_cells`](super::Path::for_cells) ensures).
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn contains256<B: BlockCell>(blocks: &[B], h: u64) -> bool {
@@ -399,7 +408,8 @@ pub(super) unsafe fn contains256<B: BlockCell>(blocks: &[B], h: u64) -> bool {
 /// The batch insert loop with the split-block kernels inlined.
 ///
 /// # Safety
-/// The CPU must support AVX2, and the layout must be a split-block one.
+/// The CPU must support AVX2, the layout must be a split-block one, and for atomic blocks
+/// [`atomic_vector_loads`] must hold (as [`Path::for_cells`](super::Path::for_cells) ensures).
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn insert_batch<S: BlocksMut, T>(
     layout: BlockLayout,
@@ -418,7 +428,8 @@ pub(super) unsafe fn insert_batch<S: BlocksMut, T>(
 /// The batch query loop with the split-block kernels inlined.
 ///
 /// # Safety
-/// The CPU must support AVX2, and the layout must be a split-block one.
+/// The CPU must support AVX2, the layout must be a split-block one, and for atomic blocks
+/// [`atomic_vector_loads`] must hold (as [`Path::for_cells`](super::Path::for_cells) ensures).
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn contains_batch<B: BlockCell, T>(
     layout: BlockLayout,
@@ -448,7 +459,12 @@ mod tests {
             eprintln!("no AVX2 on this CPU: nothing to compare");
             return;
         }
-        eprintln!("atomic vector loads on this CPU: {}", atomic_vector_loads());
+        if !atomic_vector_loads() {
+            eprintln!(
+                "this CPU's vendor does not guarantee atomic vector loads: nothing to compare"
+            );
+            return;
+        }
         let as_words = |v: __m256i| {
             let mut w = [0u64; 4];
             // SAFETY: `w` is 32 writable bytes; `storeu` has no alignment requirement.
@@ -507,6 +523,10 @@ mod tests {
                     }
                 };
                 assert_eq!(test, layout.test(&block, h), "{layout} {h:x}");
+                if !atomic_vector_loads() {
+                    // Atomic filters take the portable path on this CPU (`Path::for_cells`).
+                    continue;
+                }
                 let atomic = AtomicBlock::new(crate::storage::Block(block));
                 let atomic_test = match layout {
                     BlockLayout::SplitBlock => Split(()).test_atomic(&atomic, h),

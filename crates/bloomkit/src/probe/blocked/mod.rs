@@ -409,6 +409,9 @@ pub(crate) fn pipeline<T: ?Sized, K, L: Copy + Default>(
 /// of the layout, the hashing and the CPU, so it never makes two equal filters differ). A
 /// query then costs one predictable branch on a plain field, instead of a CPU-feature test, a
 /// layout test and a hashing test each time.
+///
+/// An AVX2 path serves atomic blocks only where its kernels may read them with vector loads
+/// ([`Path::for_cells`]): the AVX2 entry points require it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Path {
     /// Portable code for any layout and hashing.
@@ -447,6 +450,19 @@ impl Path {
         Path::Portable
     }
 
+    /// [`new`](Self::new) for blocks of type `B`: atomic blocks get an AVX2 path only where
+    /// the AVX2 kernels may read them with vector loads (Intel and AMD CPUs,
+    /// `avx2::atomic_vector_loads`), the portable path on other CPUs. (Under loom the kernels
+    /// read atomic blocks word by word, on any path.)
+    pub(crate) fn for_cells<B: BlockCell>(layout: BlockLayout, hashing: &Hashing) -> Path {
+        let path = Path::new(layout, hashing);
+        #[cfg(all(target_arch = "x86_64", not(loom)))]
+        if B::ATOMIC && path != Path::Portable && !avx2::atomic_vector_loads() {
+            return Path::Portable;
+        }
+        path
+    }
+
     /// Adds an element; returns `true` if it was new.
     #[inline(always)]
     pub(crate) fn insert<S: BlocksMut, K: Key + ?Sized>(
@@ -460,7 +476,8 @@ impl Path {
             Path::Avx2Xxh3 => {
                 // Equal to `spec.hash(key)[0]` for this layout and hashing.
                 let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`).
+                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`), and
+                // for atomic blocks only where they may be read with vector loads (`for_cells`).
                 return unsafe { avx2::insert(&mut blocks, h) };
             }
             Path::Avx2HalfXxh3 => {
@@ -499,7 +516,8 @@ impl Path {
             Path::Avx2Xxh3 => {
                 // Equal to `spec.hash(key)[0]` for this layout and hashing.
                 let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`).
+                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`), and
+                // for atomic blocks only where they may be read with vector loads (`for_cells`).
                 return unsafe { avx2::contains(blocks, h) };
             }
             Path::Avx2HalfXxh3 => {
@@ -536,10 +554,12 @@ impl Path {
         match self {
             Path::Portable => insert_at(&mut blocks, layout, h1, h2),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2 | Path::Avx2Xxh3 => unsafe { avx2::insert(&mut blocks, h1) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2Half | Path::Avx2HalfXxh3 => unsafe { avx2::insert256(&mut blocks, h1) },
         }
     }
@@ -556,10 +576,12 @@ impl Path {
         match self {
             Path::Portable => contains_at(blocks, layout, h1, h2),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2 | Path::Avx2Xxh3 => unsafe { avx2::contains(blocks, h1) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2Half | Path::Avx2HalfXxh3 => unsafe { avx2::contains256(blocks, h1) },
         }
     }
@@ -598,8 +620,9 @@ impl Path {
     ) {
         if self != Path::Portable {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, and
-            // only for the split-block layouts.
+            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, only
+            // for the split-block layouts, and for atomic blocks only where they may be read
+            // with vector loads (`Path::for_cells`).
             return unsafe { avx2::insert_batch(layout, blocks, items, hash, on_new) };
         }
         insert_loop(blocks, layout, items, hash, on_new);
@@ -773,6 +796,32 @@ mod tests {
                 assert_eq!(Kernel::test_atomic(layout, &atomic, h2), want);
                 assert_eq!(Kernel::set_atomic(layout, &atomic, h2), !want);
                 assert_eq!(atomic.load().0, ored, "{layout:?} {h2:x}");
+            }
+        }
+    }
+
+    /// Plain blocks take the CPU's fastest path; atomic blocks the same one where the AVX2
+    /// kernels may read them with vector loads, the portable path elsewhere.
+    #[test]
+    fn atomic_blocks_take_an_avx2_path_only_with_atomic_vector_loads() {
+        use crate::storage::Block;
+        for layout in [
+            BlockLayout::SplitBlock,
+            BlockLayout::SplitBlock256,
+            BlockLayout::Bits(7),
+        ] {
+            for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
+                let fastest = Path::new(layout, &hashing);
+                assert_eq!(Path::for_cells::<Block>(layout, &hashing), fastest);
+                #[cfg(target_arch = "x86_64")]
+                let want = if avx2::atomic_vector_loads() {
+                    fastest
+                } else {
+                    Path::Portable
+                };
+                #[cfg(not(target_arch = "x86_64"))]
+                let want = fastest;
+                assert_eq!(Path::for_cells::<AtomicBlock>(layout, &hashing), want);
             }
         }
     }
