@@ -805,25 +805,24 @@ mod tests {
     #[test]
     fn atomic_blocks_take_an_avx2_path_only_with_atomic_vector_loads() {
         use crate::storage::Block;
-        for layout in [
+        let hashing = Hashing::Xxh3;
+        let layouts = [
             BlockLayout::SplitBlock,
             BlockLayout::SplitBlock256,
             BlockLayout::Bits(7),
-        ] {
-            for hashing in [Hashing::Xxh3, Hashing::Murmur3] {
-                let fastest = Path::new(layout, &hashing);
-                assert_eq!(Path::for_cells::<Block>(layout, &hashing), fastest);
-                #[cfg(target_arch = "x86_64")]
-                let want = if avx2::atomic_vector_loads() {
-                    fastest
-                } else {
-                    Path::Portable
-                };
-                #[cfg(not(target_arch = "x86_64"))]
-                let want = fastest;
-                assert_eq!(Path::for_cells::<AtomicBlock>(layout, &hashing), want);
-            }
-        }
+        ];
+        let fastest = layouts.map(|l| Path::new(l, &hashing));
+        let plain = layouts.map(|l| Path::for_cells::<Block>(l, &hashing));
+        let atomic = layouts.map(|l| Path::for_cells::<AtomicBlock>(l, &hashing));
+        assert_eq!(plain, fastest);
+        #[cfg(target_arch = "x86_64")]
+        let atomic_fastest = avx2::atomic_vector_loads();
+        #[cfg(not(target_arch = "x86_64"))]
+        let atomic_fastest = true;
+        assert_eq!(
+            atomic,
+            fastest.map(|p| if atomic_fastest { p } else { Path::Portable })
+        );
     }
 
     #[test]
