@@ -7,10 +7,14 @@
 //! the same lock. Bits set in the shared mapping are in the page cache when the call returns,
 //! so many processes can add to one file at once and none of their elements is lost. An element
 //! whose bits are all set is answered without the lock: bits are never cleared in place.
+//! Under the lock, the check that the path still names the mapped file (a whole-file save by
+//! another process renames a new file over it) reads an inotify queue instead of a `stat` of
+//! the path where it can (`bloomkit::path_watch`).
 
 use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
 use bloomkit::mmap::MappedFilter as RustMappedFilter;
+use bloomkit::path_watch::PathWatch;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -31,8 +35,8 @@ const ESTALE: i32 = 70;
 pub struct MappedFilter {
     map: RustMappedFilter,
     path: PathBuf,
-    /// Device and inode of the mapped file.
-    identity: (u64, u64),
+    /// Checks that the path (made absolute at open) still names the mapped file.
+    watch: PathWatch,
     /// Whether this object set bits since the file was last sealed.
     wrote: AtomicBool,
 }
@@ -61,10 +65,16 @@ impl MappedFilter {
             })
             .map_err(errors::core)?;
         let identity = bloomkit::sharing::identity_of(map.file()).map_err(errors::core)?;
+        let absolute = std::path::absolute(&path).map_err(|source| {
+            errors::core(bloomkit::Error::Io {
+                context: format!("resolving {}", path.display()),
+                source,
+            })
+        })?;
         Ok(MappedFilter {
             map,
+            watch: PathWatch::new(&absolute, identity),
             path,
-            identity,
             wrote: AtomicBool::new(false),
         })
     }
@@ -102,7 +112,7 @@ impl MappedFilter {
             context: format!("locking {}", self.path.display()),
             source,
         })?;
-        let result = match self.still_here() {
+        let result = match self.watch.still_here() {
             Ok(true) => f(),
             Ok(false) => Err(bloomkit::Error::Io {
                 context: format!(
@@ -115,26 +125,6 @@ impl MappedFilter {
         };
         let _ = file.unlock();
         result
-    }
-
-    /// Whether the path still names the mapped file (`sharing::still_at`, with the open
-    /// file's identity read once at open: it cannot change, and that saves a system call on
-    /// every lock).
-    fn still_here(&self) -> bloomkit::Result<bool> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            match std::fs::metadata(&self.path) {
-                Ok(meta) => Ok((meta.dev(), meta.ino()) == self.identity),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-                Err(source) => Err(bloomkit::Error::Io {
-                    context: format!("reading {}", self.path.display()),
-                    source,
-                }),
-            }
-        }
-        #[cfg(not(unix))]
-        bloomkit::sharing::still_at(self.map.file(), &self.path)
     }
 
     /// Adds a batch in place under the lock; for each element, whether it was new.

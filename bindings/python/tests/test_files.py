@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import bloomkit
-from conftest import FIXTURES
+from conftest import FIXTURES, run_cli
 
 KEYS = [f"https://example.com/page/{i}" for i in range(300)]
 
@@ -233,6 +233,49 @@ def test_a_mapped_file_replaced_by_another_process_is_not_written(tmp_path):
     mapped.close()  # the old file is not sealed over the new one: no error
     now = bloomkit.BlockedBloomFilter.load(path)
     assert "before" in now and "other" in now and "after" not in now
+
+
+def test_a_writer_notices_every_replacement_by_another_process(cli, tmp_path):
+    # One process adds elements through a mapping of a relative path while the CLI replaces
+    # the file whole, again and again (`merge` into one of its inputs: under the old file's
+    # lock, read it, write the union to a new file and rename that over the path). The
+    # writer must notice each replacement at its next add (an OSError; it then maps the new
+    # file), so every element it was told it added is in the file that ends up at the path.
+    path = tmp_path / "replaced.bloom"
+    bloomkit.BlockedBloomFilter(100_000, 0.001).save(path)
+    writer = (
+        "import time, bloomkit\n"
+        "f = bloomkit.BlockedBloomFilter.open_mmap('replaced.bloom', writable=True)\n"
+        "reopened = 0\n"
+        "for i in range(20000):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            f.add(f'w{i}')\n"
+        "            break\n"
+        "        except OSError:\n"
+        "            f.close()\n"
+        "            f = bloomkit.BlockedBloomFilter.open_mmap('replaced.bloom', writable=True)\n"
+        "            reopened += 1\n"
+        "    if i % 50 == 0:\n"
+        "        time.sleep(0.001)\n"
+        "f.close()\n"
+        "print(reopened)\n"
+    )
+    w = subprocess.Popen([sys.executable, "-c", writer], cwd=tmp_path, stdout=subprocess.PIPE,
+                         text=True)
+    replacements = 0
+    while w.poll() is None and replacements < 200:
+        other = bloomkit.BlockedBloomFilter(100_000, 0.001)
+        other.add(f"r{replacements}")
+        other.save(tmp_path / "other.bloom")
+        run_cli(cli, "merge", path, path, tmp_path / "other.bloom")
+        replacements += 1
+    out, _ = w.communicate(timeout=300)
+    assert w.returncode == 0
+    final = bloomkit.BlockedBloomFilter.load(path)
+    assert all(final.contains_many(f"w{i}" for i in range(20000))), "an added element was lost"
+    assert all(final.contains_many(f"r{r}" for r in range(replacements)))
+    assert int(out) >= 1, "no replacement came while the writer ran: nothing was tested"
 
 
 def test_save_new_creates_a_file_only_once(tmp_path):

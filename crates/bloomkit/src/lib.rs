@@ -110,6 +110,7 @@ pub mod key;
 pub mod math;
 #[cfg(feature = "mmap")]
 pub mod mmap;
+pub mod path_watch;
 pub mod scalable;
 pub mod sharing;
 pub mod std_traits;

@@ -235,9 +235,13 @@ pub fn identity_of(file: &File) -> Result<(u64, u64)> {
 /// Whether `path` still names the open file `file` (same device and inode): false once
 /// another process replaced or removed it.
 pub fn still_at(file: &File, path: &Path) -> Result<bool> {
-    let mine = identity_of(file)?;
+    names(path, identity_of(file)?)
+}
+
+/// Whether `path` names the file of device and inode `id` (a `stat` of the path).
+pub(crate) fn names(path: &Path, id: (u64, u64)) -> Result<bool> {
     match fs::metadata(path) {
-        Ok(meta) => Ok(identity(&meta) == mine),
+        Ok(meta) => Ok(identity(&meta) == id),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(io_error(format!("reading {}", path.display()))(e)),
     }
