@@ -35,8 +35,9 @@ const ESTALE: i32 = 70;
 pub struct MappedFilter {
     map: RustMappedFilter,
     path: PathBuf,
-    /// Checks that the path (made absolute at open) still names the mapped file.
-    watch: PathWatch,
+    /// Checks that the path (made absolute at open) still names the mapped file (writable
+    /// mappings only: an inotify watch is a limited resource).
+    watch: Option<PathWatch>,
     /// Whether this object set bits since the file was last sealed.
     wrote: AtomicBool,
 }
@@ -73,7 +74,7 @@ impl MappedFilter {
         })?;
         Ok(MappedFilter {
             map,
-            watch: PathWatch::new(&absolute, identity),
+            watch: writable.then(|| PathWatch::new(&absolute, identity)),
             path,
             wrote: AtomicBool::new(false),
         })
@@ -112,7 +113,11 @@ impl MappedFilter {
             context: format!("locking {}", self.path.display()),
             source,
         })?;
-        let result = match self.watch.still_here() {
+        let here = match &self.watch {
+            Some(watch) => watch.still_here(),
+            None => bloomkit::sharing::still_at(file, &self.path),
+        };
+        let result = match here {
             Ok(true) => f(),
             Ok(false) => Err(bloomkit::Error::Io {
                 context: format!(

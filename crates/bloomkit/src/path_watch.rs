@@ -82,9 +82,13 @@ impl PathWatch {
     /// Whether a watch is in use (else every check is a `stat`).
     pub fn is_watching(&self) -> bool {
         #[cfg(target_os = "linux")]
-        return self.queue.is_some();
+        {
+            self.queue.is_some()
+        }
         #[cfg(not(target_os = "linux"))]
-        false
+        {
+            false
+        }
     }
 
     /// Whether the path still names the file (false once it was replaced, moved or removed).
