@@ -12,9 +12,10 @@
 //!
 //! Two layouts ([`WindowLayout`]):
 //! - **blocked** (new filters, `lanes.rs`): every slice of an element in one block of one to
-//!   eight cache lines (two at 1%), `b` bits per element in its slice and `k = 1`, sized by the
-//!   model over block loads ([`sizing::blocked_age_partitioned_for`]); a query reads one block,
-//!   an insert writes one lane of it;
+//!   four cache lines (one at 1%), 8 bits per element in its slice (one per sub-lane, as in a
+//!   split-block filter) and `k = 1`, sized by the model over block loads
+//!   ([`sizing::blocked_age_partitioned_for`]); a query reads one block, an insert writes one
+//!   lane of it;
 //! - **one bit array per slice** (the paper's, `slices.rs`; [`from_shape`](CountWindowFilter::from_shape)
 //!   and files written before the blocked layout): one bit per element in each of `k ≈ 10`
 //!   slices, a query reading a word in several slices.
@@ -31,7 +32,8 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-use super::lanes::{Lanes, Probe};
+use super::ages::Ages;
+use super::lanes::Lanes;
 use super::sizing::{self, AgePartitioned, BlockedAgePartitioned, LaneModel, LANES};
 use super::slices::Slices;
 use crate::error::{Error, Result};
@@ -40,7 +42,6 @@ use crate::hash::Hashing;
 use crate::key::Key;
 use crate::kind::Kind;
 use crate::math::{self, Params};
-use crate::probe::blocked::pipeline;
 use crate::probe::Digest;
 use crate::storage::{BitVec, Block};
 use std::fmt;
@@ -64,45 +65,6 @@ pub enum WindowLayout {
 enum Storage {
     Slices(Slices),
     Lanes(Lanes),
-}
-
-/// Which slice is the newest and how far the current generation is.
-#[derive(Clone, Copy, PartialEq, Debug)]
-struct Ages {
-    /// Physical index of the newest slice.
-    base: usize,
-    /// Insertions into the current generation (`1..=g` once anything was inserted).
-    count: u64,
-    /// Insertions ever (the generation, base and count follow from it).
-    inserted: u64,
-}
-
-impl Ages {
-    /// Where a filter of `slices` slices and generations of `g` stands after `inserted`
-    /// insertions.
-    fn after(inserted: u64, slices: usize, g: u64) -> Ages {
-        let shifts = inserted.saturating_sub(1) / g;
-        let h = slices as u64;
-        Ages {
-            base: ((h - shifts % h) % h) as usize,
-            count: inserted - shifts * g,
-            inserted,
-        }
-    }
-
-    /// Counts one insertion; returns the physical slice to clear first when it starts a new
-    /// generation (the oldest, which becomes the newest).
-    #[inline(always)]
-    fn advance(&mut self, slices: usize, g: u64) -> Option<usize> {
-        let turned = (self.count == g).then(|| {
-            self.base = (self.base + slices - 1) % slices;
-            self.count = 0;
-            self.base
-        });
-        self.count += 1;
-        self.inserted += 1;
-        turned
-    }
 }
 
 /// A filter of the last `N` insertions. See the [module documentation](self).
@@ -319,68 +281,79 @@ impl CountWindowFilter {
             .collect()
     }
 
-    /// The hash words of a key (the 128-bit hash, in both layouts).
+    /// The hash words of a key in the paper's layout (the 128-bit hash).
     #[inline(always)]
     fn hash(&self, bytes: &[u8]) -> [u64; 2] {
         self.hashing.hash128(bytes)
     }
 
-    /// Whether the element with hash words `h` is in `k` consecutive slices.
+    /// The hash of a key in the blocked layout (the 64-bit hash: for XXH3, `xxh3_64` inlined
+    /// here).
     #[inline(always)]
-    fn contains_hash(&self, [h1, h2]: [u64; 2]) -> bool {
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        self.hashing.hash64(bytes)
+    }
+
+    /// Whether the element with key bytes `bytes` is in `k` consecutive slices.
+    #[inline(always)]
+    fn contains_bytes(&self, bytes: &[u8]) -> bool {
         match &self.storage {
-            Storage::Lanes(l) => l.any_hit(&l.locate([h1, h2])),
+            Storage::Lanes(l) => l.contains(self.hash64(bytes)),
             Storage::Slices(s) => {
-                let d = digest(h1, h2);
-                s.contains(&d, self.ages.base, self.shape.k as usize)
+                let [h1, h2] = self.hash(bytes);
+                s.contains(&digest(h1, h2), self.ages.base, self.shape.k as usize)
             }
         }
     }
 
-    /// Records an element (its hash words `h`, or its probe `probe` in the blocked layout)
-    /// in the `k` newest slices, starting a new generation first when the current one is
-    /// full. With `test`, returns whether it was new: in the paper's layout found before the
-    /// generation started, in the blocked one after (tested with the bits set, in one pass
-    /// over its block); without, `false`.
+    /// Records an element in the `k` newest slices, starting a new generation first when the
+    /// current one is full. With `test`, returns whether it was new: in the paper's layout
+    /// found before the generation started, in the blocked one after (tested with the bits
+    /// set, in one pass over its block); without, `false`.
     #[inline(always)]
-    fn insert_hash(&mut self, [h1, h2]: [u64; 2], probe: Option<Probe>, test: bool) -> bool {
-        let new =
-            test && matches!(self.storage, Storage::Slices(_)) && !self.contains_hash([h1, h2]);
-        let turned = self.ages.advance(self.slice_count(), self.shape.generation);
-        let base = self.ages.base;
-        match &mut self.storage {
-            Storage::Lanes(l) => {
-                if let Some(j) = turned {
-                    l.clear_slice(j);
-                }
-                let p = probe.unwrap_or_else(|| l.locate([h1, h2]));
-                l.set(&p, base, test)
+    fn insert_bytes(&mut self, bytes: &[u8], test: bool) -> bool {
+        if let Storage::Lanes(_) = self.storage {
+            let h = self.hash64(bytes);
+            let turned = self.ages.advance();
+            let Storage::Lanes(l) = &mut self.storage else {
+                unreachable!("matched above")
+            };
+            if let Some(j) = turned {
+                l.clear_slice(j);
             }
-            Storage::Slices(s) => {
-                if let Some(j) = turned {
-                    s.clear_slice(j);
-                }
-                s.set(&digest(h1, h2), base, self.shape.k as usize);
-                new
-            }
+            return l.insert(h, self.ages.base, test);
         }
+        self.insert_slices(bytes, test)
+    }
+
+    /// [`insert_bytes`](Self::insert_bytes) in the paper's layout, out of line.
+    #[inline(never)]
+    fn insert_slices(&mut self, bytes: &[u8], test: bool) -> bool {
+        let [h1, h2] = self.hash(bytes);
+        let new = test && !self.contains_bytes(bytes);
+        let turned = self.ages.advance();
+        let (base, k) = (self.ages.base, self.shape.k as usize);
+        let Storage::Slices(s) = &mut self.storage else {
+            unreachable!("the paper's layout")
+        };
+        if let Some(j) = turned {
+            s.clear_slice(j);
+        }
+        s.set(&digest(h1, h2), base, k);
+        new
     }
 
     /// Inserts an element (it counts as one of the last insertions again even if it was
     /// there); returns `true` if it was not found before (in the blocked layout: among the
     /// slices left once this insertion has started a new generation, if it starts one).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        key.with_bytes(|b| self.insert_bytes(b))
-    }
-
-    fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-        self.insert_hash(self.hash(bytes), None, true)
+        key.with_bytes(|b| self.insert_bytes(b, true))
     }
 
     /// Whether the element may be among the remembered insertions (always `true` for each of
     /// the last [`guaranteed_window`](Self::guaranteed_window) insertions).
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|b| self.contains_hash(self.hash(b)))
+        key.with_bytes(|b| self.contains_bytes(b))
     }
 
     /// Inserts the element; returns whether it was (probably) there before.
@@ -388,33 +361,22 @@ impl CountWindowFilter {
         !self.insert(key)
     }
 
-    /// Inserts every element of `keys`, in order. In the blocked layout each key is hashed
-    /// and its block prefetched [`AHEAD`](crate::probe::blocked) keys before its bits are set,
-    /// as the blocked filters' batches do.
+    /// Inserts every element of `keys`, in order, without testing them first. In the blocked
+    /// layout each key is hashed and its block prefetched
+    /// [`AHEAD`](crate::probe::blocked) keys before its bits are set, as the blocked filters'
+    /// batches do.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        // A few keys gain nothing from the pipeline.
-        if !matches!(self.storage, Storage::Lanes(_)) || keys.len() < 8 {
-            for k in keys {
-                k.with_bytes(|b| self.insert_hash(self.hash(b), None, false));
+        let hashing = &self.hashing;
+        match &mut self.storage {
+            Storage::Lanes(l) => {
+                l.insert_batch(&mut self.ages, keys, |k| k.with_bytes(|b| hashing.hash64(b)))
             }
-            return;
+            Storage::Slices(_) => {
+                for k in keys {
+                    k.with_bytes(|b| self.insert_slices(b, false));
+                }
+            }
         }
-        pipeline(
-            self,
-            keys,
-            |f, k| {
-                let h = k.with_bytes(|b| f.hash(b));
-                let Storage::Lanes(l) = &f.storage else {
-                    unreachable!("checked above")
-                };
-                let p = l.locate(h);
-                l.prefetch(&p);
-                (h, p)
-            },
-            |f, _, (h, p)| {
-                f.insert_hash(h, Some(p), false);
-            },
-        );
     }
 
     /// Tests every element of `keys`. In the blocked layout, keys are hashed and their
@@ -424,16 +386,9 @@ impl CountWindowFilter {
     pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
         let mut out = vec![false; keys.len()];
         match &self.storage {
-            Storage::Lanes(l) => pipeline(
-                &mut out[..],
-                keys,
-                |_, k| {
-                    let p = l.locate(k.with_bytes(|b| self.hash(b)));
-                    l.prefetch(&p);
-                    p
-                },
-                |out, i, p| out[i] = l.any_hit(&p),
-            ),
+            Storage::Lanes(l) => {
+                l.contains_batch(keys, |k| k.with_bytes(|b| self.hash64(b)), &mut out)
+            }
             Storage::Slices(s) => self.contains_batch_slices(s, keys, &mut out),
         }
         out
@@ -591,10 +546,10 @@ impl Filter for CountWindowFilter {
         Kind::CountWindow
     }
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
-        Ok(self.insert_bytes(bytes))
+        Ok(self.insert_bytes(bytes, true))
     }
     fn contains_encoded(&self, bytes: &[u8]) -> bool {
-        self.contains_hash(self.hash(bytes))
+        self.contains_bytes(bytes)
     }
     fn params(&self) -> Params {
         let hashes = match self.layout {

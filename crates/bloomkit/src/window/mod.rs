@@ -16,6 +16,7 @@
 //! behind a `Mutex` (inserts are a few nanoseconds to a few tens of nanoseconds), or one
 //! per thread.
 
+mod ages;
 pub mod count;
 mod lanes;
 #[cfg(target_arch = "x86_64")]
