@@ -46,6 +46,10 @@ use crate::probe::Digest;
 use crate::storage::{BitVec, Block};
 use std::fmt;
 
+/// Batches shorter than this are done key by key (the pipeline's set-up costs more than it
+/// gains on them).
+const SMALL_BATCH: usize = 8;
+
 /// At most this many slices (`k + l`).
 pub const MAX_SLICES: u32 = sizing::MAX_K + sizing::MAX_L;
 
@@ -312,16 +316,15 @@ impl CountWindowFilter {
     /// set, in one pass over its block); without, `false`.
     #[inline(always)]
     fn insert_bytes(&mut self, bytes: &[u8], test: bool) -> bool {
-        if let Storage::Lanes(_) = self.storage {
-            let h = self.hash64(bytes);
-            let turned = self.ages.advance();
-            let Storage::Lanes(l) = &mut self.storage else {
-                unreachable!("matched above")
-            };
-            if let Some(j) = turned {
+        let CountWindowFilter {
+            storage, ages, hashing, ..
+        } = self;
+        if let Storage::Lanes(l) = storage {
+            let h = hashing.hash64(bytes);
+            if let Some(j) = ages.advance() {
                 l.clear_slice(j);
             }
-            return l.insert(h, self.ages.base, test);
+            return l.insert(h, ages.base, test);
         }
         self.insert_slices(bytes, test)
     }
@@ -365,7 +368,21 @@ impl CountWindowFilter {
     /// layout each key is hashed and its block prefetched
     /// [`AHEAD`](crate::probe::blocked) keys before its bits are set, as the blocked filters'
     /// batches do.
+    #[inline]
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        // A few keys gain nothing from the pipeline (which would set up its ring for them).
+        if keys.len() < SMALL_BATCH {
+            for k in keys {
+                k.with_bytes(|b| self.insert_bytes(b, false));
+            }
+            return;
+        }
+        self.insert_pipelined(keys);
+    }
+
+    /// [`insert_batch`](Self::insert_batch) of many keys, out of line.
+    #[inline(never)]
+    fn insert_pipelined<K: Key>(&mut self, keys: &[K]) {
         let hashing = &self.hashing;
         match &mut self.storage {
             Storage::Lanes(l) => {
@@ -386,6 +403,11 @@ impl CountWindowFilter {
     pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
         let mut out = vec![false; keys.len()];
         match &self.storage {
+            Storage::Lanes(_) if keys.len() < SMALL_BATCH => {
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = self.contains(k);
+                }
+            }
             Storage::Lanes(l) => {
                 l.contains_batch(keys, |k| k.with_bytes(|b| self.hash64(b)), &mut out)
             }

@@ -108,9 +108,14 @@ impl Lanes {
     pub fn insert(&mut self, h: u64, slice: usize, test: bool) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
+            let (lines, blocks) = (&mut self.lines, self.blocks);
             // SAFETY: as in `contains`; a physical slice is a lane, `slice < LANES = 4`.
             return unsafe {
-                super::lanes_avx2::insert(&mut self.lines, self.blocks, h, slice, test)
+                if test {
+                    super::lanes_avx2::insert::<true>(lines, blocks, h, slice)
+                } else {
+                    super::lanes_avx2::insert::<false>(lines, blocks, h, slice)
+                }
             };
         }
         let new = test && !self.contains_portable(h);

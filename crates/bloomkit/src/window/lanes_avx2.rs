@@ -46,29 +46,25 @@ fn mask(h: u32) -> (__m256i, __m256i) {
 /// The CPU must have AVX2, and `block` must point to a readable [`Block`].
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn hit(block: *const Block, (m0, m1): (__m256i, __m256i)) -> bool {
+unsafe fn hit(block: *const Block, m: (__m256i, __m256i)) -> bool {
     let p = block.cast::<__m256i>();
     // SAFETY: a `Block` is two aligned 32-byte vectors: word 0 and word 1 of the 4 lanes.
-    let (w0, w1) = unsafe { (_mm256_load_si256(p), _mm256_load_si256(p.add(1))) };
+    let w = unsafe { (_mm256_load_si256(p), _mm256_load_si256(p.add(1))) };
+    full(w, m)
+}
+
+/// Whether some lane of the block whose two vectors are `(w0, w1)` has every bit of mask `m`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn full((w0, w1): (__m256i, __m256i), (m0, m1): (__m256i, __m256i)) -> bool {
     let missing = _mm256_or_si256(_mm256_andnot_si256(w0, m0), _mm256_andnot_si256(w1, m1));
     let full = _mm256_cmpeq_epi64(missing, _mm256_setzero_si256());
     _mm256_movemask_pd(_mm256_castsi256_pd(full)) != 0
 }
 
-/// ORs mask `m` into lane `lane` of the block at `block`.
-///
-/// # Safety
-/// The CPU must have AVX2, `block` must point to a writable [`Block`], and `lane < 4`.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn set(block: *mut Block, (m0, m1): (__m256i, __m256i), lane: usize) {
-    let w = block.cast::<u64>();
-    // SAFETY: lane `lane` is words `lane` and `4 + lane` of the block (the caller's `lane < 4`).
-    unsafe {
-        *w.add(lane) |= _mm_cvtsi128_si64(_mm256_castsi256_si128(m0)) as u64;
-        *w.add(4 + lane) |= _mm_cvtsi128_si64(_mm256_castsi256_si128(m1)) as u64;
-    }
-}
+/// Per lane `j`, all ones in 64-bit word `j` of a vector and zeros elsewhere: selects word
+/// `t` of lane `j` in the vector of word `t` of the four lanes.
+static LANE_SELECT: [[i64; 4]; 4] = [[-1, 0, 0, 0], [0, -1, 0, 0], [0, 0, -1, 0], [0, 0, 0, -1]];
 
 /// Whether some lane of the block of hash `h` has all its bits.
 ///
@@ -83,28 +79,42 @@ pub(super) unsafe fn contains(lines: &[Block], blocks: u64, h: u64) -> bool {
     unsafe { hit(lines.as_ptr().add(i), mask(h as u32)) }
 }
 
-/// Sets the bits of hash `h` in lane `lane` of its block; with `test`, returns whether no lane
-/// had all of them before (else `false`).
+/// Sets the bits of hash `h` in lane `lane` of its block, as one 64-byte read and write of
+/// the line (the other lanes ORed with zero); with `TEST`, returns whether no lane had all of
+/// them before (else `false`).
 ///
 /// # Safety
 /// As [`contains`], and `lane < 4`.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn insert(
+pub(super) unsafe fn insert<const TEST: bool>(
     lines: &mut [Block],
     blocks: u64,
     h: u64,
     lane: usize,
-    test: bool,
 ) -> bool {
     debug_assert!(lines.len() as u64 == blocks && lane < 4);
     let i = reduce(h, blocks) as usize;
-    let m = mask(h as u32);
     // SAFETY: as in `contains`; `lane < 4` is the caller's.
+    unsafe { set::<TEST>(lines.as_mut_ptr().add(i), mask(h as u32), lane) }
+}
+
+/// [`insert`] on the block at `block`.
+///
+/// # Safety
+/// The CPU must have AVX2, `block` must point to a writable [`Block`], and `lane < 4`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn set<const TEST: bool>(block: *mut Block, m: (__m256i, __m256i), lane: usize) -> bool {
+    let p = block.cast::<__m256i>();
+    // SAFETY: a `Block` is two aligned 32-byte vectors; `LANE_SELECT[lane]` is 32 readable
+    // bytes (the caller's `lane < 4`).
     unsafe {
-        let block = lines.as_mut_ptr().add(i);
-        let new = test && !hit(block, m);
-        set(block, m, lane);
+        let (w0, w1) = (_mm256_load_si256(p), _mm256_load_si256(p.add(1)));
+        let new = TEST && !full((w0, w1), m);
+        let select = _mm256_loadu_si256(LANE_SELECT.get_unchecked(lane).as_ptr().cast());
+        _mm256_store_si256(p, _mm256_or_si256(w0, _mm256_and_si256(m.0, select)));
+        _mm256_store_si256(p.add(1), _mm256_or_si256(w1, _mm256_and_si256(m.1, select)));
         new
     }
 }
@@ -163,7 +173,7 @@ pub(super) unsafe fn insert_batch<K>(
                 clear_lane(lines, 2, j);
             }
             // SAFETY: `i < lines.len()` (indexed in the closure above); `ages.base < 4`.
-            unsafe { set(lines.as_mut_ptr().add(i), mask(h), ages.base) };
+            unsafe { set::<false>(lines.as_mut_ptr().add(i), mask(h), ages.base) };
         },
     );
 }
