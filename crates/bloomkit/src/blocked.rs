@@ -144,7 +144,7 @@ macro_rules! blocked_filter {
             pub(crate) fn from_parts(spec: BlockSpec, blocks: Vec<Block>) -> Self {
                 debug_assert_eq!(blocks.len() as u64, spec.blocks());
                 $name {
-                    path: Path::new(spec.layout(), spec.hashing()),
+                    path: Path::for_cells::<$block>(spec.layout(), spec.hashing()),
                     spec,
                     blocks: <$block>::from_blocks(blocks),
                 }
@@ -254,7 +254,7 @@ macro_rules! blocked_filter {
                     };
                     // SAFETY: `i` indexes `other`'s blocks, and the specs (hence the block
                     // counts) are equal.
-                    unsafe { dst.update(i, or, || w) };
+                    unsafe { dst.update(i, or, |a| crate::storage::or_atomic(&a.0, w)) };
                 }
                 Ok(())
             }

@@ -221,7 +221,7 @@ impl MappedFilter {
                 MappedKind::Classic(spec)
             }
             (None, Some(spec)) if header.kind == Kind::Blocked => {
-                self.path = BlockPath::new(spec.layout(), spec.hashing());
+                self.path = BlockPath::for_cells::<AtomicBlock>(spec.layout(), spec.hashing());
                 MappedKind::Blocked(spec)
             }
             _ => {

@@ -4,11 +4,12 @@
 //! A blocked filter's code is written once over two small traits, so that the plain, the atomic
 //! and the memory-mapped filters run the same probing loops:
 //! - `BlockCell`: reading a block. Plain memory is tested in place (the probe loads the
-//!   words it needs, vector-wide where it can); atomic memory is read word by word with relaxed
-//!   loads (only the words the layout needs) and compared with the element's bits.
+//!   words it needs, vector-wide where it can); atomic memory is read with relaxed loads of the
+//!   words the layout needs (or vector loads that stand for them, see the AVX2 kernels) and
+//!   compared with the element's bits.
 //! - `BlocksMut`: setting bits. `&mut [Block]` ORs in place; `&[AtomicBlock]` ORs the mask in
-//!   with one `fetch_or` per word that receives bits, so concurrent inserts (from threads, or from
-//!   processes sharing a mapped file) never lose a bit.
+//!   with one `fetch_or` per word that gains bits ([`or_missing`]), so concurrent inserts (from
+//!   threads, or from processes sharing a mapped file) never lose a bit.
 
 use super::sync::{AtomicU64, Ordering};
 use crate::error::Result;
@@ -34,16 +35,27 @@ impl AtomicBlock {
     pub fn new(b: Block) -> Self {
         AtomicBlock(b.0.map(AtomicU64::new))
     }
+
+    /// Words `4·half .. 4·half + 4` (`half` is 0 or 1): 32-byte aligned.
+    #[inline(always)]
+    pub(crate) fn half(&self, half: usize) -> &[AtomicU64; 4] {
+        let (lo, hi) = self.0.split_at(4);
+        let words = if half == 0 { lo } else { hi };
+        words.try_into().expect("a half is four words")
+    }
 }
 
 /// Reading one block, plain or atomic (see the module docs).
 pub(crate) trait BlockCell: Sync {
+    /// Whether the words are atomic (atomic blocks are read through `test_atomic`).
+    const ATOMIC: bool;
+
     /// Whether every bit of the element is set: plain blocks call `test` on their words, atomic
     /// blocks call `test_atomic` on theirs (which reads the words it needs with relaxed loads).
     fn probe(
         &self,
         test: impl FnOnce(&[u64; 8]) -> bool,
-        test_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        test_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool;
 
     /// The block's words (a snapshot for atomic blocks).
@@ -62,11 +74,13 @@ pub(crate) trait BlockCell: Sync {
 }
 
 impl BlockCell for Block {
+    const ATOMIC: bool = false;
+
     #[inline(always)]
     fn probe(
         &self,
         test: impl FnOnce(&[u64; 8]) -> bool,
-        _: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        _: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
         test(&self.0)
     }
@@ -92,13 +106,15 @@ impl BlockCell for Block {
 }
 
 impl BlockCell for AtomicBlock {
+    const ATOMIC: bool = true;
+
     #[inline(always)]
     fn probe(
         &self,
         _: impl FnOnce(&[u64; 8]) -> bool,
-        test_atomic: impl FnOnce(&[AtomicU64; 8]) -> bool,
+        test_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
-        test_atomic(&self.0)
+        test_atomic(self)
     }
 
     #[inline(always)]
@@ -133,7 +149,8 @@ pub(crate) trait BlocksMut {
     fn cells(&self) -> &[Self::Cell];
 
     /// Sets the element's bits in block `i`: plain blocks call `set` on their words, atomic
-    /// blocks OR in `mask()`. Returns `true` if any bit was clear.
+    /// blocks `set_atomic` on theirs (which ORs the bits in with [`or_missing`]). Returns
+    /// `true` if any bit was clear.
     ///
     /// # Safety
     /// `i` must be less than the number of blocks (the probing loops skip the bounds check).
@@ -141,7 +158,7 @@ pub(crate) trait BlocksMut {
         &mut self,
         i: usize,
         set: impl FnOnce(&mut [u64; 8]) -> bool,
-        mask: impl FnOnce() -> [u64; 8],
+        set_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool;
 }
 
@@ -158,7 +175,7 @@ impl BlocksMut for &mut [Block] {
         &mut self,
         i: usize,
         set: impl FnOnce(&mut [u64; 8]) -> bool,
-        _: impl FnOnce() -> [u64; 8],
+        _: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
@@ -179,32 +196,60 @@ impl BlocksMut for &[AtomicBlock] {
         &mut self,
         i: usize,
         _: impl FnOnce(&mut [u64; 8]) -> bool,
-        mask: impl FnOnce() -> [u64; 8],
+        set_atomic: impl FnOnce(&AtomicBlock) -> bool,
     ) -> bool {
         debug_assert!(i < self.len());
         // SAFETY: the caller guarantees `i < len`.
-        let block = unsafe { self.get_unchecked(i) };
-        // All loads first: a locked read-modify-write on x86 also holds back every later load
-        // until it completes, so loads after the first OR would wait for it.
-        let words: [u64; 8] = std::array::from_fn(|i| block.0[i].load(Ordering::Relaxed));
-        let mut missing = 0u64;
-        for ((w, m), old) in block.0.iter().zip(mask()).zip(words) {
-            // A locked read-modify-write costs far more than a load and stops the CPU from
-            // overlapping the next elements' loads: skip it when the bits are already set (bits
-            // are never cleared while the filter is shared, so a set bit stays set).
-            let absent = m & !old;
-            if absent != 0 {
-                // The answer comes from the load, so the OR's old value is unused: x86 then
-                // ORs with one `lock or` instead of a compare-and-swap loop. Two threads adding
-                // the same element at once may both answer "new"; at least one does (a thread
-                // that saw every bit set saw the other's ORs, which it made after seeing a bit
-                // clear).
-                missing |= absent;
-                w.fetch_or(m, Ordering::Relaxed);
-            }
-        }
-        missing != 0
+        set_atomic(unsafe { self.get_unchecked(i) })
     }
+}
+
+/// ORs `mask` into atomic `words` whose values were just loaded as `old` (all loads before
+/// this call: a locked read-modify-write on x86 also holds back every later load until it
+/// completes, so loads after the first OR would wait for it). Returns `true` if any bit of
+/// `mask` was clear in `old`.
+///
+/// A word gets a relaxed `fetch_or` only when it gains bits: a locked read-modify-write costs
+/// far more than a load and stops the CPU from overlapping the next elements' work, and bits
+/// are never cleared while the filter is shared, so a bit seen set stays set. The OR's old
+/// value is unused (the answer comes from `old`), so x86 ORs with one `lock or` instead of a
+/// compare-and-swap loop. Two threads adding the same element at once may both answer "new";
+/// at least one does (a thread that saw every bit set saw the other's ORs, which it made after
+/// seeing a bit clear).
+#[inline(always)]
+pub(crate) fn or_missing<const N: usize>(
+    words: &[AtomicU64; N],
+    old: [u64; N],
+    mask: [u64; N],
+) -> bool {
+    let mut missing = 0u64;
+    for ((w, m), old) in words.iter().zip(mask).zip(old) {
+        let absent = m & !old;
+        if absent != 0 {
+            missing |= absent;
+            w.fetch_or(m, Ordering::Relaxed);
+        }
+    }
+    missing != 0
+}
+
+/// ORs `mask[j]` into `words[j]` with a relaxed `fetch_or` for each bit `j` set in `gains`
+/// (the words found to gain bits, as in [`or_missing`]).
+#[inline(always)]
+pub(crate) fn or_where<const N: usize>(words: &[AtomicU64; N], mask: [u64; N], gains: u32) {
+    for (j, (w, m)) in words.iter().zip(mask).enumerate() {
+        if gains & (1 << j) != 0 {
+            w.fetch_or(m, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Loads `words` with relaxed loads and ORs `mask` in with [`or_missing`] (the portable
+/// atomic insert).
+#[inline(always)]
+pub(crate) fn or_atomic<const N: usize>(words: &[AtomicU64; N], mask: [u64; N]) -> bool {
+    let old = std::array::from_fn(|i| words[i].load(Ordering::Relaxed));
+    or_missing(words, old, mask)
 }
 
 /// The block at `i` of a storage, for reads; `i` must be in range (see [`BlocksMut::update`]).

@@ -55,7 +55,7 @@ pub(crate) use alloc::zeroed_vec;
 pub(crate) use bits::{atomic_get, atomic_set};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
-pub(crate) use blocks::{blocks_from_words, cell, zeroed_blocks};
+pub(crate) use blocks::{blocks_from_words, cell, or_atomic, or_where, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
 pub(crate) use blocks::{BlockCell, BlocksMut};
 use cells::check_packed;

@@ -50,7 +50,7 @@ use crate::key::Key;
 use crate::math::{self, check_fpp, BlockModel, MAX_BITS};
 use crate::probe::reduce;
 use crate::spec::BlockSpec;
-use crate::storage::{cell, prefetch, AtomicU64, BlockCell, BlocksMut, Ordering};
+use crate::storage::{cell, or_atomic, prefetch, AtomicBlock, BlockCell, BlocksMut, Ordering};
 use std::f64::consts::LN_2;
 use std::fmt;
 
@@ -254,12 +254,18 @@ pub(crate) trait Kernel: Copy {
     /// [`test`](Self::test) on atomic words, each read with a relaxed load: by default all
     /// eight, compared with the mask in one fold (no early exit, as the vector kernels).
     #[inline(always)]
-    fn test_atomic(self, block: &[AtomicU64; 8], h2: u64) -> bool {
+    fn test_atomic(self, block: &AtomicBlock, h2: u64) -> bool {
         let mut missing = 0u64;
-        for (w, m) in block.iter().zip(self.mask(h2)) {
+        for (w, m) in block.0.iter().zip(self.mask(h2)) {
             missing |= m & !w.load(Ordering::Relaxed);
         }
         missing == 0
+    }
+    /// [`set`](Self::set) on an atomic block: by default relaxed loads of all eight, then a
+    /// `fetch_or` on each word that gains bits ([`or_atomic`]).
+    #[inline(always)]
+    fn set_atomic(self, block: &AtomicBlock, h2: u64) -> bool {
+        or_atomic(&block.0, self.mask(h2))
     }
 }
 
@@ -276,6 +282,17 @@ impl Kernel for BlockLayout {
     fn mask(self, h2: u64) -> [u64; 8] {
         BlockLayout::mask(self, h2)
     }
+    #[inline(always)]
+    fn set_atomic(self, block: &AtomicBlock, h2: u64) -> bool {
+        if self == BlockLayout::SplitBlock256 {
+            // Only the element's half holds bits: load and update its four words alone.
+            let (half, _) = portable::half_of(h2);
+            let m = self.mask(h2);
+            let h = 4 * half;
+            return or_atomic(block.half(half), [m[h], m[h + 1], m[h + 2], m[h + 3]]);
+        }
+        or_atomic(&block.0, self.mask(h2))
+    }
 }
 
 /// Sets an element's bits, by its hash words, with kernel `p`.
@@ -283,7 +300,7 @@ impl Kernel for BlockLayout {
 pub(crate) fn insert_at<S: BlocksMut, P: Kernel>(blocks: &mut S, p: P, h1: u64, h2: u64) -> bool {
     let i = reduce(h1, blocks.cells().len() as u64) as usize;
     // SAFETY: `reduce(h, n) < n` for every `h` when `n > 0`, and a filter always has blocks.
-    unsafe { blocks.update(i, |w| p.set(w, h2), || p.mask(h2)) }
+    unsafe { blocks.update(i, |w| p.set(w, h2), |w| p.set_atomic(w, h2)) }
 }
 
 /// Tests an element, by its hash words, with kernel `p`.
@@ -311,6 +328,7 @@ pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
     pipeline(
         &mut blocks,
         items,
+        #[inline(always)]
         |blocks, item| {
             let [h1, h2] = hash(item);
             let i = reduce(h1, n) as usize;
@@ -318,9 +336,10 @@ pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
             prefetch(unsafe { cell(blocks.cells(), i) });
             (i, h2)
         },
+        #[inline(always)]
         |blocks, j, (i, h2)| {
             // SAFETY: `i` came from `reduce(_, n)` above.
-            let new = unsafe { blocks.update(i, |w| p.set(w, h2), || p.mask(h2)) };
+            let new = unsafe { blocks.update(i, |w| p.set(w, h2), |w| p.set_atomic(w, h2)) };
             on_new(j, new);
         },
     );
@@ -341,6 +360,7 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
     pipeline(
         out,
         items,
+        #[inline(always)]
         |_, item| {
             let [h1, h2] = hash(item);
             let i = reduce(h1, n) as usize;
@@ -348,6 +368,7 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
             prefetch(unsafe { cell(blocks, i) });
             (i, h2)
         },
+        #[inline(always)]
         |out, j, (i, h2)| {
             // SAFETY: `i` came from `reduce(_, n)` above; `j < items.len() <= out.len()`.
             unsafe {
@@ -390,10 +411,28 @@ pub(crate) fn pipeline<T: ?Sized, K, L: Copy + Default>(
     }
 }
 
+/// The hash words of `key` for a split-block layout with XXH3 hashing (equal to
+/// [`BlockSpec::hash`] for those), with XXH3-64 inlined into the batch loop: passed as a
+/// function item, or as a closure not forced inline, the hash stays a call. (The single-key
+/// paths call `xxhash_rust`'s function instead: inlined there, the larger loop body measured
+/// 3–6 % slower one key at a time, `scripts/before-after/run`.)
+#[inline(always)]
+#[allow(clippy::redundant_closure)]
+fn xxh3_words<K: Key + ?Sized>(key: &K) -> [u64; 2] {
+    let h = key.with_bytes(
+        #[inline(always)]
+        |bytes| crate::hash::xxh3_64(bytes),
+    );
+    [h, h]
+}
+
 /// The code path of a filter's operations, decided once when the filter is built (a function
 /// of the layout, the hashing and the CPU, so it never makes two equal filters differ). A
 /// query then costs one predictable branch on a plain field, instead of a CPU-feature test, a
 /// layout test and a hashing test each time.
+///
+/// An AVX2 path serves atomic blocks only where its kernels may read them with vector loads
+/// ([`Path::for_cells`]): the AVX2 entry points require it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Path {
     /// Portable code for any layout and hashing.
@@ -432,6 +471,19 @@ impl Path {
         Path::Portable
     }
 
+    /// [`new`](Self::new) for blocks of type `B`: atomic blocks get an AVX2 path only where
+    /// the AVX2 kernels may read them with vector loads (Intel and AMD CPUs,
+    /// `avx2::atomic_vector_loads`), the portable path on other CPUs. (Under loom the kernels
+    /// read atomic blocks word by word, on any path.)
+    pub(crate) fn for_cells<B: BlockCell>(layout: BlockLayout, hashing: &Hashing) -> Path {
+        let path = Path::new(layout, hashing);
+        #[cfg(all(target_arch = "x86_64", not(loom)))]
+        if B::ATOMIC && path != Path::Portable && !avx2::atomic_vector_loads() {
+            return Path::Portable;
+        }
+        path
+    }
+
     /// Adds an element; returns `true` if it was new.
     #[inline(always)]
     pub(crate) fn insert<S: BlocksMut, K: Key + ?Sized>(
@@ -445,7 +497,8 @@ impl Path {
             Path::Avx2Xxh3 => {
                 // Equal to `spec.hash(key)[0]` for this layout and hashing.
                 let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`).
+                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`), and
+                // for atomic blocks only where they may be read with vector loads (`for_cells`).
                 return unsafe { avx2::insert(&mut blocks, h) };
             }
             Path::Avx2HalfXxh3 => {
@@ -484,7 +537,8 @@ impl Path {
             Path::Avx2Xxh3 => {
                 // Equal to `spec.hash(key)[0]` for this layout and hashing.
                 let h = key.with_bytes(xxhash_rust::xxh3::xxh3_64);
-                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`).
+                // SAFETY: the path is an AVX2 one only when the CPU has AVX2 (`Path::new`), and
+                // for atomic blocks only where they may be read with vector loads (`for_cells`).
                 return unsafe { avx2::contains(blocks, h) };
             }
             Path::Avx2HalfXxh3 => {
@@ -521,10 +575,12 @@ impl Path {
         match self {
             Path::Portable => insert_at(&mut blocks, layout, h1, h2),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2 | Path::Avx2Xxh3 => unsafe { avx2::insert(&mut blocks, h1) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2Half | Path::Avx2HalfXxh3 => unsafe { avx2::insert256(&mut blocks, h1) },
         }
     }
@@ -541,10 +597,12 @@ impl Path {
         match self {
             Path::Portable => contains_at(blocks, layout, h1, h2),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2 | Path::Avx2Xxh3 => unsafe { avx2::contains(blocks, h1) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::new` picks an AVX2 path only when the CPU has AVX2.
+            // SAFETY: an AVX2 path only when the CPU has AVX2, for atomic blocks only where
+            // they may be read with vector loads (`Path::new`, `Path::for_cells`).
             Path::Avx2Half | Path::Avx2HalfXxh3 => unsafe { avx2::contains256(blocks, h1) },
         }
     }
@@ -557,6 +615,16 @@ impl Path {
         keys: &[K],
         on_new: impl FnMut(usize, bool),
     ) {
+        if self.inlines_xxh3() {
+            return self.insert_items(
+                spec.layout(),
+                blocks,
+                keys,
+                #[inline(always)]
+                |k| xxh3_words(k),
+                on_new,
+            );
+        }
         self.insert_items(spec.layout(), blocks, keys, |k| spec.hash(k), on_new);
     }
 
@@ -568,7 +636,28 @@ impl Path {
         keys: &[K],
         out: &mut [bool],
     ) {
+        if self.inlines_xxh3() {
+            return self.contains_items(
+                spec.layout(),
+                blocks,
+                keys,
+                #[inline(always)]
+                |k| xxh3_words(k),
+                out,
+            );
+        }
         self.contains_items(spec.layout(), blocks, keys, |k| spec.hash(k), out);
+    }
+
+    /// Whether this path hashes keys with `xxh3_64` inlined ([`xxh3_words`]) rather than
+    /// through [`BlockSpec::hash`].
+    #[inline(always)]
+    fn inlines_xxh3(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if matches!(self, Path::Avx2Xxh3 | Path::Avx2HalfXxh3) {
+            return true;
+        }
+        false
     }
 
     /// Adds every item, hashed by `hash` (keys, or hash words computed before).
@@ -583,8 +672,9 @@ impl Path {
     ) {
         if self != Path::Portable {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, and
-            // only for the split-block layouts.
+            // SAFETY: a path other than `Portable` is chosen only when the CPU has AVX2, only
+            // for the split-block layouts, and for atomic blocks only where they may be read
+            // with vector loads (`Path::for_cells`).
             return unsafe { avx2::insert_batch(layout, blocks, items, hash, on_new) };
         }
         insert_loop(blocks, layout, items, hash, on_new);
@@ -753,8 +843,38 @@ mod tests {
                 let ored: [u64; 8] = std::array::from_fn(|w| block[w] | mask[w]);
                 assert_eq!(set, ored);
                 assert!(layout.test(&set, h2));
+                // The portable atomic probes agree with the plain ones.
+                let atomic = AtomicBlock::new(crate::storage::Block(block));
+                assert_eq!(Kernel::test_atomic(layout, &atomic, h2), want);
+                assert_eq!(Kernel::set_atomic(layout, &atomic, h2), !want);
+                assert_eq!(atomic.load().0, ored, "{layout:?} {h2:x}");
             }
         }
+    }
+
+    /// Plain blocks take the CPU's fastest path; atomic blocks the same one where the AVX2
+    /// kernels may read them with vector loads, the portable path elsewhere.
+    #[test]
+    fn atomic_blocks_take_an_avx2_path_only_with_atomic_vector_loads() {
+        use crate::storage::Block;
+        let hashing = Hashing::Xxh3;
+        let layouts = [
+            BlockLayout::SplitBlock,
+            BlockLayout::SplitBlock256,
+            BlockLayout::Bits(7),
+        ];
+        let fastest = layouts.map(|l| Path::new(l, &hashing));
+        let plain = layouts.map(|l| Path::for_cells::<Block>(l, &hashing));
+        let atomic = layouts.map(|l| Path::for_cells::<AtomicBlock>(l, &hashing));
+        assert_eq!(plain, fastest);
+        #[cfg(target_arch = "x86_64")]
+        let atomic_fastest = avx2::atomic_vector_loads();
+        #[cfg(not(target_arch = "x86_64"))]
+        let atomic_fastest = true;
+        assert_eq!(
+            atomic,
+            fastest.map(|p| if atomic_fastest { p } else { Path::Portable })
+        );
     }
 
     #[test]
