@@ -122,7 +122,10 @@ fn main() {
             .unwrap();
         for (what, bits) in [
             ("one bit in each of 8 sub-lanes".to_string(), split),
-            (format!("best b = {} positions over the lane", fields.1), fields.0),
+            (
+                format!("best b = {} positions over the lane", fields.1),
+                fields.0,
+            ),
         ] {
             println!(
                 "| k = 1, {lanes} lanes of {w} bits, {what} (forgotten after {:.2}·N) | {} | {:.2} | {:.3} |",

@@ -64,7 +64,11 @@ mod tests {
         for (slices, g) in [(4, 1), (4, 3), (34, 7), (2, 1000)] {
             let mut ages = Ages::after(0, slices, g);
             for inserted in 0..20 * g * slices as u64 {
-                assert_eq!(ages, Ages::after(inserted, slices, g), "{slices} {g} {inserted}");
+                assert_eq!(
+                    ages,
+                    Ages::after(inserted, slices, g),
+                    "{slices} {g} {inserted}"
+                );
                 let before = ages.base;
                 let turned = ages.advance();
                 assert_eq!(turned.is_some(), inserted > 0 && inserted % g == 0);

@@ -10,12 +10,15 @@
 //! ([`guaranteed_window`](CountWindowFilter::guaranteed_window),
 //! [`forgotten_after`](CountWindowFilter::forgotten_after)).
 //!
-//! Two layouts ([`WindowLayout`]):
+//! Layouts ([`WindowLayout`]):
 //! - **blocked** (new filters, `lanes.rs`): every slice of an element in one block of one to
 //!   four cache lines (one at 1%), 8 bits per element in its slice (one per sub-lane, as in a
 //!   split-block filter) and `k = 1`, sized by the model over block loads
 //!   ([`sizing::blocked_age_partitioned_for`]); a query reads one block, an insert writes one
 //!   lane of it;
+//! - **blocked, positions over the lane** (files written by the first blocked layout,
+//!   `lanes_fields.rs`): the same blocks with `b` positions per element drawn over the whole
+//!   lane; read, updated and written back, never built for new filters;
 //! - **one bit array per slice** (the paper's, `slices.rs`; [`from_shape`](CountWindowFilter::from_shape)
 //!   and files written before the blocked layout): one bit per element in each of `k ≈ 10`
 //!   slices, a query reading a word in several slices.
@@ -33,7 +36,7 @@
 //! ```
 
 use super::ages::Ages;
-use super::lanes::Lanes;
+use super::lanes::{LaneForm, Lanes};
 use super::sizing::{self, AgePartitioned, BlockedAgePartitioned, LaneModel, LANES};
 use super::slices::Slices;
 use crate::error::{Error, Result};
@@ -59,16 +62,24 @@ pub enum WindowLayout {
     /// One bit array per slice and one bit per element in each of its `k` slices (the
     /// paper's layout): a query reads a word in several slices.
     Slices,
-    /// Every slice of an element in one block, `b` bits per element in its slice
-    /// ([`BlockedAgePartitioned`]): a query reads one block.
+    /// Every slice of an element in one block, one bit per element in each of the 8
+    /// sub-lanes of its slice's lane ([`BlockedAgePartitioned`]; split lanes, what new
+    /// filters use): a query reads one block.
     Blocked(BlockedAgePartitioned),
+    /// The first blocked layout, which files written before split lanes hold: the same
+    /// blocks, `b` positions per element drawn over the whole lane of its slice. Read,
+    /// updated and written back as it is; never chosen for a new filter.
+    BlockedFields(BlockedAgePartitioned),
 }
 
-/// The slices' memory, in one layout or the other.
+/// The slices' memory, in one layout or another.
 #[derive(Clone, PartialEq)]
 enum Storage {
     Slices(Slices),
+    /// Split lanes.
     Lanes(Lanes),
+    /// Lanes of the fields form (the first blocked layout).
+    Fields(Lanes),
 }
 
 /// A filter of the last `N` insertions. See the [module documentation](self).
@@ -161,26 +172,26 @@ impl CountWindowFilter {
         )
     }
 
-    /// A filter in the blocked layout from its words (block after block) and its count of
-    /// insertions ever, for example read from a file.
+    /// A filter in a blocked layout (split lanes with `split`, else the fields form) from
+    /// its words (block after block) and its count of insertions ever, for example read from
+    /// a file.
     pub(crate) fn from_blocked_parts(
         shape: BlockedAgePartitioned,
+        split: bool,
         (window, fpp): (u64, f64),
         hashing: Hashing,
-        words: &[u64],
-        inserted: u64,
+        (words, inserted): (&[u64], u64),
     ) -> Result<Self> {
         check_window(&shape.age_partitioned(), window)?;
-        let lanes = Storage::Lanes(Lanes::from_words(&shape, words)?);
+        let (storage, layout) = if split {
+            let lanes = Lanes::from_words(&shape, LaneForm::Split, words)?;
+            (Storage::Lanes(lanes), WindowLayout::Blocked(shape))
+        } else {
+            let lanes = Lanes::from_words(&shape, LaneForm::Fields, words)?;
+            (Storage::Fields(lanes), WindowLayout::BlockedFields(shape))
+        };
         let s = shape.age_partitioned();
-        Self::assemble(
-            s,
-            WindowLayout::Blocked(shape),
-            (window, fpp),
-            hashing,
-            lanes,
-            inserted,
-        )
+        Self::assemble(s, layout, (window, fpp), hashing, storage, inserted)
     }
 
     fn assemble(
@@ -249,14 +260,14 @@ impl CountWindowFilter {
     pub(crate) fn slices(&self) -> Option<&[BitVec]> {
         match &self.storage {
             Storage::Slices(s) => Some(s.as_slice()),
-            Storage::Lanes(_) => None,
+            Storage::Lanes(_) | Storage::Fields(_) => None,
         }
     }
 
-    /// The blocks' cache lines, in the blocked layout (for the file format).
+    /// The blocks' cache lines, in a blocked layout (for the file format).
     pub(crate) fn lines(&self) -> Option<&[Block]> {
         match &self.storage {
-            Storage::Lanes(l) => Some(l.as_lines()),
+            Storage::Lanes(l) | Storage::Fields(l) => Some(l.as_lines()),
             Storage::Slices(_) => None,
         }
     }
@@ -273,7 +284,7 @@ impl CountWindowFilter {
     fn slice_ones(&self, j: usize) -> u64 {
         match &self.storage {
             Storage::Slices(s) => s.slice_ones(j),
-            Storage::Lanes(l) => l.slice_ones(j),
+            Storage::Lanes(l) | Storage::Fields(l) => l.slice_ones(j),
         }
     }
 
@@ -307,6 +318,7 @@ impl CountWindowFilter {
                 let [h1, h2] = self.hash(bytes);
                 s.contains(&digest(h1, h2), self.ages.base, self.shape.k as usize)
             }
+            Storage::Fields(l) => l.contains_fields(self.hash(bytes)),
         }
     }
 
@@ -317,7 +329,10 @@ impl CountWindowFilter {
     #[inline(always)]
     fn insert_bytes(&mut self, bytes: &[u8], test: bool) -> bool {
         let CountWindowFilter {
-            storage, ages, hashing, ..
+            storage,
+            ages,
+            hashing,
+            ..
         } = self;
         if let Storage::Lanes(l) = storage {
             let h = hashing.hash64(bytes);
@@ -329,21 +344,34 @@ impl CountWindowFilter {
         self.insert_slices(bytes, test)
     }
 
-    /// [`insert_bytes`](Self::insert_bytes) in the paper's layout, out of line.
+    /// [`insert_bytes`](Self::insert_bytes) in the paper's layout or the fields form, out of
+    /// line. In the paper's layout, with `test`, an element is new if it was not found before
+    /// the generation started; in the fields form, after (as the split lanes do).
     #[inline(never)]
     fn insert_slices(&mut self, bytes: &[u8], test: bool) -> bool {
-        let [h1, h2] = self.hash(bytes);
-        let new = test && !self.contains_bytes(bytes);
+        let h = self.hash(bytes);
+        let new = test && matches!(self.storage, Storage::Slices(_)) && !self.contains_bytes(bytes);
         let turned = self.ages.advance();
         let (base, k) = (self.ages.base, self.shape.k as usize);
-        let Storage::Slices(s) = &mut self.storage else {
-            unreachable!("the paper's layout")
-        };
-        if let Some(j) = turned {
-            s.clear_slice(j);
+        match &mut self.storage {
+            Storage::Slices(s) => {
+                if let Some(j) = turned {
+                    s.clear_slice(j);
+                }
+                s.set(&digest(h[0], h[1]), base, k);
+                new
+            }
+            Storage::Fields(l) | Storage::Lanes(l) => {
+                if let Some(j) = turned {
+                    l.clear_slice(j);
+                }
+                match l.form() {
+                    LaneForm::Fields => l.insert_fields(h, base, test),
+                    // Not reached: `insert_bytes` inserts into split lanes itself.
+                    LaneForm::Split => l.insert(self.hashing.hash64(bytes), base, test),
+                }
+            }
         }
-        s.set(&digest(h1, h2), base, k);
-        new
     }
 
     /// Inserts an element (it counts as one of the last insertions again even if it was
@@ -385,10 +413,10 @@ impl CountWindowFilter {
     fn insert_pipelined<K: Key>(&mut self, keys: &[K]) {
         let hashing = &self.hashing;
         match &mut self.storage {
-            Storage::Lanes(l) => {
-                l.insert_batch(&mut self.ages, keys, |k| k.with_bytes(|b| hashing.hash64(b)))
-            }
-            Storage::Slices(_) => {
+            Storage::Lanes(l) => l.insert_batch(&mut self.ages, keys, |k| {
+                k.with_bytes(|b| hashing.hash64(b))
+            }),
+            Storage::Slices(_) | Storage::Fields(_) => {
                 for k in keys {
                     k.with_bytes(|b| self.insert_slices(b, false));
                 }
@@ -406,6 +434,11 @@ impl CountWindowFilter {
             Storage::Lanes(_) if keys.len() < SMALL_BATCH => {
                 for (o, k) in out.iter_mut().zip(keys) {
                     *o = self.contains(k);
+                }
+            }
+            Storage::Fields(l) => {
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = l.contains_fields(k.with_bytes(|b| self.hash(b)));
                 }
             }
             Storage::Lanes(l) => {
@@ -437,11 +470,9 @@ impl CountWindowFilter {
     /// generations; Swamidass–Baldi with the bits an element sets in a slice).
     pub fn estimated_len(&self) -> f64 {
         let (k, gens) = (self.shape.k as usize, self.shape.l as usize + 1);
-        let per_element = match self.layout {
-            WindowLayout::Slices => 1.0,
-            WindowLayout::Blocked(b) => {
-                LaneModel::new(b.lane_bits, b.bits_per_element).mean_distinct()
-            }
+        let per_element = match self.lane_model() {
+            None => 1.0,
+            Some((model, _)) => model.mean_distinct(),
         };
         let m = self.shape.slice_bits;
         let mut total = 0.0;
@@ -469,6 +500,21 @@ impl CountWindowFilter {
         match self.layout {
             WindowLayout::Slices => self.shape.expected_fpp(),
             WindowLayout::Blocked(b) => b.expected_fpp(),
+            WindowLayout::BlockedFields(b) => {
+                let model = LaneModel::fields(b.lane_bits, b.bits_per_element);
+                b.expected_fpp_with(&model)
+            }
+        }
+    }
+
+    /// The model of one lane and the blocked shape, in a blocked layout.
+    fn lane_model(&self) -> Option<(LaneModel, BlockedAgePartitioned)> {
+        match self.layout {
+            WindowLayout::Slices => None,
+            WindowLayout::Blocked(b) => Some((LaneModel::new(b.lane_bits, b.bits_per_element), b)),
+            WindowLayout::BlockedFields(b) => {
+                Some((LaneModel::fields(b.lane_bits, b.bits_per_element), b))
+            }
         }
     }
 
@@ -476,10 +522,11 @@ impl CountWindowFilter {
     /// the paper's layout; in the blocked layout, the mean over blocks of
     /// `1 - ∏ (1 - E[fill^D])` over the block's lanes ([`LaneModel`]).
     pub fn estimated_fpp(&self) -> f64 {
-        let (Storage::Lanes(l), WindowLayout::Blocked(shape)) = (&self.storage, self.layout) else {
+        let (Storage::Lanes(l) | Storage::Fields(l), Some((model, shape))) =
+            (&self.storage, self.lane_model())
+        else {
             return sizing::run_probability(&self.slice_fills(), self.shape.k);
         };
-        let model = LaneModel::new(shape.lane_bits, shape.bits_per_element);
         let (mut sum, mut miss) = (0.0, 1.0);
         l.for_each_lane_fill(|_, slice, fill| {
             miss *= 1.0 - model.fpp_from_fill(fill);
@@ -495,7 +542,7 @@ impl CountWindowFilter {
     pub fn memory_bytes(&self) -> usize {
         match &self.storage {
             Storage::Slices(s) => s.memory_bytes(),
-            Storage::Lanes(l) => l.memory_bytes(),
+            Storage::Lanes(l) | Storage::Fields(l) => l.memory_bytes(),
         }
     }
 
@@ -503,7 +550,7 @@ impl CountWindowFilter {
     pub fn clear(&mut self) {
         match &mut self.storage {
             Storage::Slices(s) => s.clear(),
-            Storage::Lanes(l) => l.clear(),
+            Storage::Lanes(l) | Storage::Fields(l) => l.clear(),
         }
         self.ages = Ages::after(0, self.slice_count(), self.shape.generation);
     }
@@ -576,7 +623,7 @@ impl Filter for CountWindowFilter {
     fn params(&self) -> Params {
         let hashes = match self.layout {
             WindowLayout::Slices => self.shape.k,
-            WindowLayout::Blocked(b) => b.bits_per_element,
+            WindowLayout::Blocked(b) | WindowLayout::BlockedFields(b) => b.bits_per_element,
         };
         Params {
             bits: self.shape.bits(),

@@ -16,6 +16,10 @@
 //! of every block. Lanes of 128 bits (one cache line a block), the shape at 1%, have an AVX2
 //! kernel (`lanes_avx2.rs`), chosen once when the lanes are built.
 //!
+//! Files of the first blocked layout (native scheme 9: `b` positions over the whole lane
+//! from the 128-bit hash, lanes stored one after another) keep their form
+//! ([`LaneForm::Fields`]): `lanes_fields.rs` probes them, with the portable code only.
+//!
 //! Sizing and the FPR model are `sizing.rs` ([`BlockedAgePartitioned`],
 //! [`LaneModel`](super::sizing::LaneModel)).
 
@@ -26,31 +30,52 @@ use crate::probe::blocked::{pipeline, SALT};
 use crate::probe::reduce;
 use crate::storage::{blocks_from_words, prefetch, zeroed_blocks, Block};
 
+/// How an element's bits sit in the lanes of a block.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LaneForm {
+    /// One bit in each of 8 sub-lanes from the 64-bit hash, lanes interleaved by word (new
+    /// filters, native scheme 11).
+    Split,
+    /// `b` positions over the whole lane from the second word of the 128-bit hash, lanes
+    /// stored one after another (the first blocked layout, native scheme 9;
+    /// `lanes_fields.rs`).
+    Fields,
+}
+
 /// The blocks of a count window in the blocked layout.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Lanes {
     /// Words per lane: 2, 4 or 8.
-    lane_words: usize,
+    pub(super) lane_words: usize,
+    /// How an element's bits sit in a lane.
+    pub(super) form: LaneForm,
+    /// Bits set per element in its lane (`b`; 8 for split lanes).
+    pub(super) bits_per_element: u32,
     /// [`lines_per_block`] [`Block`]s per block.
-    lines: Vec<Block>,
+    pub(super) lines: Vec<Block>,
     /// Blocks (`lines.len() / lines_per_block`).
-    blocks: u64,
-    /// Whether the AVX2 kernel serves these lanes on this CPU (decided once, from the shape
-    /// and the CPU).
+    pub(super) blocks: u64,
+    /// Whether the AVX2 kernel serves these lanes on this CPU (decided once, from the shape,
+    /// the form and the CPU).
     avx2: bool,
 }
 
 impl Lanes {
-    /// Empty lanes of this shape.
+    /// Empty split lanes of this shape (what new filters use).
     pub fn zeros(shape: &BlockedAgePartitioned) -> Result<Self> {
-        let lane_words = check(shape)?;
+        let lane_words = check(shape, LaneForm::Split)?;
         let lines = zeroed_blocks(shape.blocks * lines_per_block(lane_words) as u64)?;
-        Ok(Self::from_lines(shape, lane_words, lines))
+        Ok(Self::from_lines(shape, LaneForm::Split, lane_words, lines))
     }
 
-    /// Lanes holding `words` (as [`as_lines`](Self::as_lines) gives them), for a file.
-    pub fn from_words(shape: &BlockedAgePartitioned, words: &[u64]) -> Result<Self> {
-        let lane_words = check(shape)?;
+    /// Lanes of this form holding `words` (as [`as_lines`](Self::as_lines) gives them), for a
+    /// file.
+    pub fn from_words(
+        shape: &BlockedAgePartitioned,
+        form: LaneForm,
+        words: &[u64],
+    ) -> Result<Self> {
+        let lane_words = check(shape, form)?;
         let want = shape.blocks * 8 * lines_per_block(lane_words) as u64;
         if words.len() as u64 != want {
             return Err(Error::InvalidParameters(format!(
@@ -63,16 +88,28 @@ impl Lanes {
             )));
         }
         let lines = blocks_from_words(words)?;
-        Ok(Self::from_lines(shape, lane_words, lines))
+        Ok(Self::from_lines(shape, form, lane_words, lines))
     }
 
-    fn from_lines(shape: &BlockedAgePartitioned, lane_words: usize, lines: Vec<Block>) -> Self {
+    fn from_lines(
+        shape: &BlockedAgePartitioned,
+        form: LaneForm,
+        lane_words: usize,
+        lines: Vec<Block>,
+    ) -> Self {
         Lanes {
             lane_words,
+            form,
+            bits_per_element: shape.bits_per_element,
             lines,
             blocks: shape.blocks,
-            avx2: avx2_applies(lane_words),
+            avx2: form == LaneForm::Split && avx2_applies(lane_words),
         }
+    }
+
+    /// How an element's bits sit in a lane.
+    pub fn form(&self) -> LaneForm {
+        self.form
     }
 
     /// The cache lines, block after block (for the file format).
@@ -96,9 +133,9 @@ impl Lanes {
     fn contains_portable(&self, h: u64) -> bool {
         let i = reduce(h, self.blocks) as usize;
         match self.lane_words {
-            2 => any_full::<2>(self.block::<2>(i), &mask::<2>(h as u32)),
-            4 => any_full::<4>(self.block::<4>(i), &mask::<4>(h as u32)),
-            _ => any_full::<8>(self.block::<8>(i), &mask::<8>(h as u32)),
+            2 => any_full::<2, SPLIT>(self.block::<2>(i), &mask::<2>(h as u32)),
+            4 => any_full::<4, SPLIT>(self.block::<4>(i), &mask::<4>(h as u32)),
+            _ => any_full::<8, SPLIT>(self.block::<8>(i), &mask::<8>(h as u32)),
         }
     }
 
@@ -121,9 +158,9 @@ impl Lanes {
         let new = test && !self.contains_portable(h);
         let i = reduce(h, self.blocks) as usize;
         match self.lane_words {
-            2 => set::<2>(self.block_mut::<2>(i), &mask::<2>(h as u32), slice),
-            4 => set::<4>(self.block_mut::<4>(i), &mask::<4>(h as u32), slice),
-            _ => set::<8>(self.block_mut::<8>(i), &mask::<8>(h as u32), slice),
+            2 => set::<2, SPLIT>(self.block_mut::<2>(i), &mask::<2>(h as u32), slice),
+            4 => set::<4, SPLIT>(self.block_mut::<4>(i), &mask::<4>(h as u32), slice),
+            _ => set::<8, SPLIT>(self.block_mut::<8>(i), &mask::<8>(h as u32), slice),
         }
         new
     }
@@ -178,9 +215,9 @@ impl Lanes {
         );
     }
 
-    /// Starts loading the block of hash `h`.
+    /// Starts loading the block of hash `h` (the block-choosing word of the hash).
     #[inline(always)]
-    fn prefetch(&self, h: u64) {
+    pub(super) fn prefetch(&self, h: u64) {
         let lines = lines_per_block(self.lane_words);
         let i = reduce(h, self.blocks) as usize * lines;
         self.lines[i..i + lines].iter().for_each(|l| prefetch(l));
@@ -188,20 +225,21 @@ impl Lanes {
 
     /// Block `i` of lanes of `LW` words.
     #[inline(always)]
-    fn block<const LW: usize>(&self, i: usize) -> &[Block] {
+    pub(super) fn block<const LW: usize>(&self, i: usize) -> &[Block] {
         let lines = lines_per_block(LW);
         &self.lines[i * lines..(i + 1) * lines]
     }
 
     #[inline(always)]
-    fn block_mut<const LW: usize>(&mut self, i: usize) -> &mut [Block] {
+    pub(super) fn block_mut<const LW: usize>(&mut self, i: usize) -> &mut [Block] {
         let lines = lines_per_block(LW);
         &mut self.lines[i * lines..(i + 1) * lines]
     }
 
     /// Clears physical slice `slice`: its lane in every block.
     pub fn clear_slice(&mut self, slice: usize) {
-        clear_lane(&mut self.lines, self.lane_words, slice);
+        let split = self.form == LaneForm::Split;
+        clear_lane(&mut self.lines, self.lane_words, split, slice);
     }
 
     /// Clears every slice.
@@ -211,10 +249,10 @@ impl Lanes {
 
     /// The words of lane `slice` of every block, block after block.
     fn lane_words_of(&self, slice: usize) -> impl Iterator<Item = u64> + '_ {
-        let lw = self.lane_words;
+        let (lw, split) = (self.lane_words, self.form == LaneForm::Split);
         self.lines
             .chunks_exact(lines_per_block(lw))
-            .flat_map(move |block| (0..lw).map(move |t| word(block, t, slice)))
+            .flat_map(move |block| (0..lw).map(move |t| word(block, split, lw, t, slice)))
     }
 
     /// Set bits of physical slice `slice`.
@@ -227,11 +265,13 @@ impl Lanes {
     /// The fill of each physical slice's lane in each block, block after block: `fill(block,
     /// slice)` is called for every pair (for the FPR estimate).
     pub fn for_each_lane_fill(&self, mut fill: impl FnMut(usize, usize, f64)) {
-        let lw = self.lane_words;
+        let (lw, split) = (self.lane_words, self.form == LaneForm::Split);
         let bits = (lw * 64) as f64;
         for (i, block) in self.lines.chunks_exact(lines_per_block(lw)).enumerate() {
             for slice in 0..LANES as usize {
-                let ones: u32 = (0..lw).map(|t| word(block, t, slice).count_ones()).sum();
+                let ones: u32 = (0..lw)
+                    .map(|t| word(block, split, lw, t, slice).count_ones())
+                    .sum();
                 fill(i, slice, f64::from(ones) / bits);
             }
         }
@@ -257,21 +297,36 @@ pub(super) const fn lines_per_block(lane_words: usize) -> usize {
     LANES as usize * lane_words / 8
 }
 
-/// Word `t` of lane `lane` in `block` (word `4·t + lane`).
+/// The `split` argument of [`word_index`] and of the portable probes for split lanes.
+const SPLIT: bool = true;
+
+/// The index in its block of word `t` of lane `lane` (lanes of `lane_words` words): `4·t +
+/// lane` for split lanes (interleaved by word), `lane · lane_words + t` for the fields form
+/// (one lane after another).
 #[inline(always)]
-fn word(block: &[Block], t: usize, lane: usize) -> u64 {
-    let w = t * LANES as usize + lane;
-    block[w / 8].0[w % 8]
+pub(super) const fn word_index(split: bool, lane_words: usize, t: usize, lane: usize) -> usize {
+    if split {
+        t * LANES as usize + lane
+    } else {
+        lane * lane_words + t
+    }
 }
 
-/// Clears lane `slice` of every block of `lines` (lanes of `lane_words` words).
-pub(super) fn clear_lane(lines: &mut [Block], lane_words: usize, slice: usize) {
+/// Clears lane `slice` of every block of `lines` (lanes of `lane_words` words, split or not).
+pub(super) fn clear_lane(lines: &mut [Block], lane_words: usize, split: bool, slice: usize) {
     for block in lines.chunks_exact_mut(lines_per_block(lane_words)) {
         for t in 0..lane_words {
-            let w = t * LANES as usize + slice;
+            let w = word_index(split, lane_words, t, slice);
             block[w / 8].0[w % 8] = 0;
         }
     }
+}
+
+/// Word `t` of lane `lane` in `block` ([`word_index`]).
+#[inline(always)]
+fn word(block: &[Block], split: bool, lane_words: usize, t: usize, lane: usize) -> u64 {
+    let w = word_index(split, lane_words, t, lane);
+    block[w / 8].0[w % 8]
 }
 
 /// Whether the AVX2 kernel serves lanes of `lane_words` words here.
@@ -300,29 +355,37 @@ pub(super) fn mask<const LW: usize>(h: u32) -> [u64; LW] {
     m
 }
 
-/// Whether some lane of `block` (lanes of `LW` words) has every bit of `mask`.
+/// Whether some lane of `block` (lanes of `LW` words, split or not: [`word_index`]) has
+/// every bit of `mask`.
 #[inline(always)]
-fn any_full<const LW: usize>(block: &[Block], mask: &[u64; LW]) -> bool {
+pub(super) fn any_full<const LW: usize, const SPLIT: bool>(
+    block: &[Block],
+    mask: &[u64; LW],
+) -> bool {
     let mut missing = [0u64; LANES as usize];
     for (t, m) in mask.iter().enumerate() {
         for (lane, miss) in missing.iter_mut().enumerate() {
-            *miss |= m & !word(block, t, lane);
+            *miss |= m & !word(block, SPLIT, LW, t, lane);
         }
     }
     missing.contains(&0)
 }
 
-/// ORs `mask` into lane `lane` of `block` (lanes of `LW` words).
+/// ORs `mask` into lane `lane` of `block` (lanes of `LW` words, split or not).
 #[inline(always)]
-fn set<const LW: usize>(block: &mut [Block], mask: &[u64; LW], lane: usize) {
+pub(super) fn set<const LW: usize, const SPLIT: bool>(
+    block: &mut [Block],
+    mask: &[u64; LW],
+    lane: usize,
+) {
     for (t, m) in mask.iter().enumerate() {
-        let w = t * LANES as usize + lane;
+        let w = word_index(SPLIT, LW, t, lane);
         block[w / 8].0[w % 8] |= m;
     }
 }
 
-/// Checks a blocked shape; returns the words per lane.
-fn check(shape: &BlockedAgePartitioned) -> Result<usize> {
+/// Checks a blocked shape for lanes of this form; returns the words per lane.
+fn check(shape: &BlockedAgePartitioned, form: LaneForm) -> Result<usize> {
     let bad = |why: String| Err(Error::InvalidParameters(why));
     if !LANE_BITS.contains(&shape.lane_bits) {
         return bad(format!(
@@ -330,7 +393,7 @@ fn check(shape: &BlockedAgePartitioned) -> Result<usize> {
             shape.lane_bits
         ));
     }
-    if shape.bits_per_element != BITS_PER_SLICE {
+    if form == LaneForm::Split && shape.bits_per_element != BITS_PER_SLICE {
         return bad(format!(
             "a blocked count window sets {BITS_PER_SLICE} bits per element in a lane (one per sub-lane), not {}",
             shape.bits_per_element
@@ -376,7 +439,11 @@ mod tests {
             portable.force_portable();
             let keys: Vec<u64> = (0..3000u64).map(splitmix64).collect();
             for (i, &h) in keys.iter().enumerate() {
-                assert_eq!(fast.contains(h), portable.contains(h), "{lane_bits}, key {i}");
+                assert_eq!(
+                    fast.contains(h),
+                    portable.contains(h),
+                    "{lane_bits}, key {i}"
+                );
                 // Fill lanes unevenly so that both answers occur.
                 if i % 3 != 0 {
                     let slice = i % LANES as usize;
@@ -395,7 +462,10 @@ mod tests {
             let (mut ages_a, mut ages_b) = (Ages::after(7, 4, 50), Ages::after(7, 4, 50));
             fast.insert_batch(&mut ages_a, &keys, |h| *h ^ 2);
             portable.insert_batch(&mut ages_b, &keys, |h| *h ^ 2);
-            assert!(fast.lines == portable.lines && ages_a == ages_b, "{lane_bits}");
+            assert!(
+                fast.lines == portable.lines && ages_a == ages_b,
+                "{lane_bits}"
+            );
             let ones: u64 = (0..LANES as usize).map(|s| fast.slice_ones(s)).sum();
             assert!(ones > 0 && ones < shape(lane_bits).bits());
         }

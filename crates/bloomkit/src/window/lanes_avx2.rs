@@ -170,7 +170,7 @@ pub(super) unsafe fn insert_batch<K>(
         },
         |lines, _, (i, h)| {
             if let Some(j) = ages.advance() {
-                clear_lane(lines, 2, j);
+                clear_lane(lines, 2, true, j);
             }
             // SAFETY: `i < lines.len()` (indexed in the closure above); `ages.base < 4`.
             unsafe { set::<false>(lines.as_mut_ptr().add(i), mask(h), ages.base) };

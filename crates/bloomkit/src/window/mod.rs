@@ -21,6 +21,7 @@ pub mod count;
 mod lanes;
 #[cfg(target_arch = "x86_64")]
 mod lanes_avx2;
+mod lanes_fields;
 pub mod sizing;
 mod slices;
 pub mod time;

@@ -296,8 +296,13 @@ impl BlockedAgePartitioned {
     /// ([`LaneModel`], [`math::blocked_fpp`]). A query tests the same bits in each slice, and
     /// the slices hold different elements, so they answer independently.
     pub fn expected_fpp(&self) -> f64 {
-        let model = LaneModel::new(self.lane_bits, self.bits_per_element);
-        let slice = math::blocked_fpp(&model, self.blocks, self.generation);
+        self.expected_fpp_with(&LaneModel::new(self.lane_bits, self.bits_per_element))
+    }
+
+    /// [`expected_fpp`](Self::expected_fpp) with lanes of another model (the first blocked
+    /// layout's positions over the lane, [`LaneModel::fields`]).
+    pub fn expected_fpp_with(&self, model: &LaneModel) -> f64 {
+        let slice = math::blocked_fpp(model, self.blocks, self.generation);
         1.0 - (1.0 - slice).powi(LANES as i32)
     }
 }
