@@ -119,6 +119,15 @@ unsafe fn set<const TEST: bool>(block: *mut Block, m: (__m256i, __m256i), lane: 
     }
 }
 
+/// The first stage of both batch pipelines: the block of hash `h` in `lines` (`blocks` blocks
+/// of one line), prefetched, and the in-lane hash.
+#[inline(always)]
+fn locate(lines: &[Block], blocks: u64, h: u64) -> (usize, u32) {
+    let i = reduce(h, blocks) as usize;
+    prefetch(&lines[i]);
+    (i, h as u32)
+}
+
 /// Tests the keys into `out` (the pipeline of `Lanes::contains_batch`).
 ///
 /// # Safety
@@ -135,12 +144,7 @@ pub(super) unsafe fn contains_batch<K>(
     pipeline(
         out,
         keys,
-        |_, k| {
-            let h = hash(k);
-            let i = reduce(h, blocks) as usize;
-            prefetch(&lines[i]);
-            (i, h as u32)
-        },
+        |_, k| locate(lines, blocks, hash(k)),
         // SAFETY: `i < blocks = lines.len()` (indexed in the closure above).
         |out, j, (i, h)| out[j] = unsafe { hit(lines.as_ptr().add(i), mask(h)) },
     );
@@ -162,12 +166,7 @@ pub(super) unsafe fn insert_batch<K>(
     pipeline(
         lines,
         keys,
-        |lines, k| {
-            let h = hash(k);
-            let i = reduce(h, blocks) as usize;
-            prefetch(&lines[i]);
-            (i, h as u32)
-        },
+        |lines, k| locate(lines, blocks, hash(k)),
         |lines, _, (i, h)| {
             if let Some(j) = ages.advance() {
                 clear_lane(lines, 2, true, j);
