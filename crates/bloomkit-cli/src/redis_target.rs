@@ -664,9 +664,7 @@ impl RedisTarget {
                     fill_ratio: info.set_bits as f64 / info.bits as f64,
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
-                    layers: None,
-                    window: None,
-                    range: None,
+                    ..Default::default()
                 })
             }
             Remote::Redisson(f) => {
@@ -690,9 +688,7 @@ impl RedisTarget {
                     fill_ratio: fill,
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
-                    layers: None,
-                    window: None,
-                    range: None,
+                    ..Default::default()
                 })
             }
             Remote::Window(f) => {
@@ -752,9 +748,7 @@ impl RedisTarget {
                     fill_ratio: info.nonzero_counters as f64 / m as f64,
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("counters4".into()),
-                    layers: None,
-                    window: None,
-                    range: None,
+                    ..Default::default()
                 })
             }
             Remote::Scalable(f) => {

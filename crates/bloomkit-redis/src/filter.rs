@@ -278,15 +278,11 @@ pub struct RedisFilter {
     key_of: Arc<dyn Fn(u32) -> String + Send + Sync>,
 }
 
-impl std::fmt::Debug for RedisFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisFilter")
-            .field("name", &self.name)
-            .field("layout", &self.layout)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
+debug_fields!(RedisFilter {
+    name,
+    layout,
+    hashing
+});
 
 /// Atomically writes the metadata hash if it does not exist: returns 1 if written, 0 if a
 /// filter of that name already exists. (The one creation script of every bloomkit filter

@@ -284,15 +284,11 @@ pub struct TimeWindowRedisFilter {
     known: Arc<Mutex<BTreeSet<(u64, u32)>>>,
 }
 
-impl std::fmt::Debug for TimeWindowRedisFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TimeWindowRedisFilter")
-            .field("name", &self.name)
-            .field("params", &self.params)
-            .field("layout", &self.layout)
-            .finish()
-    }
-}
+debug_fields!(TimeWindowRedisFilter {
+    name,
+    params,
+    layout
+});
 
 impl TimeWindowRedisFilter {
     /// Creates the time-window filter `name` (or opens it if it exists with the same
