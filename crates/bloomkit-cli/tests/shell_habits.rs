@@ -8,18 +8,13 @@ mod support;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Stdio;
 use tempfile::TempDir;
 
 fn bk() -> Command {
     Command::cargo_bin("bloomkit").expect("the bloomkit binary is built")
 }
 
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("bloomkit")
-}
-
-use support::{fails, path as p, run3 as run};
+use support::{bin, fails, path as p, run3 as run, spawn_piped};
 
 fn ok(args: &[&str], stdin: impl AsRef<[u8]>) -> (String, String) {
     let (code, out, err) = run(args, stdin);
@@ -56,13 +51,8 @@ fn quiet_is_grep_q_exit_status_only() {
         (1, "".into(), "".into())
     );
     // Stops at the first match, as grep -q does: an endless input after a match ends it.
-    let mut child = std::process::Command::new(bin())
-        .args(["check", "-q", &f])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) =
+        spawn_piped(std::process::Command::new(bin()).args(["check", "-q", &f]));
     let writer = std::thread::spawn(move || {
         use std::io::Write;
         let _ = stdin.write_all(b"nobody\nalice\n");
