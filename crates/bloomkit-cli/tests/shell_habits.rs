@@ -26,6 +26,11 @@ fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
+/// The counts a JSON summary gives for `fields`.
+fn counts<const N: usize>(v: &Value, fields: [&str; N]) -> [Option<u64>; N] {
+    fields.map(|f| v[f].as_u64())
+}
+
 /// A filter for 1000 elements at 1%.
 fn filter(d: &TempDir, name: &str) -> String {
     let f = p(d, name);
@@ -151,12 +156,8 @@ fn json_summaries_for_every_command() {
     assert_eq!(err, "", "the sentence is replaced by the JSON");
     let v = json(&out);
     assert_eq!(
-        (
-            v["items"].as_u64(),
-            v["new"].as_u64(),
-            v["present"].as_u64()
-        ),
-        (Some(3), Some(2), Some(1))
+        counts(&v, ["items", "new", "present"]),
+        [Some(3), Some(2), Some(1)]
     );
     assert_eq!(v["filter"]["estimated_items"], 2);
     assert_eq!(v["filter"]["over_capacity"], false);
@@ -164,24 +165,16 @@ fn json_summaries_for_every_command() {
     let (out, _) = ok(&["check", &f, "--json", "a", "zz"], "");
     let v = json(&out);
     assert_eq!(
-        (
-            v["items"].as_u64(),
-            v["present"].as_u64(),
-            v["absent"].as_u64()
-        ),
-        (Some(2), Some(1), Some(1))
+        counts(&v, ["items", "present", "absent"]),
+        [Some(2), Some(1), Some(1)]
     );
     // dedup: the lines on standard output, the JSON on standard error.
     let (out, err) = ok(&["dedup", &f, "--json"], "a\nc\nc\n");
     assert_eq!(out, "c\n");
     let v = json(&err);
     assert_eq!(
-        (
-            v["items"].as_u64(),
-            v["new"].as_u64(),
-            v["dropped"].as_u64()
-        ),
-        (Some(3), Some(1), Some(2))
+        counts(&v, ["items", "new", "dropped"]),
+        [Some(3), Some(1), Some(2)]
     );
     let g = filter(&d, "g.bloom");
     let m = p(&d, "m.bloom");
@@ -264,18 +257,12 @@ fn usage_errors_keep_clap_s_whole_message() {
     fails(&["chek"], "", &["'check'", "Usage:"]);
     let d = tempfile::tempdir().unwrap();
     let f = filter(&d, "f.bloom");
-    let (code, _, err) = run(&["merge", &f, "b.bloom"], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("merge needs the output filter and at least two input filters"),
-        "{err}"
+    fails(
+        &["merge", &f, "b.bloom"],
+        "",
+        &["merge needs the output filter and at least two input filters"],
     );
-    let (code, _, err) = run(&["calc", "--hashes"], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("--hashes <K>") && err.contains("--help"),
-        "{err}"
-    );
+    fails(&["calc", "--hashes"], "", &["--hashes <K>", "--help"]);
 }
 
 #[test]
@@ -388,11 +375,10 @@ fn numbers_are_explained_in_the_user_s_terms() {
     }
     // Larger than this machine's memory: refused before allocating, in human units, with
     // what to do instead.
-    let (code, _, err) = run(&["create", &f, "-n", "1e12", "-p", "0.01"], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("TiB of memory") && err.contains("--kind scalable") && err.contains("Redis"),
-        "{err}"
+    fails(
+        &["create", &f, "-n", "1e12", "-p", "0.01"],
+        "",
+        &["TiB of memory", "--kind scalable", "Redis"],
     );
     let (code, _, err) = run(
         &[
@@ -467,20 +453,14 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
         assert!(err.contains(&format!("({format})")), "{err}");
         assert_eq!(ok(&["check", &back, member], "").0, format!("{member}\n"));
         // Opened as a filter, it says what it looks like.
-        let (code, _, err) = run(&["info", &file], "");
-        assert_eq!(code, 2);
-        assert!(
-            err.contains("it looks like") && err.contains("bloomkit import"),
-            "{err}"
-        );
+        fails(&["info", &file], "", &["it looks like", "bloomkit import"]);
     }
     // The wrong --format says what the file looks like.
     let j = p(&d, "x.go-json");
-    let (code, _, err) = run(&["import", &j, "--format", "guava", &p(&d, "y.bloom")], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("not a guava filter") && err.contains("--format go-json"),
-        "{err}"
+    fails(
+        &["import", &j, "--format", "guava", &p(&d, "y.bloom")],
+        "",
+        &["not a guava filter", "--format go-json"],
     );
     fails(
         &["import", &six, &p(&d, "y.bloom")],
