@@ -44,7 +44,7 @@ use crate::meta::{
 use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
-use bloomkit::{Digest, Hashing, Incompatibility, Key};
+use bloomkit::{Hashing, Incompatibility, Key};
 use futures_util::future::{try_join, try_join_all};
 use redis::{Script, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -423,14 +423,7 @@ impl TimeWindowRedisFilter {
 
     /// Where an element's bits are (in every generation).
     pub fn probe<K: Key + ?Sized>(&self, key: &K) -> RegisterProbe {
-        key.with_bytes(|b| {
-            let [h1, h2] = self.hashing.hash128(b);
-            self.layout.probe(&Digest {
-                h1,
-                h2,
-                ..Digest::default()
-            })
-        })
+        crate::filter::register_probe(&self.hashing, &self.layout, key)
     }
 
     /// Adds one element to the current generation; `true` if it was not in the window before.
