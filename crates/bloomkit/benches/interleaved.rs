@@ -14,7 +14,8 @@
 //! Contenders: bloomkit's default `BlockedBloomFilter` (Parquet's 256-bit half-block split
 //! blocks at 1 %) one key at a time and in batches of 4096 (`contains_batch_into`,
 //! `insert_batch`); the same for `AtomicBlockedBloomFilter`; bloomkit's classic
-//! `BloomFilter`; fastbloom and sbbf-rs-safe given `xxh3_64` of the same key bytes (sbbf-rs-safe
+//! `BloomFilter`, with its default scheme and with `enhanced-double-64` (one XXH3-64 per key,
+//! as fastbloom hashes); fastbloom and sbbf-rs-safe given `xxh3_64` of the same key bytes (sbbf-rs-safe
 //! gets bloomkit's bits per key); and two baselines over an array the size of bloomkit's
 //! filter: one random cache-line load per key at a random index (no hashing: the memory
 //! limit), and the key's XXH3 plus that load. Pools: absent keys ("miss"), present keys
@@ -27,8 +28,9 @@
 mod keys;
 
 use bloomkit::probe::reduce;
+use bloomkit::probe::Scheme;
 use bloomkit::storage::Block;
-use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter, BloomFilter};
+use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter, BloomFilter, Spec};
 use keys::{splitmix, url_key};
 use std::hint::black_box;
 use std::time::Instant;
@@ -77,6 +79,8 @@ struct Filters {
     blocked: BlockedBloomFilter,
     atomic: AtomicBlockedBloomFilter,
     classic: BloomFilter,
+    /// The classic filter with the one-64-bit-hash scheme (`enhanced-double-64`).
+    classic64: BloomFilter,
     fast: fastbloom::BloomFilter,
     sbbf: sbbf_rs_safe::Filter,
     /// An empty filter of bloomkit's size, allocated as its filters are (huge pages where
@@ -84,7 +88,7 @@ struct Filters {
     lines: BlockedBloomFilter,
 }
 
-const NAMES: [&str; 9] = [
+const NAMES: [&str; 10] = [
     "bloomkit blocked",
     "bloomkit blocked, batch",
     "bloomkit atomic blocked",
@@ -94,6 +98,7 @@ const NAMES: [&str; 9] = [
     "sbbf-rs-safe (xxh3)",
     "random line load",
     "xxh3 + random line load",
+    "bloomkit classic, enhanced-double-64",
 ];
 const BASELINES: [usize; 2] = [7, 8];
 
@@ -122,6 +127,7 @@ fn query<K: BenchKey>(f: &Filters, which: usize, keys: &[K], salt: u64, out: &mu
         4 => count(&mut keys.iter().map(|k| f.classic.contains(k))),
         5 => count(&mut keys.iter().map(|k| f.fast.contains_hash(k.xxh()))),
         6 => count(&mut keys.iter().map(|k| f.sbbf.contains_hash(k.xxh()))),
+        9 => count(&mut keys.iter().map(|k| f.classic64.contains(k))),
         7 => {
             let lines: &[Block] = f.lines.as_blocks();
             let n = lines.len() as u64;
@@ -156,6 +162,7 @@ fn insert<K: BenchKey>(f: &mut Filters, which: usize, keys: &[K]) -> usize {
         4 => keys.iter().filter(|k| f.classic.insert(*k)).count(),
         5 => keys.iter().filter(|k| f.fast.insert_hash(k.xxh())).count(),
         6 => keys.iter().filter(|k| f.sbbf.insert_hash(k.xxh())).count(),
+        9 => keys.iter().filter(|k| f.classic64.insert(*k)).count(),
         _ => unreachable!("the baselines have no insert"),
     }
 }
@@ -166,6 +173,7 @@ fn clear(f: &mut Filters, which: usize) {
         2 | 3 => f.atomic.clear(),
         4 => f.classic.clear(),
         5 => f.fast.clear(),
+        9 => f.classic64.clear(),
         _ => f.sbbf.reset(),
     }
 }
@@ -189,6 +197,12 @@ fn filters(n: u64, p: f64) -> Filters {
         atomic: AtomicBlockedBloomFilter::new(n, p).unwrap(),
         blocked,
         classic: BloomFilter::new(n, p).unwrap(),
+        classic64: BloomFilter::from_spec(
+            Spec::for_capacity(n, p)
+                .unwrap()
+                .with_scheme(Scheme::EnhancedDouble64),
+        )
+        .unwrap(),
         fast: fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize),
         sbbf: sbbf_rs_safe::Filter::new(bits, n as usize),
     }
@@ -207,6 +221,7 @@ fn run<K: BenchKey>(n: u64, rounds: usize) {
         qf.blocked.insert(k);
         qf.atomic.insert(k);
         qf.classic.insert(k);
+        qf.classic64.insert(k);
         qf.fast.insert_hash(k.xxh());
         qf.sbbf.insert_hash(k.xxh());
     });

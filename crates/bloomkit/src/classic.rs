@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::filter::Filter;
 use crate::key::Key;
 use crate::math::Params;
-use crate::probe::{enhanced_double, Digest, Scheme};
+use crate::probe::{enhanced_double, Digest};
 use crate::spec::Spec;
 use crate::storage::BitVec;
 use std::fmt;
@@ -38,7 +38,7 @@ pub const DEFAULT_FPP: f64 = 0.01;
 /// elements' misses overlap.
 #[inline(always)]
 pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
-    if spec.scheme() == Scheme::EnhancedDouble {
+    if spec.scheme().is_enhanced_double() {
         return enhanced_double(d, spec.hashes(), spec.bits()).fold(false, |new, i| set(i) | new);
     }
     let mut new = false;
@@ -156,14 +156,13 @@ macro_rules! classic_filter {
             /// Adds an element given its digest (see [`Spec::digest`]).
             #[inline]
             pub fn insert_digest(&$($mut)? self, d: &Digest) -> bool {
-                let bits = &$($mut)? self.bits;
-                insert_positions(&self.spec, d, |i| bits.set(i))
+                insert_positions(&self.spec, d, self.bits.setter())
             }
 
             /// Tests an element given its digest.
             #[inline]
             pub fn contains_digest(&self, d: &Digest) -> bool {
-                contains_positions(&self.spec, d, |i| self.bits.get(i))
+                contains_positions(&self.spec, d, self.bits.getter())
             }
 
             /// The element's `k` bit positions, in probe order.

@@ -65,7 +65,7 @@ macro_rules! key_through_pointer {
             fn encode(&self, out: &mut Vec<u8>) {
                 (**self).encode(out)
             }
-            #[inline]
+            #[inline(always)]
             fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
                 (**self).with_bytes(f)
             }
@@ -82,7 +82,7 @@ macro_rules! borrowed_bytes {
             fn encode(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(self.$conv());
             }
-            #[inline]
+            #[inline(always)]
             fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
                 f(self.$conv())
             }

@@ -176,6 +176,14 @@ impl Spec {
     /// Hashes already-encoded key bytes to a [`Digest`].
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
+        if self.scheme.hashes_once() {
+            let h = self.hashing.hash64(bytes);
+            return Digest {
+                h1: h,
+                h2: crate::probe::second_word(h),
+                ..Digest::default()
+            };
+        }
         let [h1, h2] = self.hashing.hash128(bytes);
         let [h3, h4] = if self.scheme.needs_wide_digest() {
             self.hashing.hash128_suffixed(bytes, 1)
@@ -186,8 +194,21 @@ impl Spec {
     }
 
     /// Encodes and hashes an element.
-    #[inline]
+    #[inline(always)]
     pub fn digest<K: Key + ?Sized>(&self, key: &K) -> Digest {
+        if self.scheme.hashes_once() && matches!(self.hashing, Hashing::Xxh3) {
+            // The one-hash scheme with the default hashing: XXH3-64 inlined into the caller.
+            let h = key.with_bytes(
+                #[inline(always)]
+                #[allow(clippy::redundant_closure)]
+                |b| crate::hash::xxh3_64(b),
+            );
+            return Digest {
+                h1: h,
+                h2: crate::probe::second_word(h),
+                ..Digest::default()
+            };
+        }
         key.with_bytes(|b| self.digest_bytes(b))
     }
 

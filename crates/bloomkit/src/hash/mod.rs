@@ -15,9 +15,11 @@
 //! ```
 
 mod murmur3;
+mod xxh3;
 
 pub use murmur3::murmur3_x64_128;
 pub(crate) use murmur3::murmur3_x64_128_suffixed;
+pub(crate) use xxh3::xxh3_64;
 
 use siphasher::sip128::Hasher128;
 use std::fmt;
@@ -136,7 +138,7 @@ impl Hashing {
     #[inline(always)]
     pub fn hash64(&self, bytes: &[u8]) -> u64 {
         if let Hashing::Xxh3 = self {
-            return xxhash_rust::xxh3::xxh3_64(bytes);
+            return xxh3::xxh3_64(bytes);
         }
         self.hash128_other(bytes)[0]
     }

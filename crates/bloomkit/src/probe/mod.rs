@@ -6,6 +6,7 @@
 //! | scheme | rule (all arithmetic wrapping on 64 bits unless said) |
 //! |---|---|
 //! | [`Scheme::EnhancedDouble`] (default) | `x = h1, y = h2`; for `i` in `0..k`: position `⌊x·m / 2⁶⁴⌋`, then `x += y`, `y += i` |
+//! | [`Scheme::EnhancedDouble64`] | [`Scheme::EnhancedDouble`] on a digest made from one 64-bit hash `h` ([`Hashing::hash64`](crate::Hashing::hash64)): `h1 = h`, `h2 = lo ⊕ hi` of the 128-bit product `h · 0x9e3779b97f4a7c15` |
 //! | [`Scheme::GuavaMitz64`] | `c = h1`; for each `i`: `(c & i64::MAX) % m`, then `c += h2` |
 //! | [`Scheme::GuavaMitz32`] | `a = low32(h1), b = high32(h1)` as `i32`; for `i` in `1..=k`: `x = a + i·b` (wrapping `i32`), `!x` if negative, `x % m` |
 //! | [`Scheme::Go`] | `h = [h1, h2, h3, h4]` where `h3, h4` hash the key followed by byte 1; `(h[i%2] + i·h[2 + ((i + i%2) % 4)/2]) % m` |
@@ -60,6 +61,21 @@ pub enum Scheme {
     Go,
     /// Redisson `RBloomFilter`'s alternating double hashing.
     Redisson,
+    /// Enhanced double hashing from one 64-bit hash: the key is hashed once to 64 bits (XXH3-64
+    /// with the default hashing, which costs about half of XXH3-128 on keys of 17 to 128
+    /// bytes) and the second word derived from it ([`Scheme::hashes_once`]). A filter's
+    /// positions differ from [`Scheme::EnhancedDouble`]'s, so this is a scheme of its own,
+    /// named in files; existing filters keep theirs.
+    EnhancedDouble64,
+}
+
+/// The second digest word of [`Scheme::EnhancedDouble64`]: the XOR of the halves of the
+/// 128-bit product of `h` and 2⁶⁴/φ (one multiplication; every bit of `h` reaches the high
+/// bits that multiply-shift reduction reads).
+#[inline(always)]
+pub(crate) fn second_word(h: u64) -> u64 {
+    let p = u128::from(h) * 0x9e37_79b9_7f4a_7c15u128;
+    p as u64 ^ (p >> 64) as u64
 }
 
 /// One SplitMix64 step (Steele, Lea & Flood): the output for state `x`, that is the mix of
@@ -95,19 +111,21 @@ pub(crate) fn enhanced_double(d: &Digest, k: u32, m: u64) -> impl Iterator<Item 
 
 impl Scheme {
     /// Every scheme, in a fixed order (for tests and tools).
-    pub const ALL: [Scheme; 5] = [
+    pub const ALL: [Scheme; 6] = [
         Scheme::EnhancedDouble,
         Scheme::GuavaMitz64,
         Scheme::GuavaMitz32,
         Scheme::Go,
         Scheme::Redisson,
+        Scheme::EnhancedDouble64,
     ];
 
     /// The scheme's stable name: `enhanced-double`, `guava-mitz64`, `guava-mitz32`, `go`,
-    /// `redisson`.
+    /// `redisson`, `enhanced-double-64`.
     pub fn name(self) -> &'static str {
         match self {
             Scheme::EnhancedDouble => "enhanced-double",
+            Scheme::EnhancedDouble64 => "enhanced-double-64",
             Scheme::GuavaMitz64 => "guava-mitz64",
             Scheme::GuavaMitz32 => "guava-mitz32",
             Scheme::Go => "go",
@@ -126,6 +144,20 @@ impl Scheme {
         matches!(self, Scheme::Go)
     }
 
+    /// Whether the scheme's digest comes from one 64-bit hash of the key
+    /// ([`Scheme::EnhancedDouble64`]) rather than the 128-bit one.
+    #[inline]
+    pub fn hashes_once(self) -> bool {
+        matches!(self, Scheme::EnhancedDouble64)
+    }
+
+    /// Whether the scheme walks its positions by enhanced double hashing over `h1, h2`
+    /// ([`Scheme::EnhancedDouble`] and [`Scheme::EnhancedDouble64`]).
+    #[inline(always)]
+    pub(crate) fn is_enhanced_double(self) -> bool {
+        matches!(self, Scheme::EnhancedDouble | Scheme::EnhancedDouble64)
+    }
+
     /// Calls `f` with each of the `k` positions in `[0, m)`, in probe order, until `f` returns
     /// `false`. Returns `false` if `f` stopped the walk, `true` if every position was visited.
     ///
@@ -133,7 +165,7 @@ impl Scheme {
     #[inline(always)]
     pub fn for_each_position(self, d: &Digest, k: u32, m: u64, f: impl FnMut(u64) -> bool) -> bool {
         debug_assert!(m > 0);
-        if self == Scheme::EnhancedDouble {
+        if self.is_enhanced_double() {
             return enhanced_double(d, k, m).all(f);
         }
         self.for_each_position_other(d, k, m, f)
@@ -150,8 +182,8 @@ impl Scheme {
         mut f: impl FnMut(u64) -> bool,
     ) -> bool {
         match self {
-            Scheme::EnhancedDouble => {
-                unreachable!("the default scheme is handled by for_each_position")
+            Scheme::EnhancedDouble | Scheme::EnhancedDouble64 => {
+                unreachable!("enhanced double hashing is handled by for_each_position")
             }
             Scheme::GuavaMitz64 => {
                 let mut c = d.h1;
@@ -220,6 +252,9 @@ impl fmt::Display for Scheme {
 mod tests {
     use super::*;
     use crate::hash::Hashing;
+
+    /// `enhanced-double-64` positions of "https://example.com/" in 1000 bits, k = 7.
+    const PINNED: [u64; 7] = [299, 447, 595, 742, 890, 38, 186];
 
     fn digest(hashing: &Hashing, bytes: &[u8], wide: bool) -> Digest {
         let [h1, h2] = hashing.hash128(bytes);
@@ -325,6 +360,19 @@ mod tests {
             Scheme::GuavaMitz32.positions(&d, 7, 128),
             [53, 23, 100, 78, 1, 52, 24]
         );
+    }
+
+    /// `enhanced-double-64` hashes once, to XXH3-64, and its positions are pinned: they are
+    /// what files of scheme 10 hold.
+    #[test]
+    fn enhanced_double_64_is_pinned() {
+        let spec = crate::Spec::with_bits(1000, 7)
+            .unwrap()
+            .with_scheme(Scheme::EnhancedDouble64);
+        let d = spec.digest("https://example.com/");
+        assert_eq!(d.h1, xxhash_rust::xxh3::xxh3_64(b"https://example.com/"));
+        assert_eq!(d.h2, second_word(d.h1));
+        assert_eq!(spec.positions("https://example.com/"), PINNED);
     }
 
     #[test]

@@ -152,6 +152,14 @@ macro_rules! common_bit_methods {
         pub(crate) fn words(&self) -> &[impl Word] {
             &self.words
         }
+
+        /// [`get`](Self::get) as a closure over the words' slice, for a filter's probe loop:
+        /// the slice's address and length stay in registers across the probes.
+        #[inline(always)]
+        pub(crate) fn getter(&self) -> impl Fn(u64) -> bool + '_ {
+            let words = &self.words[..];
+            move |i| get_bit(words, i)
+        }
     };
 }
 
@@ -183,6 +191,20 @@ impl BitVec {
         let was_clear = *word & mask == 0;
         *word |= mask;
         was_clear
+    }
+
+    /// [`set`](Self::set) as a closure over the words' slice (see `getter`): the probe loop's
+    /// stores cannot then make the compiler reload the vector's address and length.
+    #[inline(always)]
+    pub(crate) fn setter(&mut self) -> impl FnMut(u64) -> bool + '_ {
+        let words = &mut self.words[..];
+        move |i| {
+            let word = &mut words[(i >> 6) as usize];
+            let mask = 1u64 << (i & 63);
+            let was_clear = *word & mask == 0;
+            *word |= mask;
+            was_clear
+        }
     }
 
     /// Clears bit `i`; returns `true` if it was set before. `i` must be `< len`.
@@ -280,6 +302,13 @@ impl AtomicBitVec {
     pub fn set(&self, i: u64) -> bool {
         debug_assert!(i < self.len);
         atomic_set(&self.words, i)
+    }
+
+    /// [`set`](Self::set) as a closure over the words' slice (as [`BitVec`]'s `setter`).
+    #[inline(always)]
+    pub(crate) fn setter(&self) -> impl FnMut(u64) -> bool + '_ {
+        let words = &self.words[..];
+        move |i| atomic_set(words, i)
     }
 
     /// Clears every bit.

@@ -126,6 +126,7 @@ pub(crate) fn scheme_code(s: Scheme) -> u8 {
         Scheme::GuavaMitz32 => 3,
         Scheme::Go => 4,
         Scheme::Redisson => 5,
+        Scheme::EnhancedDouble64 => 10,
     }
 }
 
