@@ -173,7 +173,7 @@ async fn skewed_clients_find_every_element_of_the_window() {
 
 #[tokio::test]
 async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
-    let (_server, conn, clock, f) = on_manual_clock("ttl", 2).await;
+    let (_server, conn, _clock, f) = on_manual_clock("ttl", 2).await;
     f.insert_batch(&items(0..100)).await.unwrap();
     let c = f.current_generation();
     let key = f.generation_key(c, 0);
