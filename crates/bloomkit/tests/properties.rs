@@ -4,17 +4,11 @@
 use bloomkit::{BloomFilter, Error, Hashing, Params, Preset, Scheme, Spec};
 use proptest::prelude::*;
 
+mod support;
+use support::{any_hashing, any_layout};
+
 fn any_scheme() -> impl Strategy<Value = Scheme> {
     prop::sample::select(Scheme::ALL.to_vec())
-}
-
-fn any_hashing() -> impl Strategy<Value = Hashing> {
-    prop_oneof![
-        Just(Hashing::Xxh3),
-        Just(Hashing::Murmur3),
-        Just(Hashing::Highway),
-        any::<[u8; 16]>().prop_map(Hashing::siphash),
-    ]
 }
 
 fn any_spec() -> impl Strategy<Value = Spec> {
@@ -160,18 +154,11 @@ proptest! {
     #[test]
     fn atomic_blocked_filters_set_the_bits_of_plain_ones(
         blocks in 1u64..300,
-        k in 1u32..16,
-        which in 0u8..3,
+        layout in any_layout(1..16),
         hashing in any_hashing(),
         keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..24), 0..400),
     ) {
-        use bloomkit::probe::blocked::BlockLayout;
         use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter};
-        let layout = match which {
-            0 => BlockLayout::SplitBlock,
-            1 => BlockLayout::SplitBlock256,
-            _ => BlockLayout::Bits(k),
-        };
         let mut plain = BlockedBloomFilter::with_layout(blocks, layout, hashing.clone()).unwrap();
         let atomic = AtomicBlockedBloomFilter::with_layout(blocks, layout, hashing).unwrap();
         let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
