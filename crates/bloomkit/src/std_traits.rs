@@ -8,7 +8,7 @@
 //! [`AtomicBlockedBloomFilter`], [`CountingBloomFilter`], [`ScalableBloomFilter`] and
 //! [`CountWindowFilter`] implement both; [`TimeWindowFilter`] implements `Extend` only (it
 //! needs a window length, which an iterator does not give), and
-//! [`DLeftCountingFilter`](crate::DLeftCountingFilter) neither: its `insert` fails when all of
+//! [`DLeftCountingFilter`] neither: its `insert` fails when all of
 //! an element's buckets are full, which `extend` could not report, so call `insert` in a loop.
 //! The exact integer sets [`Bitmap`](crate::bitmap::Bitmap) and
 //! [`TwoBitMap`](crate::bitmap::TwoBitMap) have neither for the same reason: their `insert`
