@@ -5,10 +5,19 @@ use bloomkit::{BloomFilter, Error, Hashing, Params, Preset, Scheme, Spec};
 use proptest::prelude::*;
 
 mod support;
-use support::{any_hashing, any_layout};
+use support::any_layout;
 
 fn any_scheme() -> impl Strategy<Value = Scheme> {
     prop::sample::select(Scheme::ALL.to_vec())
+}
+
+fn any_hashing() -> impl Strategy<Value = Hashing> {
+    prop_oneof![
+        Just(Hashing::Xxh3),
+        Just(Hashing::Murmur3),
+        Just(Hashing::Highway),
+        any::<[u8; 16]>().prop_map(Hashing::siphash),
+    ]
 }
 
 fn any_spec() -> impl Strategy<Value = Spec> {
