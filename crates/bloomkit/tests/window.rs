@@ -177,18 +177,10 @@ fn api_batches_and_estimates(mut f: CountWindowFilter) {
 
 #[test]
 fn count_window_bad_parameters_are_typed_errors() {
-    assert!(matches!(
-        CountWindowFilter::new(0, 0.01),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(
-        CountWindowFilter::new(100, 0.0),
-        Err(Error::InvalidFpp(_))
-    ));
-    assert!(matches!(
-        CountWindowFilter::new(u64::MAX, 0.01),
-        Err(Error::TooLarge { .. })
-    ));
+    let refusal = |window, p| CountWindowFilter::new(window, p).unwrap_err();
+    assert!(matches!(refusal(0, 0.01), Error::InvalidParameters(_)));
+    assert!(matches!(refusal(100, 0.0), Error::InvalidFpp(_)));
+    assert!(matches!(refusal(u64::MAX, 0.01), Error::TooLarge { .. }));
 }
 
 const DAY: Duration = Duration::from_secs(86_400);
