@@ -440,7 +440,14 @@ pub fn run<T: Tally>(command: &str, args: &Integers, out: &Output) -> Result<()>
     }
     tally.flush_negative()?;
     tally.flush_other()?;
-    match print(&tally, DecimalOut::new(std::io::stdout().lock())) {
+    // `-q` prints nothing, as for every command: the exit status tells whether every line
+    // was an integer in range.
+    let printed = if out.quiet {
+        Ok(())
+    } else {
+        print(&tally, DecimalOut::new(std::io::stdout().lock()))
+    };
+    match printed {
         Ok(()) => {}
         // `... | head`: the reader has what it wanted.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),

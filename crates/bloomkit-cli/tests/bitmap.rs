@@ -478,8 +478,16 @@ fn integer_commands_take_the_shared_sources_and_json() {
         "{v}"
     );
     assert!(v["bytes"].as_u64().is_some_and(|b| b > 0), "{v}");
+    // `-q` prints nothing (as grep -q); the exit status still refuses a non-integer line.
     let r = ok(&["sort-unique", "--json", "-q"], b"1\n");
-    assert_eq!((r.out.as_str(), r.err.as_str()), ("1\n", ""));
+    assert_eq!((r.out.as_str(), r.err.as_str()), ("", ""));
+    let r = ok(&["singles", "-q"], b"1\n2\n1\n");
+    assert_eq!((r.out.as_str(), r.err.as_str()), ("", ""));
+    fails(
+        &["sort-unique", "-q"],
+        b"1\nx\n",
+        &["line 2: 'x' is not an integer"],
+    );
 }
 
 /// A dense bitmap file is read in place by `check` and `info` (the library's `MappedBitmap`),
