@@ -103,40 +103,30 @@ const NAMES: [&str; 11] = [
 ];
 const BASELINES: [usize; 2] = [7, 8];
 
+/// Answers `keys` with `batch` in calls of [`BATCH`] keys; the number of positive answers.
+fn in_batches<K>(keys: &[K], out: &mut [bool], batch: impl Fn(&[K], &mut [bool])) -> usize {
+    keys.chunks(BATCH)
+        .map(|c| {
+            let out = &mut out[..c.len()];
+            batch(c, out);
+            out.iter().filter(|&&b| b).count()
+        })
+        .sum()
+}
+
 #[inline(never)]
 fn query<K: BenchKey>(f: &Filters, which: usize, keys: &[K], salt: u64, out: &mut [bool]) -> usize {
     let count = |it: &mut dyn Iterator<Item = bool>| it.filter(|&b| b).count();
     match which {
         0 => count(&mut keys.iter().map(|k| f.blocked.contains(k))),
-        1 => keys
-            .chunks(BATCH)
-            .map(|c| {
-                let out = &mut out[..c.len()];
-                f.blocked.contains_batch_into(c, out);
-                out.iter().filter(|&&b| b).count()
-            })
-            .sum(),
+        1 => in_batches(keys, out, |c, o| f.blocked.contains_batch_into(c, o)),
         2 => count(&mut keys.iter().map(|k| f.atomic.contains(k))),
-        3 => keys
-            .chunks(BATCH)
-            .map(|c| {
-                let out = &mut out[..c.len()];
-                f.atomic.contains_batch_into(c, out);
-                out.iter().filter(|&&b| b).count()
-            })
-            .sum(),
+        3 => in_batches(keys, out, |c, o| f.atomic.contains_batch_into(c, o)),
         4 => count(&mut keys.iter().map(|k| f.classic.contains(k))),
         5 => count(&mut keys.iter().map(|k| f.fast.contains_hash(k.xxh()))),
         6 => count(&mut keys.iter().map(|k| f.sbbf.contains_hash(k.xxh()))),
         9 => count(&mut keys.iter().map(|k| f.classic64.contains(k))),
-        10 => keys
-            .chunks(BATCH)
-            .map(|c| {
-                let out = &mut out[..c.len()];
-                f.classic.contains_batch_into(c, out);
-                out.iter().filter(|&&b| b).count()
-            })
-            .sum(),
+        10 => in_batches(keys, out, |c, o| f.classic.contains_batch_into(c, o)),
         7 => {
             let lines: &[Block] = f.lines.as_blocks();
             let n = lines.len() as u64;
