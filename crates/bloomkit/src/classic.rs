@@ -15,7 +15,8 @@
 //! [`AtomicBitVec`](crate::storage::AtomicBitVec). Only the receivers of the bit-setting
 //! methods differ (`&mut self` for the plain filter, `&self` for the atomic one). The probing
 //! loop itself is `insert_positions` / `contains_positions`, which memory-mapped files
-//! ([`crate::mmap`]) use too.
+//! ([`crate::mmap`]) use too; batches (`insert_batch`, `contains_batch`) run them in a
+//! pipeline (`insert_items` / `contains_items`) that prefetches each element's lines first.
 
 use crate::error::Result;
 use crate::filter::Filter;
