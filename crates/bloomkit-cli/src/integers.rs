@@ -386,21 +386,8 @@ impl<W: Write> DecimalOut<W> {
 
     #[inline]
     fn write(&mut self, v: i128) -> std::io::Result<()> {
-        let mut digits = [0u8; 24];
-        let mut at = digits.len();
-        let mut m = v.unsigned_abs();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (m % 10) as u8;
-            m /= 10;
-            if m == 0 {
-                break;
-            }
-        }
-        if v < 0 {
-            self.buf.push(b'-');
-        }
-        self.buf.extend_from_slice(&digits[at..]);
+        self.buf
+            .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
         self.buf.push(b'\n');
         if self.buf.len() >= IO_BUFFER - 32 {
             self.flush()?;

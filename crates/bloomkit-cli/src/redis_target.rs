@@ -263,6 +263,20 @@ enum Remote {
     Window(TimeWindowRedisFilter),
 }
 
+/// `$body` with `$f` bound to the filter of `$remote`, whatever its kind (the five kinds share
+/// their batch methods' names and results).
+macro_rules! on_any {
+    ($remote:expr, $f:ident => $body:expr) => {
+        match $remote {
+            Remote::Register($f) => $body,
+            Remote::Redisson($f) => $body,
+            Remote::Scalable($f) => $body,
+            Remote::Counting($f) => $body,
+            Remote::Window($f) => $body,
+        }
+    };
+}
+
 /// An open Redis target.
 pub struct RedisTarget {
     rt: Runtime,
@@ -591,11 +605,7 @@ impl RedisTarget {
         }
         *new = self.retry(async |remote| match remote {
             Remote::Register(f) if bulk => f.insert_bulk(elements).await,
-            Remote::Register(f) => f.insert_batch(elements).await,
-            Remote::Redisson(f) => f.insert_batch(elements).await,
-            Remote::Scalable(f) => f.insert_batch(elements).await,
-            Remote::Counting(f) => f.insert_batch(elements).await,
-            Remote::Window(f) => f.insert_batch(elements).await,
+            remote => on_any!(remote, f => f.insert_batch(elements).await),
         })?;
         Ok(())
     }
@@ -636,13 +646,8 @@ impl RedisTarget {
 
     /// Tests a batch.
     pub fn contains_batch(&self, elements: &[Vec<u8>], present: &mut Vec<bool>) -> Result<()> {
-        *present = self.retry(async |remote| match remote {
-            Remote::Register(f) => f.contains_batch(elements).await,
-            Remote::Redisson(f) => f.contains_batch(elements).await,
-            Remote::Scalable(f) => f.contains_batch(elements).await,
-            Remote::Counting(f) => f.contains_batch(elements).await,
-            Remote::Window(f) => f.contains_batch(elements).await,
-        })?;
+        *present =
+            self.retry(async |remote| on_any!(remote, f => f.contains_batch(elements).await))?;
         Ok(())
     }
 
@@ -664,9 +669,7 @@ impl RedisTarget {
                     fill_ratio: info.set_bits as f64 / info.bits as f64,
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("register".into()),
-                    layers: None,
-                    window: None,
-                    range: None,
+                    ..Default::default()
                 })
             }
             Remote::Redisson(f) => {
@@ -690,9 +693,7 @@ impl RedisTarget {
                     fill_ratio: fill,
                     estimated_fpp: bloomkit::math::fpp_from_fill(fill, spec.hashes()),
                     layout: None,
-                    layers: None,
-                    window: None,
-                    range: None,
+                    ..Default::default()
                 })
             }
             Remote::Window(f) => {
@@ -752,9 +753,7 @@ impl RedisTarget {
                     fill_ratio: info.nonzero_counters as f64 / m as f64,
                     estimated_fpp: info.estimated_fpp,
                     layout: Some("counters4".into()),
-                    layers: None,
-                    window: None,
-                    range: None,
+                    ..Default::default()
                 })
             }
             Remote::Scalable(f) => {

@@ -11,6 +11,7 @@ use crate::target::{Description, Target};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::io::Write;
+use std::process::ExitCode;
 
 /// How much a command prints (from the global flags).
 #[derive(Debug, Clone, Copy, Default)]
@@ -167,6 +168,26 @@ pub fn check_health(target: &Target, out: &Output) -> Result<Description> {
     Ok(d)
 }
 
+/// Reports the filter a command wrote into `target` (nothing under `-q`): its warnings, the
+/// sentence `says` makes of its description (text mode), and `summary` with the description
+/// (`--json`).
+pub fn report_written(
+    target: &Target,
+    out: &Output,
+    summary: Summary,
+    says: impl FnOnce(&Description) -> String,
+) -> Result<ExitCode> {
+    if out.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let d = check_health(target, out)?;
+    if out.text() {
+        eprintln!("{}", says(&d));
+    }
+    summary.filter(&d).print(out, false)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// A command's JSON summary: `{"command": ..., "target": ..., ...}`.
 #[derive(Debug, Clone)]
 pub struct Summary {
@@ -236,9 +257,7 @@ mod tests {
             estimated_items: items,
             fill_ratio: fill,
             estimated_fpp: fpp_now,
-            layers: None,
-            window: None,
-            range: None,
+            ..Default::default()
         }
     }
 

@@ -5,7 +5,7 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
-use support::{fails, ok, path, run};
+use support::{created, fails, ok, path, run, spawn_piped};
 
 /// Deterministic pseudo-random integers: negatives, repeats, values past `i64::MAX`.
 fn integers(n: usize) -> Vec<i128> {
@@ -34,16 +34,23 @@ fn text(values: &[i128]) -> Vec<u8> {
         .into_bytes()
 }
 
+/// A temporary directory with the input files `a.txt` and `b.txt`, holding `a` and `b`.
+fn two_inputs(a: &str, b: &str) -> (tempfile::TempDir, String, String) {
+    let d = tempfile::tempdir().unwrap();
+    let (a_path, b_path) = (path(&d, "a.txt"), path(&d, "b.txt"));
+    std::fs::write(&a_path, a).unwrap();
+    std::fs::write(&b_path, b).unwrap();
+    (d, a_path, b_path)
+}
+
+/// What `info --json` says of `filter`.
+fn info_json(filter: &str) -> serde_json::Value {
+    serde_json::from_str(&ok(&["info", filter, "--json"], b"").out).unwrap()
+}
+
 /// What `sort -n | uniq ARGS` prints for `input` (the real tools).
 fn sort_uniq(input: &[u8], uniq_args: &[&str]) -> String {
-    let mut sort = Command::new("sort")
-        .arg("-n")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("sort runs");
-    let mut sin = sort.stdin.take().unwrap();
+    let (mut sort, mut sin) = spawn_piped(Command::new("sort").arg("-n").env("LC_ALL", "C"));
     let data = input.to_vec();
     let writer = std::thread::spawn(move || std::io::Write::write_all(&mut sin, &data));
     let uniq = Command::new("uniq")
@@ -88,10 +95,7 @@ fn sort_unique_and_singles_print_what_sort_and_uniq_print() {
 
 #[test]
 fn integer_commands_read_files_and_name_bad_lines() {
-    let d = tempfile::tempdir().unwrap();
-    let (a, b) = (path(&d, "a.txt"), path(&d, "b.txt"));
-    std::fs::write(&a, "3\n 1 \n3\n").unwrap();
-    std::fs::write(&b, "-2\r\n+7\n1").unwrap();
+    let (d, a, b) = two_inputs("3\n 1 \n3\n", "-2\r\n+7\n1");
     assert_eq!(
         ok(&["sort-unique", &a, "-", &b], b"9\n").out,
         "-2\n1\n3\n7\n9\n"
@@ -127,8 +131,11 @@ fn integer_commands_read_files_and_name_bad_lines() {
     }
     let r = run(&["sort-unique", d.path().to_str().unwrap()], b"");
     assert_eq!(r.code, 2);
-    let r = run(&["sort-unique", &path(&d, "missing.txt")], b"");
-    assert!(r.code == 2 && r.err.contains("missing.txt"), "{}", r.err);
+    fails(
+        &["sort-unique", &path(&d, "missing.txt")],
+        b"",
+        &["missing.txt"],
+    );
 }
 
 #[test]
@@ -208,14 +215,12 @@ fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
     assert_eq!((r.code, r.out.as_str()), (0, "5\n999999999\n"));
     assert_eq!(run(&["check", &f, "7"], b"").code, 1);
     ok(&["remove", &f, "5"], b"");
-    let r = run(&["remove", &f, "5"], b"");
-    assert!(
-        r.code == 2 && r.err.contains("integer 5 is not in the bitmap"),
-        "{}",
-        r.err
+    fails(
+        &["remove", &f, "5"],
+        b"",
+        &["integer 5 is not in the bitmap"],
     );
-    let info: serde_json::Value =
-        serde_json::from_str(&ok(&["info", &f, "--json"], b"").out).unwrap();
+    let info = info_json(&f);
     assert_eq!(info["kind"], "bitmap");
     assert_eq!(info["layout"], "roaring");
     assert_eq!(info["range"], "0..1000000000");
@@ -226,8 +231,7 @@ fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
     let g = path(&d, "dense.bloom");
     ok(&["create", &g, "--range", "-1000..=1000", "-n", "500"], b"");
     ok(&["add", &g, "-1000", "1000", "-3"], b"");
-    let info: serde_json::Value =
-        serde_json::from_str(&ok(&["info", &g, "--json"], b"").out).unwrap();
+    let info = info_json(&g);
     assert_eq!(
         (info["kind"].as_str(), info["layout"].as_str()),
         (Some("bitmap"), Some("dense"))
@@ -242,12 +246,7 @@ fn a_bitmap_file_adds_checks_removes_and_describes_itself() {
 
 #[test]
 fn bad_input_for_a_bitmap_changes_nothing() {
-    let d = tempfile::tempdir().unwrap();
-    let f = path(&d, "ids.bloom");
-    ok(
-        &["create", &f, "--kind", "bitmap", "--range", "100..200"],
-        b"",
-    );
+    let (_d, f) = created("ids.bloom", &["--kind", "bitmap", "--range", "100..200"]);
     ok(&["add", &f, "150"], b"");
     let before = std::fs::read(&f).unwrap();
     for (input, wanted) in [
@@ -279,12 +278,7 @@ fn bad_input_for_a_bitmap_changes_nothing() {
     let last = bad.len() - 20;
     bad[last] ^= 1;
     std::fs::write(&f, &bad).unwrap();
-    let r = run(&["check", &f, "150"], b"");
-    assert!(
-        r.code == 2 && r.err.contains("checksum mismatch"),
-        "{}",
-        r.err
-    );
+    fails(&["check", &f, "150"], b"", &["checksum mismatch"]);
     for args in [
         vec!["create", &f, "--force", "--range", "0..10", "-p", "0.01"],
         vec![
@@ -318,29 +312,24 @@ fn bitmaps_merge_and_intersect_exactly() {
     assert_eq!(ok(&["check", &i], b"1\n2\n3\n4\n5\n").out, "3\n");
     let c = path(&d, "c");
     ok(&["create", &c, "--range", "0..50"], b"");
-    let r = run(&["merge", &u, &a, &c, "--force"], b"");
-    assert!(
-        r.code == 2 && r.err.contains("integer range 0..100 vs 0..50"),
-        "{}",
-        r.err
+    fails(
+        &["merge", &u, &a, &c, "--force"],
+        b"",
+        &["integer range 0..100 vs 0..50"],
     );
 }
 
 #[test]
 fn a_two_bit_map_file_counts_once_and_more() {
-    let d = tempfile::tempdir().unwrap();
-    let f = path(&d, "calls.bloom");
-    ok(
-        &["create", &f, "--kind", "two-bit-map", "--range", "0..1000"],
-        b"",
+    let (_d, f) = created(
+        "calls.bloom",
+        &["--kind", "two-bit-map", "--range", "0..1000"],
     );
     let r = ok(&["add", &f], b"1\n2\n1\n3\n1\n");
     assert!(r.err.contains("3 new"), "{}", r.err);
     assert_eq!(ok(&["check", &f, "1", "4", "3"], b"").out, "1\n3\n");
-    let r = run(&["remove", &f, "1"], b"");
-    assert!(r.code == 2 && r.err.contains("cannot remove"), "{}", r.err);
-    let info: serde_json::Value =
-        serde_json::from_str(&ok(&["info", &f, "--json"], b"").out).unwrap();
+    fails(&["remove", &f, "1"], b"", &["cannot remove"]);
+    let info = info_json(&f);
     assert_eq!(
         (info["kind"].as_str(), info["estimated_items"].as_u64()),
         (Some("two-bit-map"), Some(3))
@@ -431,21 +420,17 @@ fn the_examples_of_docs_bitmaps_md_run_as_shown() {
 /// summary on standard error, standard output carrying the integers.
 #[test]
 fn integer_commands_take_the_shared_sources_and_json() {
-    let d = tempfile::tempdir().unwrap();
-    let (a, b) = (path(&d, "a.txt"), path(&d, "b.txt"));
-    std::fs::write(&a, "3\n1\n").unwrap();
-    std::fs::write(&b, "8\n3\n").unwrap();
+    let (d, a, b) = two_inputs("3\n1\n", "8\n3\n");
     // FILE arguments, then each -f (here standard input, then b).
     assert_eq!(
         ok(&["sort-unique", &a, "-f", "-", "-f", &b], b"-4\n").out,
         "-4\n1\n3\n8\n"
     );
     assert_eq!(ok(&["singles", "-f", &a, "-f", &b], b"").out, "1\n8\n");
-    let r = run(&["singles", "-f", &path(&d, "missing.txt")], b"");
-    assert!(
-        r.code == 2 && r.err.contains("missing.txt: no such file (given with -f)"),
-        "{}",
-        r.err
+    fails(
+        &["singles", "-f", &path(&d, "missing.txt")],
+        b"",
+        &["missing.txt: no such file (given with -f)"],
     );
     // NUL-separated, newlines inside an item being spaces; an empty item is an error naming
     // it, or skipped and counted with --skip-empty.
@@ -496,9 +481,7 @@ fn integer_commands_take_the_shared_sources_and_json() {
 /// bitmap to change it, is refused by the same limit (so the limit bites).
 #[test]
 fn dense_bitmap_files_are_checked_in_place() {
-    let d = tempfile::tempdir().unwrap();
-    let f = path(&d, "ids.bloom");
-    ok(&["create", &f, "--range", "0..1e9", "-n", "5e8", "-q"], b"");
+    let (_d, f) = created("ids.bloom", &["--range", "0..1e9", "-n", "5e8", "-q"]);
     ok(&["add", &f, "-q", "7", "999999999", "123456789"], b"");
     assert!(std::fs::metadata(&f).unwrap().len() > 120_000_000);
     const LIMIT: u32 = 48 * 1024;

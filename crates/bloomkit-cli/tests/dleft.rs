@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{fails, input, lines, ok, path, run};
+use support::{created, fails, input, lines, ok, path, run};
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
@@ -11,12 +11,7 @@ fn temp() -> tempfile::TempDir {
 
 #[test]
 fn dleft_files_add_check_remove_and_describe_themselves() {
-    let d = temp();
-    let f = path(&d, "d.bloom");
-    ok(
-        &["create", &f, "-n", "2000", "-p", "1%", "--kind", "dleft"],
-        b"",
-    );
+    let (_d, f) = created("d.bloom", &["-n", "2000", "-p", "1%", "--kind", "dleft"]);
     let members = lines("member", 0..1000);
     ok(&["add", &f], &input(&members));
     // No false negatives; at most a few of 2000 strangers pass (design FPR 0.3 % at this
@@ -63,12 +58,7 @@ fn dleft_files_add_check_remove_and_describe_themselves() {
 
 #[test]
 fn repeated_adds_are_counted_and_saved() {
-    let d = temp();
-    let f = path(&d, "d.bloom");
-    ok(
-        &["create", &f, "-n", "100", "-p", "1%", "--kind", "dleft"],
-        b"",
-    );
+    let (_d, f) = created("d.bloom", &["-n", "100", "-p", "1%", "--kind", "dleft"]);
     ok(&["add", &f, "x"], b"");
     ok(&["add", &f, "x"], b"");
     // Two occurrences: two removals succeed, the third is refused.
@@ -87,12 +77,7 @@ fn repeated_adds_are_counted_and_saved() {
 
 #[test]
 fn an_overfull_dleft_filter_says_so_and_keeps_what_it_saved() {
-    let d = temp();
-    let f = path(&d, "d.bloom");
-    ok(
-        &["create", &f, "-n", "24", "-p", "10%", "--kind", "dleft"],
-        b"",
-    );
+    let (_d, f) = created("d.bloom", &["-n", "24", "-p", "10%", "--kind", "dleft"]);
     let many = lines("x", 0..100);
     fails(&["add", &f], input(&many), &["larger capacity"]);
     let r = ok(&["info", "--json", &f], b"");
@@ -123,12 +108,9 @@ fn dleft_and_minimal_increase_options_are_checked() {
 
 #[test]
 fn minimal_increase_counting_files_refuse_removal() {
-    let d = temp();
-    let f = path(&d, "m.bloom");
-    ok(
+    let (_d, f) = created(
+        "m.bloom",
         &[
-            "create",
-            &f,
             "-n",
             "1000",
             "-p",
@@ -137,7 +119,6 @@ fn minimal_increase_counting_files_refuse_removal() {
             "counting",
             "--minimal-increase",
         ],
-        b"",
     );
     ok(&["add", &f, "x", "x", "y"], b"");
     assert_eq!(ok(&["check", "-c", &f, "x", "y", "z"], b"").out, "2\n");

@@ -49,15 +49,11 @@ fn a_symlinked_filter_is_updated_through_the_link() {
 
 #[test]
 fn mode_and_owner_survive_saves() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("private.bloom");
-    let fs = f.to_str().unwrap();
-    ok(
-        &[
-            "create", fs, "-n", "1000", "-p", "0.01", "--kind", "scalable",
-        ],
-        b"",
+    let (_d, f) = created(
+        "private.bloom",
+        &["-n", "1000", "-p", "0.01", "--kind", "scalable"],
     );
+    let fs = f.as_str();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
     let owner = if is_root() {
         // Another user's file, as root (CI): the owner must stay.
@@ -120,13 +116,8 @@ fn devices_fifos_and_directories_are_refused_never_replaced() {
 
 #[test]
 fn export_writes_into_devices_and_pipes_instead_of_replacing_them() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("g.bloom");
-    let fs = f.to_str().unwrap();
-    ok(
-        &["create", fs, "-n", "100", "-p", "0.01", "--scheme", "go"],
-        b"",
-    );
+    let (d, f) = created("g.bloom", &["-n", "100", "-p", "0.01", "--scheme", "go"]);
+    let fs = f.as_str();
     ok(&["add", fs, "x"], b"");
     let to_stdout = ok(
         &["export", fs, "--format", "go-json", "-o", "/dev/stdout"],
@@ -184,10 +175,8 @@ fn export_writes_into_devices_and_pipes_instead_of_replacing_them() {
 
 #[test]
 fn read_only_filters_stay_as_they_are() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("ro.bloom");
-    let fs = f.to_str().unwrap();
-    ok(&["create", fs, "-n", "1000", "-p", "0.01"], b"");
+    let (d, f) = created("ro.bloom", &["-n", "1000", "-p", "0.01"]);
+    let fs = f.as_str();
     ok(&["add", fs, "before"], b"");
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = std::fs::read(&f).unwrap();

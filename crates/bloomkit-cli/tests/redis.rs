@@ -41,6 +41,14 @@ fn info(target: &str) -> serde_json::Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// Creates filter `name` for `n` elements at p = 1% on `server`; returns its target and id.
+fn create_filter(server: &Server, name: &str, n: &str) -> (String, String) {
+    let t = server.target(name);
+    assert_eq!(run(&["create", &t, "-n", n, "-p", "0.01"], "").0, 0);
+    let id = filter_id(&mut redis_at(server.port, 0), name).unwrap();
+    (t, id)
+}
+
 /// 10,000 members, 20,000 absent probes at p = 1%: false positives ~ Binomial(20000, <= 0.01),
 /// mean <= 200, sd <= 14.1; the bound 200 + 6 sd = 285 fails by chance with p < 1e-8.
 const FP_BOUND: u64 = 285;
@@ -48,8 +56,7 @@ const FP_BOUND: u64 = 285;
 #[test]
 fn default_filter_in_redis_add_check_info_and_bulk_path() {
     let (server, _dir) = Server::start();
-    let t = server.target("users");
-    assert_eq!(run(&["create", &t, "-n", "10000", "-p", "0.01"], "").0, 0);
+    let (t, _) = create_filter(&server, "users", "10000");
     let (code, _, err) = run(&["create", &t, "-n", "10000", "-p", "0.01"], "");
     assert_eq!(code, 2);
     assert!(err.contains("--force"), "{err}");
@@ -302,26 +309,65 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// A running `bloomkit` fed lines by a thread.
+struct Writer {
+    child: Child,
+    fed: std::thread::JoinHandle<u64>,
+}
+
+impl Writer {
+    /// Starts `bloomkit ARGS` fed `prefix-0`, `prefix-1`, … (at most `limit` lines) and
+    /// returns once its first bits are in filter `name` (id `id`) on `server`.
+    fn start(
+        server: &Server,
+        (name, id): (&str, &str),
+        args: &[&str],
+        prefix: &str,
+        limit: u64,
+    ) -> Writer {
+        let mut child = spawn(args, &[]);
+        let fed = feed(&mut child, prefix, limit);
+        let mut c = redis_at(server.port, 0);
+        wait_for("the writer's first bits", || bits_of(&mut c, name, id) > 0);
+        Writer { child, fed }
+    }
+
+    /// Waits for it to stop; returns (exit code, stderr, lines fed).
+    fn finish(self) -> (i32, String, u64) {
+        let (code, err) = finish(self.child);
+        (code, err, self.fed.join().unwrap())
+    }
+
+    /// Waits for it to stop, which it must do with a typed error saying its filter was
+    /// deleted or re-created; returns that error.
+    fn finish_gone(self) -> String {
+        let (code, err, _) = self.finish();
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("deleted or re-created"), "{err}");
+        err
+    }
+}
+
+/// A filter `name` for 10^6 elements on `server` with `bloomkit CMD TARGET -q` streaming
+/// lines into it; returns the target, the filter's id and the writer.
+fn streaming_into(server: &Server, name: &str, cmd: &str) -> (String, String, Writer) {
+    let (t, id) = create_filter(server, name, "1e6");
+    let writer = Writer::start(server, (name, &id), &[cmd, &t, "-q"], "line", u64::MAX);
+    (t, id, writer)
+}
+
 #[test]
 fn writer_fails_typed_when_its_filter_is_recreated_and_writes_nothing_into_the_new_one() {
     let (server, _dir) = Server::start();
-    let t = server.target("w");
-    let mut c = redis_at(server.port, 0);
-    assert_eq!(run(&["create", &t, "-n", "1e6", "-p", "0.01"], "").0, 0);
-    let old = filter_id(&mut c, "w").unwrap();
     // A real `bloomkit add` streaming lines (full batches: the bulk path).
-    let mut writer = spawn(&["add", &t, "-q"], &[]);
-    let fed = feed(&mut writer, "line", u64::MAX);
-    wait_for("the writer's first bits", || bits_of(&mut c, "w", &old) > 0);
+    let (t, old, writer) = streaming_into(&server, "w", "add");
+    let mut c = redis_at(server.port, 0);
     // Another process re-creates the filter with other parameters.
     let (code, _, err) = run(&["create", &t, "-n", "5000", "-p", "0.001", "--force"], "");
     assert_eq!(code, 0, "{err}");
     let new = filter_id(&mut c, "w").unwrap();
     assert_ne!(new, old);
-    let (code, err) = finish(writer);
-    fed.join().unwrap();
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("deleted or re-created"), "{err}");
+    let err = writer.finish_gone();
     assert!(err.contains("items before it were applied"), "{err}");
     // Not one bit in the new filter, and no key of the old one left behind.
     assert_eq!(bits_of(&mut c, "w", &new), 0);
@@ -335,14 +381,9 @@ fn writer_fails_typed_when_its_filter_is_recreated_and_writes_nothing_into_the_n
 #[test]
 fn writer_fails_typed_when_its_filter_is_deleted_and_leaves_no_orphan_key() {
     let (server, _dir) = Server::start();
-    let t = server.target("d");
-    let mut c = redis_at(server.port, 0);
     // `dedup` adds batch by batch through the online path.
-    assert_eq!(run(&["create", &t, "-n", "1e6", "-p", "0.01"], "").0, 0);
-    let id = filter_id(&mut c, "d").unwrap();
-    let mut writer = spawn(&["dedup", &t, "-q"], &[]);
-    let fed = feed(&mut writer, "item", u64::MAX);
-    wait_for("the writer's first bits", || bits_of(&mut c, "d", &id) > 0);
+    let (_, _, writer) = streaming_into(&server, "d", "dedup");
+    let mut c = redis_at(server.port, 0);
     // Deleted the way the library deletes: the metadata first, then the segments.
     let all = keys(&mut c, "*");
     let _: i64 = redis::cmd("DEL")
@@ -352,10 +393,7 @@ fn writer_fails_typed_when_its_filter_is_deleted_and_leaves_no_orphan_key() {
     for k in &all {
         let _: i64 = redis::cmd("DEL").arg(k).query(&mut c).unwrap();
     }
-    let (code, err) = finish(writer);
-    fed.join().unwrap();
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("deleted or re-created"), "{err}");
+    writer.finish_gone();
     let left: i64 = redis::cmd("DBSIZE").query(&mut c).unwrap();
     assert_eq!(left, 0, "no orphan segment: {:?}", keys(&mut c, "*"));
 }
@@ -371,9 +409,8 @@ fn xorshift(state: &mut u64) -> u64 {
 #[test]
 fn killed_bulk_adds_leave_no_temporary_key_without_expiry() {
     let (server, _dir) = Server::start();
-    let t = server.target("bulk");
+    let (t, _) = create_filter(&server, "bulk", "4e6");
     let mut c = redis_at(server.port, 0);
-    assert_eq!(run(&["create", &t, "-n", "4e6", "-p", "0.01"], "").0, 0);
     let input: String = lines(0..40_000, "k");
     let mut rng = 0x2545_f491_4f6c_dd1du64;
     // 40 `bloomkit add` processes (4 at a time) killed with SIGKILL during their bulk adds.
@@ -564,23 +601,14 @@ fn database_number_in_the_url_selects_the_database() {
 fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_up() {
     let (mut server, _dir) =
         Server::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
-    let t = server.target("r");
-    assert_eq!(run(&["create", &t, "-n", "200000", "-p", "0.01"], "").0, 0);
-    let mut c = redis_at(server.port, 0);
-    let id = filter_id(&mut c, "r").unwrap();
-    drop(c);
+    let (t, id) = create_filter(&server, "r", "200000");
     // 60,000 lines, streamed; the server is killed and restarted on the same port mid-stream.
-    let mut writer = spawn(&["add", &t, "-q"], &[]);
-    let fed = feed(&mut writer, "s", 60_000);
-    {
-        let mut c = redis_at(server.port, 0);
-        wait_for("the writer's first bits", || bits_of(&mut c, "r", &id) > 0);
-    }
+    let writer = Writer::start(&server, ("r", &id), &["add", &t, "-q"], "s", 60_000);
     server.kill();
     std::thread::sleep(Duration::from_millis(700));
     server.restart();
-    let (code, err) = finish(writer);
-    assert_eq!(fed.join().unwrap(), 60_000);
+    let (code, err, fed) = writer.finish();
+    assert_eq!(fed, 60_000);
     assert_eq!(code, 0, "{err}");
     let (_, out, _) = run(&["check", "-c", &t], &lines(0..60_000, "s"));
     assert_eq!(out, "60000\n", "every line of the stream is in the filter");
@@ -588,17 +616,12 @@ fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_u
     // Killed for good: the writer gives up after its retries and says how many lines it
     // applied (batches are as long as the input at hand: up to 4,096 lines); they are all
     // there once the server is back.
-    let mut writer = spawn(&["add", &t, "-q"], &[]);
-    let fed = feed(&mut writer, "g", u64::MAX);
-    {
-        let mut c = redis_at(server.port, 0);
-        wait_for("the writer's first bits", || {
-            run(&["check", &t, "g-0"], "").0 == 0 && bits_of(&mut c, "r", &id) > 0
-        });
-    }
+    let writer = Writer::start(&server, ("r", &id), &["add", &t, "-q"], "g", u64::MAX);
+    wait_for("the first line's bits", || {
+        run(&["check", &t, "g-0"], "").0 == 0
+    });
     server.kill();
-    let (code, err) = finish(writer);
-    fed.join().unwrap();
+    let (code, err, _) = writer.finish();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("gave up after"), "{err}");
     let applied: u64 = err
@@ -615,8 +638,7 @@ fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_u
 #[test]
 fn concurrent_bulk_writers_each_report_their_own_new_items() {
     let (server, _dir) = Server::start();
-    let t = server.target("many");
-    assert_eq!(run(&["create", &t, "-n", "200000", "-p", "0.01"], "").0, 0);
+    let (t, _) = create_filter(&server, "many", "200000");
     let procs: Vec<(Child, std::thread::JoinHandle<()>)> = (0..8)
         .map(|w| {
             let mut child = spawn(&["add", &t], &[]);
@@ -649,9 +671,8 @@ fn concurrent_bulk_writers_each_report_their_own_new_items() {
 #[test]
 fn corrupt_metadata_and_keys_give_clear_errors() {
     let (server, _dir) = Server::start();
-    let t = server.target("c");
+    let (t, _) = create_filter(&server, "c", "1000");
     let mut c = redis_at(server.port, 0);
-    assert_eq!(run(&["create", &t, "-n", "1000", "-p", "0.01"], "").0, 0);
     // Keyed by default, with the key stored in the filter; Redisson filters stay unkeyed.
     let (_, out, _) = run(&["info", &t], "");
     assert!(out.contains("hashing siphash13:"), "{out}");

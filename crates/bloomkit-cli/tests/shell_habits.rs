@@ -8,18 +8,13 @@ mod support;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Stdio;
 use tempfile::TempDir;
 
 fn bk() -> Command {
     Command::cargo_bin("bloomkit").expect("the bloomkit binary is built")
 }
 
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("bloomkit")
-}
-
-use support::{fails, path as p, run3 as run};
+use support::{bin, fails, path as p, run3 as run, spawn_piped};
 
 fn ok(args: &[&str], stdin: impl AsRef<[u8]>) -> (String, String) {
     let (code, out, err) = run(args, stdin);
@@ -29,6 +24,11 @@ fn ok(args: &[&str], stdin: impl AsRef<[u8]>) -> (String, String) {
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The counts a JSON summary gives for `fields`.
+fn counts<const N: usize>(v: &Value, fields: [&str; N]) -> [Option<u64>; N] {
+    fields.map(|f| v[f].as_u64())
 }
 
 /// A filter for 1000 elements at 1%.
@@ -56,13 +56,8 @@ fn quiet_is_grep_q_exit_status_only() {
         (1, "".into(), "".into())
     );
     // Stops at the first match, as grep -q does: an endless input after a match ends it.
-    let mut child = std::process::Command::new(bin())
-        .args(["check", "-q", &f])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) =
+        spawn_piped(std::process::Command::new(bin()).args(["check", "-q", &f]));
     let writer = std::thread::spawn(move || {
         use std::io::Write;
         let _ = stdin.write_all(b"nobody\nalice\n");
@@ -161,12 +156,8 @@ fn json_summaries_for_every_command() {
     assert_eq!(err, "", "the sentence is replaced by the JSON");
     let v = json(&out);
     assert_eq!(
-        (
-            v["items"].as_u64(),
-            v["new"].as_u64(),
-            v["present"].as_u64()
-        ),
-        (Some(3), Some(2), Some(1))
+        counts(&v, ["items", "new", "present"]),
+        [Some(3), Some(2), Some(1)]
     );
     assert_eq!(v["filter"]["estimated_items"], 2);
     assert_eq!(v["filter"]["over_capacity"], false);
@@ -174,24 +165,16 @@ fn json_summaries_for_every_command() {
     let (out, _) = ok(&["check", &f, "--json", "a", "zz"], "");
     let v = json(&out);
     assert_eq!(
-        (
-            v["items"].as_u64(),
-            v["present"].as_u64(),
-            v["absent"].as_u64()
-        ),
-        (Some(2), Some(1), Some(1))
+        counts(&v, ["items", "present", "absent"]),
+        [Some(2), Some(1), Some(1)]
     );
     // dedup: the lines on standard output, the JSON on standard error.
     let (out, err) = ok(&["dedup", &f, "--json"], "a\nc\nc\n");
     assert_eq!(out, "c\n");
     let v = json(&err);
     assert_eq!(
-        (
-            v["items"].as_u64(),
-            v["new"].as_u64(),
-            v["dropped"].as_u64()
-        ),
-        (Some(3), Some(1), Some(2))
+        counts(&v, ["items", "new", "dropped"]),
+        [Some(3), Some(1), Some(2)]
     );
     let g = filter(&d, "g.bloom");
     let m = p(&d, "m.bloom");
@@ -274,18 +257,12 @@ fn usage_errors_keep_clap_s_whole_message() {
     fails(&["chek"], "", &["'check'", "Usage:"]);
     let d = tempfile::tempdir().unwrap();
     let f = filter(&d, "f.bloom");
-    let (code, _, err) = run(&["merge", &f, "b.bloom"], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("merge needs the output filter and at least two input filters"),
-        "{err}"
+    fails(
+        &["merge", &f, "b.bloom"],
+        "",
+        &["merge needs the output filter and at least two input filters"],
     );
-    let (code, _, err) = run(&["calc", "--hashes"], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("--hashes <K>") && err.contains("--help"),
-        "{err}"
-    );
+    fails(&["calc", "--hashes"], "", &["--hashes <K>", "--help"]);
 }
 
 #[test]
@@ -398,11 +375,10 @@ fn numbers_are_explained_in_the_user_s_terms() {
     }
     // Larger than this machine's memory: refused before allocating, in human units, with
     // what to do instead.
-    let (code, _, err) = run(&["create", &f, "-n", "1e12", "-p", "0.01"], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("TiB of memory") && err.contains("--kind scalable") && err.contains("Redis"),
-        "{err}"
+    fails(
+        &["create", &f, "-n", "1e12", "-p", "0.01"],
+        "",
+        &["TiB of memory", "--kind scalable", "Redis"],
     );
     let (code, _, err) = run(
         &[
@@ -477,20 +453,14 @@ fn paths_and_formats_are_named_as_the_user_gave_them() {
         assert!(err.contains(&format!("({format})")), "{err}");
         assert_eq!(ok(&["check", &back, member], "").0, format!("{member}\n"));
         // Opened as a filter, it says what it looks like.
-        let (code, _, err) = run(&["info", &file], "");
-        assert_eq!(code, 2);
-        assert!(
-            err.contains("it looks like") && err.contains("bloomkit import"),
-            "{err}"
-        );
+        fails(&["info", &file], "", &["it looks like", "bloomkit import"]);
     }
     // The wrong --format says what the file looks like.
     let j = p(&d, "x.go-json");
-    let (code, _, err) = run(&["import", &j, "--format", "guava", &p(&d, "y.bloom")], "");
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("not a guava filter") && err.contains("--format go-json"),
-        "{err}"
+    fails(
+        &["import", &j, "--format", "guava", &p(&d, "y.bloom")],
+        "",
+        &["not a guava filter", "--format go-json"],
     );
     fails(
         &["import", &six, &p(&d, "y.bloom")],

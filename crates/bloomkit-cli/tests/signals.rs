@@ -17,13 +17,7 @@ struct Dedup {
 
 impl Dedup {
     fn start(args: &[&str], feed: Vec<String>, endless: bool) -> Dedup {
-        let mut child = bk(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
+        let (mut child, mut input) = spawn_piped(&mut bk(args));
         let feeder = std::thread::spawn(move || {
             for line in feed {
                 if writeln!(input, "{line}").is_err() {
@@ -91,7 +85,7 @@ impl Dedup {
 /// A new filter for trial `trial` in a new directory, of a kind that changes with the trial.
 fn trial_filter(trial: u64, capacity: &str, fpp: &str) -> (tempfile::TempDir, String) {
     let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f.bloom").to_string_lossy().into_owned();
+    let f = path(&d, "f.bloom");
     let kind = ["classic", "scalable", "counting", "blocked"][trial as usize % 4];
     ok(
         &["create", &f, "-n", capacity, "-p", fpp, "--kind", kind],
@@ -166,7 +160,7 @@ fn sigint_and_sigterm_end_dedup_with_every_printed_line_saved() {
         .enumerate()
     {
         let d = tempfile::tempdir().unwrap();
-        let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
+        let f = path(&d, "seen.bloom");
         // The default --save-every: without the signal handling nothing would be saved.
         let kind = if trial < 2 { "classic" } else { "scalable" };
         let feed = lines(&format!("s{trial}"), 0..50_000);
@@ -226,7 +220,7 @@ fn a_slow_stream_is_printed_and_saved_line_by_line() {
 fn a_closed_output_ends_dedup_quietly_with_its_lines_saved() {
     // `bloomkit dedup f | head -1`.
     let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("seen.bloom").to_string_lossy().into_owned();
+    let f = path(&d, "seen.bloom");
     let script = format!(
         "seq 1 200000 | {} dedup {f} -n 300000 -p 0.001 --kind scalable | head -1",
         bin().display()

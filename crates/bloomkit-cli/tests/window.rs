@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{input, lines, ok, run};
+use support::{created, input, lines, ok, path, run};
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
@@ -15,12 +15,9 @@ fn json(filter: &str) -> serde_json::Value {
 
 #[test]
 fn a_time_window_file_is_created_filled_checked_and_described() {
-    let d = tmp();
-    let f = d.path().join("month.bloom").to_string_lossy().into_owned();
-    ok(
+    let (_d, f) = created(
+        "month.bloom",
         &[
-            "create",
-            &f,
             "--window",
             "30d",
             "--generations",
@@ -28,7 +25,6 @@ fn a_time_window_file_is_created_filled_checked_and_described() {
             "--capacity",
             "100000",
         ],
-        b"",
     );
     let urls = lines("https://example.com/", 0..1000);
     ok(&["add", &f], &input(&urls));
@@ -63,9 +59,7 @@ fn a_time_window_file_is_created_filled_checked_and_described() {
 
 #[test]
 fn a_count_window_file_remembers_the_last_n_insertions() {
-    let d = tmp();
-    let f = d.path().join("recent.bloom").to_string_lossy().into_owned();
-    ok(&["create", &f, "--window", "1000", "--fpp", "1%"], b"");
+    let (_d, f) = created("recent.bloom", &["--window", "1000", "--fpp", "1%"]);
     let all = lines("event-", 0..5000);
     ok(&["add", &f], &input(&all));
     let r = run(&["check", &f, "-c"], &input(&all[4000..]));
@@ -99,7 +93,7 @@ fn a_count_window_file_remembers_the_last_n_insertions() {
 #[test]
 fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
     let d = tmp();
-    let f = d.path().join("crawl.bloom").to_string_lossy().into_owned();
+    let f = path(&d, "crawl.bloom");
     // A 7-day window: repeats within it are dropped.
     let r = run(
         &["dedup", &f, "--window", "7d", "--capacity", "10000"],
@@ -139,7 +133,7 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
     let args = ["dedup", &f, "--window", "7d", "--generations", &same];
     assert_eq!(ok(&args, b"a\nq\n").out, "q\n");
     // A count window has no generations to choose, and keeps its own window.
-    let count = d.path().join("count.bloom").to_string_lossy().into_owned();
+    let count = path(&d, "count.bloom");
     ok(&["create", &count, "--window", "1000"], b"");
     for (flag, value, why) in [
         (
@@ -159,7 +153,7 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
     }
     // A one-second window in one generation forgets an element within two seconds: after
     // them it is a new sighting again.
-    let short = d.path().join("short.bloom").to_string_lossy().into_owned();
+    let short = path(&d, "short.bloom");
     let args = [
         "dedup",
         &short,
@@ -178,7 +172,7 @@ fn dedup_with_a_window_prints_first_sightings_and_sightings_after_the_window() {
 #[test]
 fn bad_windows_are_clear_errors() {
     let d = tmp();
-    let f = d.path().join("bad.bloom").to_string_lossy().into_owned();
+    let f = path(&d, "bad.bloom");
     for (args, why) in [
         (vec!["--window", "0"], "'0' is an empty window"),
         (
@@ -259,7 +253,7 @@ fn the_command_line_examples_in_docs_expiring_run() {
             .skip(1)
             .map(|a| {
                 if a.ends_with(".bloom") {
-                    d.path().join(a).to_string_lossy().into_owned()
+                    path(&d, a)
                 } else {
                     a.to_string()
                 }
@@ -282,12 +276,7 @@ fn the_command_line_examples_in_docs_expiring_run() {
 fn concurrent_writers_of_a_window_file_lose_nothing() {
     // Four processes add different lines to one time-window file at once (each file change is
     // load, change, replace under the file's lock); then every line is found.
-    let d = tmp();
-    let f = d.path().join("shared.bloom").to_string_lossy().into_owned();
-    ok(
-        &["create", &f, "--window", "7d", "--capacity", "100000"],
-        b"",
-    );
+    let (_d, f) = created("shared.bloom", &["--window", "7d", "--capacity", "100000"]);
     let parts: Vec<Vec<String>> = (0..4)
         .map(|p| lines(&format!("writer-{p}-"), 0..1500))
         .collect();

@@ -412,14 +412,7 @@ pub struct CountingRedisFilter {
     keys: SegmentKeys,
 }
 
-impl std::fmt::Debug for CountingRedisFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CountingRedisFilter")
-            .field("name", &self.name)
-            .field("layout", &self.layout)
-            .finish()
-    }
-}
+debug_fields!(CountingRedisFilter { name, layout });
 
 impl CountingRedisFilter {
     /// Creates the counting filter `name` for `n` elements at FPR `p` (or opens it if it

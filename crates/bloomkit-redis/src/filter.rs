@@ -278,15 +278,11 @@ pub struct RedisFilter {
     key_of: Arc<dyn Fn(u32) -> String + Send + Sync>,
 }
 
-impl std::fmt::Debug for RedisFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisFilter")
-            .field("name", &self.name)
-            .field("layout", &self.layout)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
+debug_fields!(RedisFilter {
+    name,
+    layout,
+    hashing
+});
 
 /// Atomically writes the metadata hash if it does not exist: returns 1 if written, 0 if a
 /// filter of that name already exists. (The one creation script of every bloomkit filter
@@ -301,6 +297,23 @@ return 1
 "#,
         )
     });
+
+/// Where `key`'s bits are in `layout`, hashed with `hashing` (the register filter's and the
+/// time-window filter's generations' probing).
+pub(crate) fn register_probe<K: Key + ?Sized>(
+    hashing: &Hashing,
+    layout: &RegisterLayout,
+    key: &K,
+) -> RegisterProbe {
+    key.with_bytes(|b| {
+        let [h1, h2] = hashing.hash128(b);
+        layout.probe(&Digest {
+            h1,
+            h2,
+            ..Digest::default()
+        })
+    })
+}
 
 pub(crate) fn hashing_by_id(id: &str) -> Option<Hashing> {
     [Hashing::Xxh3, Hashing::Murmur3, Hashing::Highway]
@@ -449,14 +462,7 @@ impl RedisFilter {
 
     /// Where an element's bits are.
     pub fn probe<K: Key + ?Sized>(&self, key: &K) -> RegisterProbe {
-        key.with_bytes(|b| {
-            let [h1, h2] = self.hashing.hash128(b);
-            self.layout.probe(&Digest {
-                h1,
-                h2,
-                ..Digest::default()
-            })
-        })
+        register_probe(&self.hashing, &self.layout, key)
     }
 
     fn probes<K: Key>(&self, keys: &[K]) -> Vec<RegisterProbe> {

@@ -29,6 +29,19 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// `Debug` for a filter handle: its name and shape (the fields listed), not its connection.
+macro_rules! debug_fields {
+    ($ty:ident { $($field:ident),* }) => {
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish()
+            }
+        }
+    };
+}
+
 pub mod blocking;
 pub mod conn;
 pub mod counting;

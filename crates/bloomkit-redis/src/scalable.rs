@@ -177,15 +177,11 @@ pub struct ScalableRedisFilter {
     layers: Arc<RwLock<Vec<Layer>>>,
 }
 
-impl std::fmt::Debug for ScalableRedisFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScalableRedisFilter")
-            .field("name", &self.name)
-            .field("params", &self.params)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
+debug_fields!(ScalableRedisFilter {
+    name,
+    params,
+    hashing
+});
 
 impl ScalableRedisFilter {
     /// Creates the scalable filter `name` (or opens it if it exists with the same parameters),

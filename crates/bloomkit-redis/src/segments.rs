@@ -686,18 +686,8 @@ pub(crate) fn unexpected(what: &str) -> Error {
 }
 
 /// Appends the decimal digits of `x` (cheaper than `format!` in the per-element loop).
-pub(crate) fn push_decimal(out: &mut Vec<u8>, mut x: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+pub(crate) fn push_decimal(out: &mut Vec<u8>, x: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
 }
 
 #[cfg(test)]

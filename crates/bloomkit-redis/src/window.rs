@@ -44,7 +44,7 @@ use crate::meta::{
 use crate::segments::{self, check_command, groups, Span};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
-use bloomkit::{Digest, Hashing, Incompatibility, Key};
+use bloomkit::{Hashing, Incompatibility, Key};
 use futures_util::future::{try_join, try_join_all};
 use redis::{Script, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -284,15 +284,11 @@ pub struct TimeWindowRedisFilter {
     known: Arc<Mutex<BTreeSet<(u64, u32)>>>,
 }
 
-impl std::fmt::Debug for TimeWindowRedisFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TimeWindowRedisFilter")
-            .field("name", &self.name)
-            .field("params", &self.params)
-            .field("layout", &self.layout)
-            .finish()
-    }
-}
+debug_fields!(TimeWindowRedisFilter {
+    name,
+    params,
+    layout
+});
 
 impl TimeWindowRedisFilter {
     /// Creates the time-window filter `name` (or opens it if it exists with the same
@@ -427,14 +423,7 @@ impl TimeWindowRedisFilter {
 
     /// Where an element's bits are (in every generation).
     pub fn probe<K: Key + ?Sized>(&self, key: &K) -> RegisterProbe {
-        key.with_bytes(|b| {
-            let [h1, h2] = self.hashing.hash128(b);
-            self.layout.probe(&Digest {
-                h1,
-                h2,
-                ..Digest::default()
-            })
-        })
+        crate::filter::register_probe(&self.hashing, &self.layout, key)
     }
 
     /// Adds one element to the current generation; `true` if it was not in the window before.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use bloomkit_redis::{Connection, CountingRedisFilter, Error, FilterOptions};
+use bloomkit_redis::{Connection, CountingRedisFilter, Error};
 use common::{connect, connect_cluster, fpr_bound, Server};
 
 fn items(range: std::ops::Range<u64>) -> Vec<String> {
@@ -23,16 +23,22 @@ async fn snapshot(conn: &Connection, f: &CountingRedisFilter) -> Vec<Vec<u8>> {
     out
 }
 
+/// A new server and a counting filter `name` on it for 1000 elements at 1%.
+async fn small_filter(name: &str) -> (common::Server, Connection, CountingRedisFilter) {
+    let (server, conn) = common::start().await;
+    let f = CountingRedisFilter::create(&conn, name, 1_000, 0.01)
+        .await
+        .unwrap();
+    (server, conn, f)
+}
+
 #[tokio::test]
 async fn adds_checks_counts_and_removes_across_clients() {
     let (server, a) = common::start().await;
     let b = connect(&server).await;
     let n = 20_000u64;
     // Small segments: elements spread over several keys.
-    let opts = FilterOptions {
-        max_segment_bits: 1 << 16,
-        ..FilterOptions::default()
-    };
+    let opts = common::segments_of(1 << 16);
     let f = CountingRedisFilter::create_with(&a, "sessions", n, 0.01, opts)
         .await
         .unwrap();
@@ -58,19 +64,11 @@ async fn adds_checks_counts_and_removes_across_clients() {
     let still = common::count_true(&f.contains_batch(&data[10..10_000]).await.unwrap());
     assert!(still <= fpr_bound(0.02, 9_990), "{still}");
     // Removing never creates a false negative for what stays.
-    assert!(f
-        .contains_batch(&data[10_000..])
-        .await
-        .unwrap()
-        .iter()
-        .all(|&x| x));
+    let found = f.contains_batch(&data[10_000..]).await.unwrap();
+    assert!(found.iter().all(|&x| x), "a false negative");
     // The ten inserted twice are still there once.
-    assert!(f
-        .contains_batch(&data[..10])
-        .await
-        .unwrap()
-        .iter()
-        .all(|&x| x));
+    let found = f.contains_batch(&data[..10]).await.unwrap();
+    assert!(found.iter().all(|&x| x), "a false negative");
 
     // Removing what is not there: a typed error, and not one counter changes.
     let before = snapshot(&a, &f).await;
@@ -114,10 +112,7 @@ async fn adds_checks_counts_and_removes_across_clients() {
 
 #[tokio::test]
 async fn saturation_is_reported_and_saturated_counters_never_decrease() {
-    let (_server, conn) = common::start().await;
-    let f = CountingRedisFilter::create(&conn, "sat", 1_000, 0.01)
-        .await
-        .unwrap();
+    let (_server, _conn, f) = small_filter("sat").await;
     let mut reported = 0;
     for i in 0..20 {
         let r = f.insert_batch_report(&["hot"]).await.unwrap();
@@ -194,10 +189,7 @@ async fn concurrent_removers_remove_each_insertion_exactly_once() {
 
 #[tokio::test]
 async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
-    let (_server, conn) = common::start().await;
-    let f = CountingRedisFilter::create(&conn, "c", 1_000, 0.01)
-        .await
-        .unwrap();
+    let (_server, conn, f) = small_filter("c").await;
     f.insert(&"a").await.unwrap();
     let old = f.clone();
     bloomkit_redis::delete_filter(&conn, "c").await.unwrap();
@@ -233,10 +225,7 @@ async fn a_deleted_or_recreated_counting_filter_is_gone_for_old_handles() {
 async fn counting_filter_works_across_a_cluster() {
     let cluster = common::Cluster::start();
     let conn = connect_cluster(&cluster).await;
-    let opts = FilterOptions {
-        max_segment_bits: 1 << 14,
-        ..FilterOptions::default()
-    };
+    let opts = common::segments_of(1 << 14);
     let f = CountingRedisFilter::create_with(&conn, "cc", 5_000, 0.01, opts.clone())
         .await
         .unwrap();
@@ -253,12 +242,8 @@ async fn counting_filter_works_across_a_cluster() {
         .iter()
         .all(|&c| c >= 2));
     assert!(f.remove_batch(&data).await.unwrap().iter().all(|&r| r));
-    assert!(f
-        .contains_batch(&data[..100])
-        .await
-        .unwrap()
-        .iter()
-        .all(|&x| x));
+    let found = f.contains_batch(&data[..100]).await.unwrap();
+    assert!(found.iter().all(|&x| x), "a false negative");
     let absent = items(9_000_000..9_000_050);
     let present = f.contains_batch(&absent).await.unwrap();
     let removed = f.remove_batch(&absent).await.unwrap();

@@ -23,10 +23,7 @@ async fn pttl(conn: &Connection, key: &str) -> i64 {
 #[tokio::test]
 async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
     let (_server, conn) = common::start().await;
-    let small = bloomkit_redis::FilterOptions {
-        max_segment_bits: 1 << 12,
-        ..Default::default()
-    };
+    let small = common::segments_of(1 << 12);
     let plain = RedisFilter::create_with(&conn, "plain", 2_000, 0.01, small.clone())
         .await
         .unwrap();

@@ -401,10 +401,7 @@ async fn acknowledged_adds_survive_sigkill_with_aof_always() {
 async fn cluster_spreads_segments_without_crossslot() {
     let cluster = Cluster::start();
     let conn = connect_cluster(&cluster).await;
-    let opts = FilterOptions {
-        max_segment_bits: 1 << 14,
-        ..FilterOptions::default()
-    };
+    let opts = common::segments_of(1 << 14);
     let f = RedisFilter::create_with(&conn, "c", 20_000, 0.01, opts.clone())
         .await
         .unwrap();
@@ -446,10 +443,7 @@ async fn killed_cluster_node_gives_typed_errors_then_reconnects() {
         timeout: Duration::from_millis(1500),
     };
     let conn = Connection::open_cluster(&url_refs, &options).await.unwrap();
-    let opts = FilterOptions {
-        max_segment_bits: 1 << 12,
-        ..FilterOptions::default()
-    };
+    let opts = common::segments_of(1 << 12);
     let f = RedisFilter::create_with(&conn, "cf", 5_000, 0.01, opts)
         .await
         .unwrap();
@@ -599,10 +593,7 @@ async fn large_segments_are_grown_in_steps_and_hashing_mismatch_is_typed() {
     let (_server, conn) = common::start().await;
     // With 2^32-bit segments allowed, a 20,000,000-element filter is one ~34 MB segment, larger
     // than the 16 MiB step, so creation pre-grows it in 3 steps.
-    let opts = FilterOptions {
-        max_segment_bits: 1 << 32,
-        ..FilterOptions::default()
-    };
+    let opts = common::segments_of(1 << 32);
     let big = RedisFilter::create_with(&conn, "big", 20_000_000, 0.01, opts.clone())
         .await
         .unwrap();

@@ -46,14 +46,24 @@ fn params(generations: u32) -> WindowParams {
     )
 }
 
-#[tokio::test]
-async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
-    let (_server, conn) = common::start().await;
+/// A new server and a time-window filter `name` of `generations` one-hour generations on it,
+/// reading a manual clock that starts at the current hour.
+async fn on_manual_clock(
+    name: &str,
+    generations: u32,
+) -> (Server, Connection, Arc<ManualClock>, TimeWindowRedisFilter) {
+    let (server, conn) = common::start().await;
     let clock = Arc::new(ManualClock::new(hour_now()));
-    let f = TimeWindowRedisFilter::create(&conn, "crawl", params(4))
+    let f = TimeWindowRedisFilter::create(&conn, name, params(generations))
         .await
         .unwrap()
         .with_clock(clock.clone());
+    (server, conn, clock, f)
+}
+
+#[tokio::test]
+async fn remembers_the_window_then_forgets_and_reports_first_sightings() {
+    let (_server, conn, clock, f) = on_manual_clock("crawl", 4).await;
     // 5,000 elements per hour for 4 hours (the window's capacity).
     let mut batches = Vec::new();
     for h in 0..4u64 {
@@ -163,12 +173,7 @@ async fn skewed_clients_find_every_element_of_the_window() {
 
 #[tokio::test]
 async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
-    let (_server, conn) = common::start().await;
-    let clock = Arc::new(ManualClock::new(hour_now()));
-    let f = TimeWindowRedisFilter::create(&conn, "ttl", params(2))
-        .await
-        .unwrap()
-        .with_clock(clock.clone());
+    let (_server, conn, _clock, f) = on_manual_clock("ttl", 2).await;
     f.insert_batch(&items(0..100)).await.unwrap();
     let c = f.current_generation();
     let key = f.generation_key(c, 0);

@@ -27,7 +27,7 @@ fn main() {
     let s = *f.shape();
     println!("N = {n}, p = {p}, stream = {stream}");
     let layout = match f.layout() {
-        WindowLayout::Blocked(b) => format!(
+        WindowLayout::Blocked(b) | WindowLayout::BlockedFields(b) => format!(
             "blocked: {} blocks of {} lanes of {} bits, b = {} bits per element",
             b.blocks,
             s.slices(),

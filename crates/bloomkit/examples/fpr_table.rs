@@ -12,6 +12,9 @@ use xxhash_rust::xxh3::xxh3_64;
 #[path = "support/args.rs"]
 mod args;
 
+/// A filter's membership test.
+type Contains<'a> = &'a dyn Fn(&u64) -> bool;
+
 fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -31,7 +34,7 @@ fn main() {
             let queries = (2000.0 / p) as u64;
             let strangers: Vec<u64> = (n..n + queries).map(splitmix).collect();
             let mut rows: Vec<(String, f64, u32, u64)> = Vec::new();
-            let mut measure = |name: &str, bits: f64, k: u32, contains: &dyn Fn(&u64) -> bool| {
+            let mut measure = |name: &str, bits: f64, k: u32, contains: Contains| {
                 assert!(members.iter().all(contains), "{name}: false negative");
                 let fp = strangers.iter().filter(|s| contains(s)).count() as u64;
                 rows.push((name.to_string(), bits / n as f64, k, fp));
@@ -56,51 +59,52 @@ fn main() {
                 bf.set(k);
                 sbbf.insert_hash(xxh3_64(&k.to_le_bytes()));
             }
-            measure(
-                "bloomkit classic",
-                classic.bits() as f64,
-                classic.hashes(),
-                &|k| classic.contains(k),
-            );
-            measure(
-                "bloomkit blocked (default layout)",
-                blocked.bits() as f64,
-                blocked.layout().hashes(),
-                &|k| blocked.contains(k),
-            );
-            measure("bloomkit split-block", split.bits() as f64, 8, &|k| {
-                split.contains(k)
-            });
-            measure(
-                "bloomkit blocked compact",
-                compact.bits() as f64,
-                compact.layout().hashes(),
-                &|k| compact.contains(k),
-            );
-            measure(
-                "bloomkit concurrent blocked",
-                (atomic.memory_bytes() * 8) as f64,
-                blocked.layout().hashes(),
-                &|k| atomic.contains(k),
-            );
-            measure(
-                "fastbloom (xxh3 prehashed)",
-                fast.num_bits() as f64,
-                fast.num_hashes(),
-                &|k| fast.contains_hash(xxh3_64(&k.to_le_bytes())),
-            );
-            measure(
-                "bloomfilter",
-                bf.len() as f64,
-                bf.number_of_hash_functions(),
-                &|k| bf.check(k),
-            );
-            measure(
-                &format!("sbbf-rs-safe ({sbbf_bits} bits/key)"),
-                (sbbf.as_bytes().len() * 8) as f64,
-                8,
-                &|k| sbbf.contains_hash(xxh3_64(&k.to_le_bytes())),
-            );
+            let sbbf_name = format!("sbbf-rs-safe ({sbbf_bits} bits/key)");
+            let blocked_k = blocked.layout().hashes();
+            let filters: [(&str, u64, u32, Contains); 8] = [
+                ("bloomkit classic", classic.bits(), classic.hashes(), &|k| {
+                    classic.contains(k)
+                }),
+                (
+                    "bloomkit blocked (default layout)",
+                    blocked.bits(),
+                    blocked_k,
+                    &|k| blocked.contains(k),
+                ),
+                ("bloomkit split-block", split.bits(), 8, &|k| {
+                    split.contains(k)
+                }),
+                (
+                    "bloomkit blocked compact",
+                    compact.bits(),
+                    compact.layout().hashes(),
+                    &|k| compact.contains(k),
+                ),
+                (
+                    "bloomkit concurrent blocked",
+                    atomic.memory_bytes() as u64 * 8,
+                    blocked_k,
+                    &|k| atomic.contains(k),
+                ),
+                (
+                    "fastbloom (xxh3 prehashed)",
+                    fast.num_bits() as u64,
+                    fast.num_hashes(),
+                    &|k| fast.contains_hash(xxh3_64(&k.to_le_bytes())),
+                ),
+                (
+                    "bloomfilter",
+                    bf.len(),
+                    bf.number_of_hash_functions(),
+                    &|k| bf.check(k),
+                ),
+                (&sbbf_name, sbbf.as_bytes().len() as u64 * 8, 8, &|k| {
+                    sbbf.contains_hash(xxh3_64(&k.to_le_bytes()))
+                }),
+            ];
+            for (name, bits, k, contains) in filters {
+                measure(name, bits as f64, k, contains);
+            }
             for (name, bpk, k, fp) in rows {
                 let rate = fp as f64 / queries as f64;
                 println!(

@@ -1,8 +1,8 @@
 //! The count window against a plain blocked filter of the same memory at N = 10⁶, p = 1%,
 //! interleaved in one process: every round times each operation on one filter then the other
-//! over the same keys, and the fastest round of each is kept (on a shared machine the fastest round is the
-//! one least disturbed by other processes). The criterion bench `window` times the same
-//! operations one after the other.
+//! over the same keys; the table gives the median round of each and, in brackets, the fastest
+//! (on a shared machine the one least disturbed by other processes). The criterion bench
+//! `window` times the same operations one after the other.
 //!
 //! ```text
 //! cargo run --profile bench -p bloomkit --example window_speed
@@ -26,13 +26,13 @@ fn time(mut op: impl FnMut()) -> f64 {
     t.elapsed().as_nanos() as f64 / OPS as f64
 }
 
-/// One round of every operation on `f`, into `best` (the fastest so far of each).
+/// One round of every operation on `f`, appended to `rounds` (one list per operation).
 fn round(
     f: &mut impl Timed,
     present: &[u64],
     absent: &[u64],
     next_key: &mut u64,
-    best: &mut [f64; 6],
+    rounds: &mut [Vec<f64>; 6],
 ) {
     let mut fresh = || {
         *next_key += OPS;
@@ -57,9 +57,16 @@ fn round(
             black_box(b.iter().filter(|k| f.insert_new(k)).count());
         }),
     ];
-    for (best, ns) in best.iter_mut().zip(ns) {
-        *best = best.min(ns);
+    for (r, ns) in rounds.iter_mut().zip(ns) {
+        r.push(ns);
     }
+}
+
+/// The median and the fastest of a list of timings.
+fn median_and_min(ns: &[f64]) -> (f64, f64) {
+    let mut v = ns.to_vec();
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0])
 }
 
 fn main() {
@@ -75,7 +82,7 @@ fn main() {
         "insert (sets bits only)",
         "insert (reports novelty)",
     ];
-    let (mut w, mut b) = ([f64::INFINITY; 6], [f64::INFINITY; 6]);
+    let (mut w, mut b): ([Vec<f64>; 6], [Vec<f64>; 6]) = Default::default();
     // Both filters insert the same fresh keys, each from its own counter.
     let (mut wk, mut bk) = (10 * N, 10 * N);
     for _ in 0..ROUNDS {
@@ -83,12 +90,17 @@ fn main() {
         round(&mut blocked, &present, &absent, &mut bk, &mut b);
     }
     println!(
-        "count window N = {N}, p = 0.01 ({bits} bits, {:?}) vs blocked filter of the same bits; ns per key, fastest of {ROUNDS} rounds",
+        "count window N = {N}, p = 0.01 ({bits} bits, {:?}) vs blocked filter of the same bits; ns per key, median (fastest) of {ROUNDS} interleaved rounds",
         window.layout()
     );
-    println!("| operation | count window | blocked, same memory | ratio |");
+    println!("| operation | count window | blocked, same memory | ratio of medians (of fastest) |");
     println!("|---|---:|---:|---:|");
-    for (name, (w, b)) in names.iter().zip(w.iter().zip(b)) {
-        println!("| {name} | {w:.1} | {b:.1} | {:.2}× |", w / b);
+    for (name, (w, b)) in names.iter().zip(w.iter().zip(&b)) {
+        let ((wm, wf), (bm, bf)) = (median_and_min(w), median_and_min(b));
+        println!(
+            "| {name} | {wm:.1} ({wf:.1}) | {bm:.1} ({bf:.1}) | {:.2}× ({:.2}×) |",
+            wm / bm,
+            wf / bf
+        );
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 #[path = "support/args.rs"]
 mod args;
 
-const QUERIES: u64 = 4_000_000;
+const QUERIES: u64 = 40_000_000;
 
 fn fpr(contains: impl Fn(u64) -> bool) -> f64 {
     let q = 1u64 << 63;
@@ -31,7 +31,7 @@ fn count_window_row(mut c: CountWindowFilter, n: u64, p: f64) {
     c.insert_batch(&keys);
     let s = c.shape();
     let layout = match c.layout() {
-        WindowLayout::Blocked(b) => format!(
+        WindowLayout::Blocked(b) | WindowLayout::BlockedFields(b) => format!(
             "blocked, {} lanes of {} bits, b = {}",
             s.slices(),
             b.lane_bits,

@@ -63,7 +63,6 @@ pub use crate::math::DLeftParams;
 use crate::math::Params;
 use crate::probe::dleft::DLeftProbe;
 use crate::storage::PackedCells;
-use std::fmt;
 
 /// A d-left counting Bloom filter: fingerprints with small counters in `d` sub-tables.
 #[derive(Clone, PartialEq)]
@@ -320,16 +319,6 @@ impl DLeftCountingFilter {
     /// Bytes of heap memory used by the cells.
     pub fn memory_bytes(&self) -> usize {
         self.cells.memory_bytes()
-    }
-}
-
-impl fmt::Debug for DLeftCountingFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DLeftCountingFilter")
-            .field("params", &self.params)
-            .field("hashing", &self.hashing)
-            .field("occupied", &self.occupied)
-            .finish()
     }
 }
 

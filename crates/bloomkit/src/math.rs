@@ -983,18 +983,10 @@ mod dleft_tests {
 
     #[test]
     fn dleft_shapes_outside_the_limits_are_refused() {
-        assert!(matches!(
-            DLeftParams::for_capacity(10, 0.0),
-            Err(Error::InvalidFpp(_))
-        ));
-        assert!(matches!(
-            DLeftParams::for_capacity(10, 1e-30),
-            Err(Error::InvalidParameters(_))
-        ));
-        assert!(matches!(
-            DLeftParams::for_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
-        ));
+        let refusal = |n, p| DLeftParams::for_capacity(n, p).unwrap_err();
+        assert!(matches!(refusal(10, 0.0), Error::InvalidFpp(_)));
+        assert!(matches!(refusal(10, 1e-30), Error::InvalidParameters(_)));
+        assert!(matches!(refusal(u64::MAX, 0.01), Error::TooLarge { .. }));
         let d = DLeftParams::for_capacity(1000, 0.01).unwrap();
         assert!(d.with_counter_bits(0).is_err());
         assert!(d.with_counter_bits(9).is_err());

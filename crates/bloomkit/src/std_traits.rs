@@ -8,7 +8,7 @@
 //! [`AtomicBlockedBloomFilter`], [`CountingBloomFilter`], [`ScalableBloomFilter`] and
 //! [`CountWindowFilter`] implement both; [`TimeWindowFilter`] implements `Extend` only (it
 //! needs a window length, which an iterator does not give), and
-//! [`DLeftCountingFilter`](crate::DLeftCountingFilter) neither: its `insert` fails when all of
+//! [`DLeftCountingFilter`] neither: its `insert` fails when all of
 //! an element's buckets are full, which `extend` could not report, so call `insert` in a loop.
 //! The exact integer sets [`Bitmap`](crate::bitmap::Bitmap) and
 //! [`TwoBitMap`](crate::bitmap::TwoBitMap) have neither for the same reason: their `insert`
@@ -80,6 +80,7 @@ use crate::blocked::BlockedBloomFilter;
 use crate::classic::{BloomFilter, DEFAULT_FPP};
 use crate::concurrent::{AtomicBlockedBloomFilter, AtomicBloomFilter};
 use crate::counting::CountingBloomFilter;
+use crate::dleft::DLeftCountingFilter;
 use crate::file::Content;
 use crate::key::Key;
 use crate::scalable::{Layer, ScalableBloomFilter};
@@ -369,12 +370,13 @@ macro_rules! debug_accessors {
 }
 
 // The length and the number of set bits, not the bits; the number and width of the counters,
-// not their values; a layer's filter and fill.
+// not their values; a layer's filter and fill; a d-left filter's shape and occupied cells.
 debug_accessors! {
     BitVec { len: len, set_bits: count_ones }
     AtomicBitVec { len: len, set_bits: count_ones }
     Counters { len: len, width: width }
     Layer { filter: filter, capacity: capacity, inserted: inserted }
+    DLeftCountingFilter { params: params, hashing: hashing, occupied: len }
 }
 
 impl fmt::Debug for Content<'_> {

@@ -9,6 +9,9 @@ use bloomkit::{
 use proptest::prelude::*;
 use std::sync::Arc;
 
+mod support;
+use support::any_layout;
+
 /// Grid n ∈ {1e3, 1e5, 1e6} × p ∈ {0.1, 0.01, 0.001}, the three layouts.
 ///
 /// Bound: given the filter's bits, a query of a non-member is positive with probability `q`,
@@ -204,15 +207,9 @@ proptest! {
     #[test]
     fn no_false_negatives(
         blocks in 1u64..200,
-        k in 1u32..20,
-        which in 0u8..3,
+        layout in any_layout(1..20),
         keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..30), 0..500),
     ) {
-        let layout = match which {
-            0 => BlockLayout::SplitBlock,
-            1 => BlockLayout::SplitBlock256,
-            _ => BlockLayout::Bits(k),
-        };
         let mut f = BlockedBloomFilter::with_layout(blocks, layout, Hashing::Xxh3).unwrap();
         for key in &keys {
             f.insert(key.as_slice());

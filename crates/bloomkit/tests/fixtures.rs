@@ -1,7 +1,8 @@
 //! Files written by an earlier build must stay readable and byte-identical.
 //!
 //! `tests/fixtures/v1/*.bloom` were written by the build before the library's restructuring
-//! (one file per kind, layout, scheme and counter width). For each one this test
+//! (one file per kind, layout, scheme and counter width), `v2/` by later builds. For each one
+//! this test
 //! 1. decodes the committed file and checks that the keys inserted into it are present,
 //! 2. re-encodes what it decoded and compares with the committed bytes, and
 //! 3. builds the same filter again from the same keys and compares its encoding too,
@@ -13,7 +14,7 @@
 use bloomkit::clock::ManualClock;
 use bloomkit::codec::native::{self, Design};
 use bloomkit::storage::CounterWidth;
-use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter};
+use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter, WindowLayout};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Filter,
     Hashing, Preset, ScalableBloomFilter, Spec,
@@ -50,25 +51,28 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
         AnyFilter::from(CountingBloomFilter::from_spec(spec, w).unwrap())
     };
     let blocked: [(_, NewBlocked); 4] = [
-        ("blocked-default.bloom", BlockedBloomFilter::new),
-        ("blocked-compact.bloom", BlockedBloomFilter::new_compact),
-        ("blocked-split.bloom", BlockedBloomFilter::new_split_block),
+        ("v1/blocked-default.bloom", BlockedBloomFilter::new),
+        ("v1/blocked-compact.bloom", BlockedBloomFilter::new_compact),
         (
-            "blocked-split256.bloom",
+            "v1/blocked-split.bloom",
+            BlockedBloomFilter::new_split_block,
+        ),
+        (
+            "v1/blocked-split256.bloom",
             BlockedBloomFilter::new_split_block_256,
         ),
     ];
     let blocked =
         blocked.map(|(name, new)| (name, AnyFilter::from(new(1000, 0.01).unwrap()), design));
     let mut all = vec![
-        ("classic.bloom", preset(Preset::Bloomkit), design),
-        ("classic-nodesign.bloom", preset(Preset::Bloomkit), None),
-        ("guava.bloom", preset(Preset::Guava), design),
-        ("guava32.bloom", preset(Preset::Guava32), design),
-        ("go.bloom", preset(Preset::Go), design),
-        ("redisson.bloom", preset(Preset::Redisson), design),
+        ("v1/classic.bloom", preset(Preset::Bloomkit), design),
+        ("v1/classic-nodesign.bloom", preset(Preset::Bloomkit), None),
+        ("v1/guava.bloom", preset(Preset::Guava), design),
+        ("v1/guava32.bloom", preset(Preset::Guava32), design),
+        ("v1/go.bloom", preset(Preset::Go), design),
+        ("v1/redisson.bloom", preset(Preset::Redisson), design),
         (
-            "classic-murmur3.bloom",
+            "v1/classic-murmur3.bloom",
             classic(
                 Spec::for_capacity(1000, 0.01)
                     .unwrap()
@@ -79,11 +83,11 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
     ];
     all.extend(blocked);
     all.extend([
-        ("counting4.bloom", counting(CounterWidth::Four), design),
-        ("counting8.bloom", counting(CounterWidth::Eight), design),
+        ("v1/counting4.bloom", counting(CounterWidth::Four), design),
+        ("v1/counting8.bloom", counting(CounterWidth::Eight), design),
         // Added with the d-left kind and minimal increase (same format version).
         (
-            "counting4-minimal-increase.bloom",
+            "v1/counting4-minimal-increase.bloom",
             match counting(CounterWidth::Four) {
                 AnyFilter::Counting(c) => c.with_minimal_increase().into(),
                 other => other,
@@ -91,17 +95,28 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
             design,
         ),
         (
-            "dleft.bloom",
+            "v1/dleft.bloom",
             DLeftCountingFilter::new(1000, 0.01).unwrap().into(),
             design,
         ),
         // Added with the expiring kinds (same format version). The count window is the
         // layout of one bit array per slice, which every build before the blocked layout wrote.
-        ("count-window-slices.bloom", count_window_slices(), design),
-        ("time-window.bloom", time_window(), design),
+        (
+            "v1/count-window-slices.bloom",
+            count_window_slices(),
+            design,
+        ),
+        ("v1/time-window.bloom", time_window(), design),
+        // Added with the split lanes of the blocked count window (native scheme 11, format
+        // version 2): what `CountWindowFilter::new` builds.
+        (
+            "v2/count-window-split-lanes.bloom",
+            CountWindowFilter::new(1000, 0.01).unwrap().into(),
+            design,
+        ),
         (
             // 300 keys into layers of 100, 200, ...: three layers.
-            "scalable.bloom",
+            "v1/scalable.bloom",
             AnyFilter::from(ScalableBloomFilter::new(100, 0.01).unwrap()),
             None,
         ),
@@ -131,7 +146,7 @@ fn time_window() -> AnyFilter {
 }
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 #[test]
@@ -184,7 +199,7 @@ fn streamed_writes_and_saves_are_the_committed_bytes() {
             "{name}: encoded_len"
         );
         // file::save streams into the file; the bytes on disk are the same.
-        let path = tmp.join(name);
+        let path = tmp.join(name.replace('/', "-"));
         bloomkit::file::save(&path, &decoded.filter, decoded.design).unwrap();
         assert_eq!(
             std::fs::read(&path).unwrap(),
@@ -193,4 +208,78 @@ fn streamed_writes_and_saves_are_the_committed_bytes() {
         );
     }
     std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// Count windows of the first blocked layout (native scheme 9, format version 2), which the
+/// build of that layout wrote and this one reads but no longer builds: `CountWindowFilter::new(1000,
+/// 0.01)` (lanes of 512 bits, 6 bits per element) and a shape with lanes of 128 bits (7 bits per
+/// element), each holding keys 0..300. The same build recorded, in `<name>.answers`, line by
+/// line: which of keys 300..20 300 it found; whether each insert of keys 20 300..21 500 was
+/// new (`1`) or not (`0`), a run crossing three generations; which of keys 0..20 300 it found
+/// after those; and the XXH3-64 of its encoding after them. This build must answer and write
+/// exactly the same.
+#[test]
+fn first_blocked_count_windows_answer_as_the_build_that_wrote_them() {
+    let design = Some(Design {
+        capacity: 1000,
+        fpp: 0.01,
+    });
+    let positives = |f: &AnyFilter, range: std::ops::Range<u64>| {
+        range
+            .filter(|&i| f.contains_encoded(key(i).as_bytes()))
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for name in [
+        "count-window-blocked-lanes",
+        "count-window-blocked-lanes128",
+    ] {
+        let path = dir().join("v2").join(name);
+        let committed = std::fs::read(path.with_extension("bloom")).unwrap();
+        let answers = std::fs::read_to_string(path.with_extension("answers")).unwrap();
+        let answers: Vec<&str> = answers.lines().collect();
+        let decoded = native::from_bytes(&committed, &[]).unwrap();
+        assert_eq!(decoded.design, design, "{name}");
+        let AnyFilter::CountWindow(c) = &decoded.filter else {
+            panic!("{name}: a count window")
+        };
+        assert!(
+            matches!(c.layout(), WindowLayout::BlockedFields(_)),
+            "{name}: {:?}",
+            c.layout()
+        );
+        let mut f = decoded.filter;
+        for i in 0..KEYS {
+            assert!(f.contains_encoded(key(i).as_bytes()), "{name}: key {i}");
+        }
+        assert_eq!(native::to_bytes(&f, design).unwrap(), committed, "{name}");
+        let mut streamed = Vec::new();
+        native::write_to(&f, design, &mut streamed).unwrap();
+        assert_eq!(streamed, committed, "{name}: write_to");
+        assert_eq!(
+            positives(&f, KEYS..20_300),
+            answers[0],
+            "{name}: non-members"
+        );
+        let new: String = (20_300..21_500)
+            .map(|i| {
+                let new = f.insert_encoded(key(i).as_bytes()).unwrap();
+                if new {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect();
+        assert_eq!(new, answers[1], "{name}: inserts");
+        assert_eq!(
+            positives(&f, 0..20_300),
+            answers[2],
+            "{name}: after the inserts"
+        );
+        let after = native::to_bytes(&f, design).unwrap();
+        let hash = xxhash_rust::xxh3::xxh3_64(&after).to_string();
+        assert_eq!(hash, answers[3], "{name}: the encoding after the inserts");
+    }
 }

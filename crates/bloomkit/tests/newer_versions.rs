@@ -12,7 +12,14 @@ use bloomkit::{
 };
 use std::time::Duration;
 
-/// One filter of every kind (both count-window layouts), with its name.
+/// A count window of the first blocked layout (scheme 9), which this build reads but no longer
+/// builds (`tests/fixtures.rs`).
+fn first_blocked_count_window() -> AnyFilter {
+    let bytes = include_bytes!("fixtures/v2/count-window-blocked-lanes.bloom");
+    native::from_bytes(bytes, &[]).unwrap().filter
+}
+
+/// One filter of every kind (every count-window layout), with its name.
 fn every_kind() -> Vec<(String, AnyFilter)> {
     let spec = || Spec::for_capacity(1000, 0.01).unwrap();
     let range = || KeyRange::new(0, 10_000).unwrap();
@@ -27,6 +34,7 @@ fn every_kind() -> Vec<(String, AnyFilter)> {
         CountWindowFilter::from_shape(shape, 1000, 0.01, Hashing::Xxh3)
             .unwrap()
             .into(),
+        first_blocked_count_window(),
         TimeWindowFilter::new(7 * day, 7, 1000, 0.01)
             .unwrap()
             .into(),
@@ -114,12 +122,16 @@ fn only_the_blocked_count_window_needs_version_2() {
         let want: u16 = if blocked { 2 } else { 1 };
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), want, "{name}");
     }
-    // A blocked count window claiming version 1 cannot be one a version-1 writer wrote.
-    let f = CountWindowFilter::new(1000, 0.01).unwrap();
-    let bytes = native::to_bytes(&f.into(), None).unwrap();
-    let v1 = edited(&bytes, |b| b[8..10].copy_from_slice(&1u16.to_le_bytes()));
-    assert!(matches!(
-        native::from_bytes(&v1, &[]),
-        Err(Error::Corrupt { .. })
-    ));
+    // A blocked count window (split lanes, scheme 11, or the first layout, scheme 9) claiming
+    // version 1 cannot be one a version-1 writer wrote.
+    let split = CountWindowFilter::new(1000, 0.01).unwrap().into();
+    for (f, scheme) in [(split, 11), (first_blocked_count_window(), 9)] {
+        let bytes = native::to_bytes(&f, None).unwrap();
+        assert_eq!(bytes[12], scheme);
+        let v1 = edited(&bytes, |b| b[8..10].copy_from_slice(&1u16.to_le_bytes()));
+        assert!(matches!(
+            native::from_bytes(&v1, &[]),
+            Err(Error::Corrupt { .. })
+        ));
+    }
 }

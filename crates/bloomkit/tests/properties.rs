@@ -4,6 +4,9 @@
 use bloomkit::{BloomFilter, Error, Hashing, Params, Preset, Scheme, Spec};
 use proptest::prelude::*;
 
+mod support;
+use support::any_layout;
+
 fn any_scheme() -> impl Strategy<Value = Scheme> {
     prop::sample::select(Scheme::ALL.to_vec())
 }
@@ -115,57 +118,35 @@ const PINNED: [[u64; 7]; 6] = [
 
 #[test]
 fn bad_parameters_are_typed_errors() {
+    let new = |n, p| BloomFilter::new(n, p).unwrap_err();
+    let with_params = |m, k| BloomFilter::with_params(m, k).unwrap_err();
+    let preset = |preset, n, p| Spec::preset(preset, n, p).unwrap_err();
+    for p in [0.0, 1.0, f64::NAN, -0.1] {
+        assert!(matches!(new(100, p), Error::InvalidFpp(_)), "p = {p}");
+    }
+    assert!(matches!(with_params(0, 3), Error::ZeroBits));
+    assert!(matches!(with_params(64, 0), Error::ZeroHashes));
     assert!(matches!(
-        BloomFilter::new(100, 0.0),
-        Err(Error::InvalidFpp(_))
-    ));
-    assert!(matches!(
-        BloomFilter::new(100, 1.0),
-        Err(Error::InvalidFpp(_))
-    ));
-    assert!(matches!(
-        BloomFilter::new(100, f64::NAN),
-        Err(Error::InvalidFpp(_))
-    ));
-    assert!(matches!(
-        BloomFilter::new(100, -0.1),
-        Err(Error::InvalidFpp(_))
-    ));
-    assert!(matches!(
-        BloomFilter::with_params(0, 3),
-        Err(Error::ZeroBits)
-    ));
-    assert!(matches!(
-        BloomFilter::with_params(64, 0),
-        Err(Error::ZeroHashes)
-    ));
-    assert!(matches!(
-        BloomFilter::with_params(64, 100_000),
-        Err(Error::TooManyHashes {
+        with_params(64, 100_000),
+        Error::TooManyHashes {
             hashes: 100_000,
             ..
-        })
+        }
     ));
-    assert!(matches!(
-        BloomFilter::with_params(u64::MAX, 3),
-        Err(Error::TooLarge { .. })
-    ));
-    assert!(matches!(
-        BloomFilter::new(u64::MAX, 1e-12),
-        Err(Error::TooLarge { .. })
-    ));
+    assert!(matches!(with_params(u64::MAX, 3), Error::TooLarge { .. }));
+    assert!(matches!(new(u64::MAX, 1e-12), Error::TooLarge { .. }));
     // A valid size that this machine cannot allocate (2^59 bytes) is an error, not an abort.
     assert!(matches!(
-        BloomFilter::with_params(1u64 << 62, 3).map(|_| ()),
-        Err(Error::Alloc { .. } | Error::TooLarge { .. })
+        with_params(1u64 << 62, 3),
+        Error::Alloc { .. } | Error::TooLarge { .. }
     ));
     assert!(matches!(
-        Spec::preset(Preset::Guava, 1, 0.99),
-        Err(Error::InvalidParameters(_))
+        preset(Preset::Guava, 1, 0.99),
+        Error::InvalidParameters(_)
     ));
     assert!(matches!(
-        Spec::preset(Preset::Redisson, 10_000_000_000, 0.001),
-        Err(Error::TooLarge { .. })
+        preset(Preset::Redisson, 10_000_000_000, 0.001),
+        Error::TooLarge { .. }
     ));
     // n = 0 is documented to mean n = 1.
     assert_eq!(
@@ -182,18 +163,11 @@ proptest! {
     #[test]
     fn atomic_blocked_filters_set_the_bits_of_plain_ones(
         blocks in 1u64..300,
-        k in 1u32..16,
-        which in 0u8..3,
+        layout in any_layout(1..16),
         hashing in any_hashing(),
         keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..24), 0..400),
     ) {
-        use bloomkit::probe::blocked::BlockLayout;
         use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter};
-        let layout = match which {
-            0 => BlockLayout::SplitBlock,
-            1 => BlockLayout::SplitBlock256,
-            _ => BlockLayout::Bits(k),
-        };
         let mut plain = BlockedBloomFilter::with_layout(blocks, layout, hashing.clone()).unwrap();
         let atomic = AtomicBlockedBloomFilter::with_layout(blocks, layout, hashing).unwrap();
         let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();

@@ -165,7 +165,7 @@ fn api_batches_and_estimates(mut f: CountWindowFilter) {
     assert!(any.contains_encoded(&bloomkit::Key::to_key_bytes(&49_999u64)));
     assert!(any.insert_encoded(b"fresh").unwrap());
     let hashes = match f.layout() {
-        WindowLayout::Blocked(b) => b.bits_per_element,
+        WindowLayout::Blocked(b) | WindowLayout::BlockedFields(b) => b.bits_per_element,
         WindowLayout::Slices => s.k,
     };
     assert_eq!(any.params().hashes, hashes);
@@ -177,18 +177,10 @@ fn api_batches_and_estimates(mut f: CountWindowFilter) {
 
 #[test]
 fn count_window_bad_parameters_are_typed_errors() {
-    assert!(matches!(
-        CountWindowFilter::new(0, 0.01),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(
-        CountWindowFilter::new(100, 0.0),
-        Err(Error::InvalidFpp(_))
-    ));
-    assert!(matches!(
-        CountWindowFilter::new(u64::MAX, 0.01),
-        Err(Error::TooLarge { .. })
-    ));
+    let refusal = |window, p| CountWindowFilter::new(window, p).unwrap_err();
+    assert!(matches!(refusal(0, 0.01), Error::InvalidParameters(_)));
+    assert!(matches!(refusal(100, 0.0), Error::InvalidFpp(_)));
+    assert!(matches!(refusal(u64::MAX, 0.01), Error::TooLarge { .. }));
 }
 
 const DAY: Duration = Duration::from_secs(86_400);
@@ -337,10 +329,13 @@ fn round_trips(mut f: CountWindowFilter) {
     assert_eq!(&bytes[10..12], &5u16.to_le_bytes(), "kind code 5");
     // Version 2 only for the blocked layout, which version-1 readers do not know.
     let version = match f.layout() {
-        WindowLayout::Blocked(_) => 2u16,
+        WindowLayout::Blocked(_) | WindowLayout::BlockedFields(_) => 2u16,
         WindowLayout::Slices => 1,
     };
     assert_eq!(&bytes[8..10], &version.to_le_bytes());
+    // Scheme 11 for split lanes (new filters), 1 for one bit array per slice.
+    let scheme = if version == 2 { 11 } else { 1 };
+    assert_eq!(bytes[12], scheme);
     let back = native::from_bytes(&bytes, &[]).unwrap();
     assert_eq!(back.filter, any);
     let design = back.design.unwrap();

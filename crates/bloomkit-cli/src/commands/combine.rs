@@ -1,7 +1,7 @@
 //! `bloomkit merge` and `bloomkit intersect`.
 
 use crate::commands::{open, plural};
-use crate::summary::{check_health, Output, Summary};
+use crate::summary::{report_written, Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Result};
 use bloomkit::{AnyFilter, Filter};
@@ -94,26 +94,18 @@ pub(crate) fn run(
         };
         Target::replace(&out_location, filter, design, force, ctx)?
     };
-    if output.quiet {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let d = check_health(&t, output)?;
-    if output.text() {
-        eprintln!(
-            "wrote the {} of {} filters to {}: about {}",
-            if op == Op::Union {
-                "union"
-            } else {
-                "intersection"
-            },
+    let what = if op == Op::Union {
+        "union"
+    } else {
+        "intersection"
+    };
+    let summary = Summary::new(name, &out_location.display()).set("inputs", inputs.to_vec());
+    report_written(&t, output, summary, |d| {
+        format!(
+            "wrote the {what} of {} filters to {}: about {}",
             inputs.len(),
             out_location.display(),
             plural(d.estimated_items.round() as u64, "item", "items")
-        );
-    }
-    Summary::new(name, &out_location.display())
-        .set("inputs", inputs.to_vec())
-        .filter(&d)
-        .print(output, false)?;
-    Ok(ExitCode::SUCCESS)
+        )
+    })
 }

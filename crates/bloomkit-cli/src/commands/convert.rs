@@ -2,7 +2,7 @@
 
 use crate::cli::Format;
 use crate::commands::open;
-use crate::summary::{check_health, Output, Summary};
+use crate::summary::{report_written, Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Context as _, Result};
 use bloomkit::codec::{detect, go, guava, Detected};
@@ -218,12 +218,11 @@ pub(crate) fn import(
         crate::commands::check_parent(path)?;
     }
     let t = Target::replace(&location, filter.into(), None, force, ctx)?;
-    if out.quiet {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let d = check_health(&t, out)?;
-    if out.text() {
-        eprintln!(
+    let summary = Summary::new("import", &location.display())
+        .set("file", file.display().to_string())
+        .set("format", format_name(format));
+    report_written(&t, out, summary, |d| {
+        format!(
             "imported {} ({}) into {}: {} bits, {} hashes, about {}",
             file.display(),
             format_name(format),
@@ -231,12 +230,6 @@ pub(crate) fn import(
             d.bits,
             d.hashes,
             crate::commands::plural(d.estimated_items.round() as u64, "item", "items")
-        );
-    }
-    Summary::new("import", &location.display())
-        .set("file", file.display().to_string())
-        .set("format", format_name(format))
-        .filter(&d)
-        .print(out, false)?;
-    Ok(ExitCode::SUCCESS)
+        )
+    })
 }

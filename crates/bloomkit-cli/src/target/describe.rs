@@ -33,8 +33,8 @@ fn spec_of(filter: &AnyFilter) -> Option<&Spec> {
     })
 }
 
-/// What `info` reports.
-#[derive(Debug, Clone)]
+/// What `info` reports. The default is empty, for kinds to fill in what they have.
+#[derive(Debug, Clone, Default)]
 pub struct Description {
     /// Kind name.
     pub kind: &'static str,

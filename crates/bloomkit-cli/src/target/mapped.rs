@@ -248,9 +248,7 @@ impl Mapped {
             estimated_items: fill.estimated_len,
             fill_ratio: fill.ones as f64 / params.bits as f64,
             estimated_fpp: fill.estimated_fpp,
-            layers: None,
-            window: None,
-            range: None,
+            ..Default::default()
         }
     }
 }

@@ -48,6 +48,15 @@ pub fn path(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).to_string_lossy().into_owned()
 }
 
+/// A new temporary directory holding the filter file `name`, made by `bloomkit create` with
+/// `args`: the directory (removed when dropped) and the file's path.
+pub fn created(name: &str, args: &[&str]) -> (tempfile::TempDir, String) {
+    let d = tempfile::tempdir().expect("temp dir");
+    let f = path(&d, name);
+    ok(&[&["create", f.as_str()], args].concat(), b"");
+    (d, f)
+}
+
 /// Runs the binary with `stdin` as input; returns (status, standard output, standard error).
 pub fn run3(args: &[&str], stdin: impl AsRef<[u8]>) -> (i32, String, String) {
     let r = run(args, stdin.as_ref());
@@ -65,15 +74,22 @@ pub fn fails(args: &[&str], stdin: impl AsRef<[u8]>, needles: &[&str]) -> String
     r.err
 }
 
-/// Runs the binary with `stdin` as input.
-pub fn run(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = bk(args)
+/// Starts `command` with its standard input, output and error piped; returns it and its
+/// standard input.
+pub fn spawn_piped(command: &mut Command) -> (Child, ChildStdin) {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("runs");
-    let mut input = child.stdin.take().unwrap();
+        .unwrap_or_else(|e| panic!("{command:?} starts: {e}"));
+    let input = child.stdin.take().unwrap();
+    (child, input)
+}
+
+/// Runs the binary with `stdin` as input.
+pub fn run(args: &[&str], stdin: &[u8]) -> Run {
+    let (child, mut input) = spawn_piped(&mut bk(args));
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {
         let _ = input.write_all(&data);
@@ -187,13 +203,7 @@ pub fn assert_no_temp_files(dir: &Path) {
 pub fn live_dedup(dir: &Path) -> (String, Child, ChildStdin, BufReader<ChildStdout>) {
     let f = dir.join("seen.bloom").to_string_lossy().into_owned();
     ok(&["create", &f, "-n", "1000", "-p", "0.001"], b"");
-    let mut child = bk(&["dedup", "--no-progress", &f])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = child.stdin.take().unwrap();
+    let (mut child, input) = spawn_piped(&mut bk(&["dedup", "--no-progress", &f]));
     let out = BufReader::new(child.stdout.take().unwrap());
     (f, child, input, out)
 }

@@ -9,6 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Filter options whose segments hold at most `bits` bits, so that a small filter spans
+/// several keys (and, on a cluster, several nodes).
+pub fn segments_of(bits: u64) -> bloomkit_redis::FilterOptions {
+    bloomkit_redis::FilterOptions {
+        max_segment_bits: bits,
+        ..Default::default()
+    }
+}
+
 /// A free loopback port (bound then released; the server binds it right after).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")

@@ -332,34 +332,27 @@ mod tests {
     #[cfg(feature = "redisson")]
     #[test]
     fn redisson_indexes_match() {
-        let d = digest(&Hashing::Highway, b"hello", false);
-        assert_eq!(
-            Scheme::Redisson.positions(&d, 7, 958),
-            [635, 186, 859, 410, 125, 634, 349]
-        );
-        assert_eq!(
-            Scheme::Redisson.positions(&d, 5, 7298),
-            [6595, 980, 1089, 2772, 2881]
-        );
-        let d = digest(&Hashing::Highway, b"world", false);
-        assert_eq!(
-            Scheme::Redisson.positions(&d, 7, 958),
-            [93, 567, 698, 214, 345, 819, 950]
-        );
+        let cases: [(&[u8], u32, u64, &[u64]); 3] = [
+            (b"hello", 7, 958, &[635, 186, 859, 410, 125, 634, 349]),
+            (b"hello", 5, 7298, &[6595, 980, 1089, 2772, 2881]),
+            (b"world", 7, 958, &[93, 567, 698, 214, 345, 819, 950]),
+        ];
+        for (key, k, m, want) in cases {
+            let d = digest(&Hashing::Highway, key, false);
+            assert_eq!(Scheme::Redisson.positions(&d, k, m), want, "k={k} m={m}");
+        }
     }
 
     /// Guava's `put("hello")` into a 128-bit, k = 7 filter (n = 10, p = 0.01).
     #[test]
     fn guava_indexes_match() {
         let d = digest(&Hashing::Murmur3, b"hello", false);
-        assert_eq!(
-            Scheme::GuavaMitz64.positions(&d, 7, 128),
-            [2, 27, 52, 77, 102, 127, 24]
-        );
-        assert_eq!(
-            Scheme::GuavaMitz32.positions(&d, 7, 128),
-            [53, 23, 100, 78, 1, 52, 24]
-        );
+        for (scheme, want) in [
+            (Scheme::GuavaMitz64, [2, 27, 52, 77, 102, 127, 24]),
+            (Scheme::GuavaMitz32, [53, 23, 100, 78, 1, 52, 24]),
+        ] {
+            assert_eq!(scheme.positions(&d, 7, 128), want, "{scheme}");
+        }
     }
 
     /// `enhanced-double-64` hashes once, to XXH3-64, and its positions are pinned: they are

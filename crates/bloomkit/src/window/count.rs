@@ -10,11 +10,15 @@
 //! ([`guaranteed_window`](CountWindowFilter::guaranteed_window),
 //! [`forgotten_after`](CountWindowFilter::forgotten_after)).
 //!
-//! Two layouts ([`WindowLayout`]):
+//! Layouts ([`WindowLayout`]):
 //! - **blocked** (new filters, `lanes.rs`): every slice of an element in one block of one to
-//!   eight cache lines (two at 1%), `b` bits per element in its slice and `k = 1`, sized by the
-//!   model over block loads ([`sizing::blocked_age_partitioned_for`]); a query reads one block,
-//!   an insert writes one lane of it;
+//!   four cache lines (one at 1%), 8 bits per element in its slice (one per sub-lane, as in a
+//!   split-block filter) and `k = 1`, sized by the model over block loads
+//!   ([`sizing::blocked_age_partitioned_for`]); a query reads one block, an insert writes one
+//!   lane of it;
+//! - **blocked, positions over the lane** (files written by the first blocked layout,
+//!   `lanes_fields.rs`): the same blocks with `b` positions per element drawn over the whole
+//!   lane; read, updated and written back, never built for new filters;
 //! - **one bit array per slice** (the paper's, `slices.rs`; [`from_shape`](CountWindowFilter::from_shape)
 //!   and files written before the blocked layout): one bit per element in each of `k ≈ 10`
 //!   slices, a query reading a word in several slices.
@@ -31,7 +35,8 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-use super::lanes::{Lanes, Probe};
+use super::ages::Ages;
+use super::lanes::{LaneForm, Lanes};
 use super::sizing::{self, AgePartitioned, BlockedAgePartitioned, LaneModel, LANES};
 use super::slices::Slices;
 use crate::error::{Error, Result};
@@ -40,10 +45,13 @@ use crate::hash::Hashing;
 use crate::key::Key;
 use crate::kind::Kind;
 use crate::math::{self, Params};
-use crate::probe::blocked::pipeline;
 use crate::probe::Digest;
 use crate::storage::{BitVec, Block};
 use std::fmt;
+
+/// Batches shorter than this are done key by key (the pipeline's set-up costs more than it
+/// gains on them).
+const SMALL_BATCH: usize = 8;
 
 /// At most this many slices (`k + l`).
 pub const MAX_SLICES: u32 = sizing::MAX_K + sizing::MAX_L;
@@ -54,55 +62,24 @@ pub enum WindowLayout {
     /// One bit array per slice and one bit per element in each of its `k` slices (the
     /// paper's layout): a query reads a word in several slices.
     Slices,
-    /// Every slice of an element in one block, `b` bits per element in its slice
-    /// ([`BlockedAgePartitioned`]): a query reads one block.
+    /// Every slice of an element in one block, one bit per element in each of the 8
+    /// sub-lanes of its slice's lane ([`BlockedAgePartitioned`]; split lanes, what new
+    /// filters use): a query reads one block.
     Blocked(BlockedAgePartitioned),
+    /// The first blocked layout, which files written before split lanes hold: the same
+    /// blocks, `b` positions per element drawn over the whole lane of its slice. Read,
+    /// updated and written back as it is; never chosen for a new filter.
+    BlockedFields(BlockedAgePartitioned),
 }
 
-/// The slices' memory, in one layout or the other.
+/// The slices' memory, in one layout or another.
 #[derive(Clone, PartialEq)]
 enum Storage {
     Slices(Slices),
+    /// Split lanes.
     Lanes(Lanes),
-}
-
-/// Which slice is the newest and how far the current generation is.
-#[derive(Clone, Copy, PartialEq, Debug)]
-struct Ages {
-    /// Physical index of the newest slice.
-    base: usize,
-    /// Insertions into the current generation (`1..=g` once anything was inserted).
-    count: u64,
-    /// Insertions ever (the generation, base and count follow from it).
-    inserted: u64,
-}
-
-impl Ages {
-    /// Where a filter of `slices` slices and generations of `g` stands after `inserted`
-    /// insertions.
-    fn after(inserted: u64, slices: usize, g: u64) -> Ages {
-        let shifts = inserted.saturating_sub(1) / g;
-        let h = slices as u64;
-        Ages {
-            base: ((h - shifts % h) % h) as usize,
-            count: inserted - shifts * g,
-            inserted,
-        }
-    }
-
-    /// Counts one insertion; returns the physical slice to clear first when it starts a new
-    /// generation (the oldest, which becomes the newest).
-    #[inline(always)]
-    fn advance(&mut self, slices: usize, g: u64) -> Option<usize> {
-        let turned = (self.count == g).then(|| {
-            self.base = (self.base + slices - 1) % slices;
-            self.count = 0;
-            self.base
-        });
-        self.count += 1;
-        self.inserted += 1;
-        turned
-    }
+    /// Lanes of the fields form (the first blocked layout).
+    Fields(Lanes),
 }
 
 /// A filter of the last `N` insertions. See the [module documentation](self).
@@ -195,26 +172,26 @@ impl CountWindowFilter {
         )
     }
 
-    /// A filter in the blocked layout from its words (block after block) and its count of
-    /// insertions ever, for example read from a file.
+    /// A filter in a blocked layout (split lanes with `split`, else the fields form) from
+    /// its words (block after block) and its count of insertions ever, for example read from
+    /// a file.
     pub(crate) fn from_blocked_parts(
         shape: BlockedAgePartitioned,
+        split: bool,
         (window, fpp): (u64, f64),
         hashing: Hashing,
-        words: &[u64],
-        inserted: u64,
+        (words, inserted): (&[u64], u64),
     ) -> Result<Self> {
         check_window(&shape.age_partitioned(), window)?;
-        let lanes = Storage::Lanes(Lanes::from_words(&shape, words)?);
+        let (storage, layout) = if split {
+            let lanes = Lanes::from_words(&shape, LaneForm::Split, words)?;
+            (Storage::Lanes(lanes), WindowLayout::Blocked(shape))
+        } else {
+            let lanes = Lanes::from_words(&shape, LaneForm::Fields, words)?;
+            (Storage::Fields(lanes), WindowLayout::BlockedFields(shape))
+        };
         let s = shape.age_partitioned();
-        Self::assemble(
-            s,
-            WindowLayout::Blocked(shape),
-            (window, fpp),
-            hashing,
-            lanes,
-            inserted,
-        )
+        Self::assemble(s, layout, (window, fpp), hashing, storage, inserted)
     }
 
     fn assemble(
@@ -283,14 +260,14 @@ impl CountWindowFilter {
     pub(crate) fn slices(&self) -> Option<&[BitVec]> {
         match &self.storage {
             Storage::Slices(s) => Some(s.as_slice()),
-            Storage::Lanes(_) => None,
+            Storage::Lanes(_) | Storage::Fields(_) => None,
         }
     }
 
-    /// The blocks' cache lines, in the blocked layout (for the file format).
+    /// The blocks' cache lines, in a blocked layout (for the file format).
     pub(crate) fn lines(&self) -> Option<&[Block]> {
         match &self.storage {
-            Storage::Lanes(l) => Some(l.as_lines()),
+            Storage::Lanes(l) | Storage::Fields(l) => Some(l.as_lines()),
             Storage::Slices(_) => None,
         }
     }
@@ -307,7 +284,7 @@ impl CountWindowFilter {
     fn slice_ones(&self, j: usize) -> u64 {
         match &self.storage {
             Storage::Slices(s) => s.slice_ones(j),
-            Storage::Lanes(l) => l.slice_ones(j),
+            Storage::Lanes(l) | Storage::Fields(l) => l.slice_ones(j),
         }
     }
 
@@ -319,49 +296,80 @@ impl CountWindowFilter {
             .collect()
     }
 
-    /// The hash words of a key (the 128-bit hash, in both layouts).
+    /// The hash words of a key in the paper's layout (the 128-bit hash).
     #[inline(always)]
     fn hash(&self, bytes: &[u8]) -> [u64; 2] {
         self.hashing.hash128(bytes)
     }
 
-    /// Whether the element with hash words `h` is in `k` consecutive slices.
+    /// The hash of a key in the blocked layout (the 64-bit hash: for XXH3, `xxh3_64` inlined
+    /// here).
     #[inline(always)]
-    fn contains_hash(&self, [h1, h2]: [u64; 2]) -> bool {
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        self.hashing.hash64(bytes)
+    }
+
+    /// Whether the element with key bytes `bytes` is in `k` consecutive slices.
+    #[inline(always)]
+    fn contains_bytes(&self, bytes: &[u8]) -> bool {
         match &self.storage {
-            Storage::Lanes(l) => l.any_hit(&l.locate([h1, h2])),
+            Storage::Lanes(l) => l.contains(self.hash64(bytes)),
             Storage::Slices(s) => {
-                let d = digest(h1, h2);
-                s.contains(&d, self.ages.base, self.shape.k as usize)
+                let [h1, h2] = self.hash(bytes);
+                s.contains(&digest(h1, h2), self.ages.base, self.shape.k as usize)
             }
+            Storage::Fields(l) => l.contains_fields(self.hash(bytes)),
         }
     }
 
-    /// Records an element (its hash words `h`, or its probe `probe` in the blocked layout)
-    /// in the `k` newest slices, starting a new generation first when the current one is
-    /// full. With `test`, returns whether it was new: in the paper's layout found before the
-    /// generation started, in the blocked one after (tested with the bits set, in one pass
-    /// over its block); without, `false`.
+    /// Records an element in the `k` newest slices, starting a new generation first when the
+    /// current one is full. With `test`, returns whether it was new: in the paper's layout
+    /// found before the generation started, in the blocked one after (tested with the bits
+    /// set, in one pass over its block); without, `false`.
     #[inline(always)]
-    fn insert_hash(&mut self, [h1, h2]: [u64; 2], probe: Option<Probe>, test: bool) -> bool {
-        let new =
-            test && matches!(self.storage, Storage::Slices(_)) && !self.contains_hash([h1, h2]);
-        let turned = self.ages.advance(self.slice_count(), self.shape.generation);
-        let base = self.ages.base;
-        match &mut self.storage {
-            Storage::Lanes(l) => {
-                if let Some(j) = turned {
-                    l.clear_slice(j);
-                }
-                let p = probe.unwrap_or_else(|| l.locate([h1, h2]));
-                l.set(&p, base, test)
+    fn insert_bytes(&mut self, bytes: &[u8], test: bool) -> bool {
+        let CountWindowFilter {
+            storage,
+            ages,
+            hashing,
+            ..
+        } = self;
+        if let Storage::Lanes(l) = storage {
+            let h = hashing.hash64(bytes);
+            if let Some(j) = ages.advance() {
+                l.clear_slice(j);
             }
+            return l.insert(h, ages.base, test);
+        }
+        self.insert_slices(bytes, test)
+    }
+
+    /// [`insert_bytes`](Self::insert_bytes) in the paper's layout or the fields form, out of
+    /// line. In the paper's layout, with `test`, an element is new if it was not found before
+    /// the generation started; in the fields form, after (as the split lanes do).
+    #[inline(never)]
+    fn insert_slices(&mut self, bytes: &[u8], test: bool) -> bool {
+        let h = self.hash(bytes);
+        let new = test && matches!(self.storage, Storage::Slices(_)) && !self.contains_bytes(bytes);
+        let turned = self.ages.advance();
+        let (base, k) = (self.ages.base, self.shape.k as usize);
+        match &mut self.storage {
             Storage::Slices(s) => {
                 if let Some(j) = turned {
                     s.clear_slice(j);
                 }
-                s.set(&digest(h1, h2), base, self.shape.k as usize);
+                s.set(&digest(h[0], h[1]), base, k);
                 new
+            }
+            Storage::Fields(l) | Storage::Lanes(l) => {
+                if let Some(j) = turned {
+                    l.clear_slice(j);
+                }
+                match l.form() {
+                    LaneForm::Fields => l.insert_fields(h, base, test),
+                    // Not reached: `insert_bytes` inserts into split lanes itself.
+                    LaneForm::Split => l.insert(self.hashing.hash64(bytes), base, test),
+                }
             }
         }
     }
@@ -370,17 +378,13 @@ impl CountWindowFilter {
     /// there); returns `true` if it was not found before (in the blocked layout: among the
     /// slices left once this insertion has started a new generation, if it starts one).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        key.with_bytes(|b| self.insert_bytes(b))
-    }
-
-    fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-        self.insert_hash(self.hash(bytes), None, true)
+        key.with_bytes(|b| self.insert_bytes(b, true))
     }
 
     /// Whether the element may be among the remembered insertions (always `true` for each of
     /// the last [`guaranteed_window`](Self::guaranteed_window) insertions).
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|b| self.contains_hash(self.hash(b)))
+        key.with_bytes(|b| self.contains_bytes(b))
     }
 
     /// Inserts the element; returns whether it was (probably) there before.
@@ -388,33 +392,36 @@ impl CountWindowFilter {
         !self.insert(key)
     }
 
-    /// Inserts every element of `keys`, in order. In the blocked layout each key is hashed
-    /// and its block prefetched [`AHEAD`](crate::probe::blocked) keys before its bits are set,
-    /// as the blocked filters' batches do.
+    /// Inserts every element of `keys`, in order, without testing them first. In the blocked
+    /// layout each key is hashed and its block prefetched
+    /// [`AHEAD`](crate::probe::blocked) keys before its bits are set, as the blocked filters'
+    /// batches do.
+    #[inline]
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        // A few keys gain nothing from the pipeline.
-        if !matches!(self.storage, Storage::Lanes(_)) || keys.len() < 8 {
+        // A few keys gain nothing from the pipeline (which would set up its ring for them).
+        if keys.len() < SMALL_BATCH {
             for k in keys {
-                k.with_bytes(|b| self.insert_hash(self.hash(b), None, false));
+                k.with_bytes(|b| self.insert_bytes(b, false));
             }
             return;
         }
-        pipeline(
-            self,
-            keys,
-            |f, k| {
-                let h = k.with_bytes(|b| f.hash(b));
-                let Storage::Lanes(l) = &f.storage else {
-                    unreachable!("checked above")
-                };
-                let p = l.locate(h);
-                l.prefetch(&p);
-                (h, p)
-            },
-            |f, _, (h, p)| {
-                f.insert_hash(h, Some(p), false);
-            },
-        );
+        self.insert_pipelined(keys);
+    }
+
+    /// [`insert_batch`](Self::insert_batch) of many keys, out of line.
+    #[inline(never)]
+    fn insert_pipelined<K: Key>(&mut self, keys: &[K]) {
+        let hashing = &self.hashing;
+        match &mut self.storage {
+            Storage::Lanes(l) => l.insert_batch(&mut self.ages, keys, |k| {
+                k.with_bytes(|b| hashing.hash64(b))
+            }),
+            Storage::Slices(_) | Storage::Fields(_) => {
+                for k in keys {
+                    k.with_bytes(|b| self.insert_slices(b, false));
+                }
+            }
+        }
     }
 
     /// Tests every element of `keys`. In the blocked layout, keys are hashed and their
@@ -424,16 +431,19 @@ impl CountWindowFilter {
     pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
         let mut out = vec![false; keys.len()];
         match &self.storage {
-            Storage::Lanes(l) => pipeline(
-                &mut out[..],
-                keys,
-                |_, k| {
-                    let p = l.locate(k.with_bytes(|b| self.hash(b)));
-                    l.prefetch(&p);
-                    p
-                },
-                |out, i, p| out[i] = l.any_hit(&p),
-            ),
+            Storage::Lanes(_) if keys.len() < SMALL_BATCH => {
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = self.contains(k);
+                }
+            }
+            Storage::Fields(l) => {
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = l.contains_fields(k.with_bytes(|b| self.hash(b)));
+                }
+            }
+            Storage::Lanes(l) => {
+                l.contains_batch(keys, |k| k.with_bytes(|b| self.hash64(b)), &mut out)
+            }
             Storage::Slices(s) => self.contains_batch_slices(s, keys, &mut out),
         }
         out
@@ -460,11 +470,9 @@ impl CountWindowFilter {
     /// generations; Swamidass–Baldi with the bits an element sets in a slice).
     pub fn estimated_len(&self) -> f64 {
         let (k, gens) = (self.shape.k as usize, self.shape.l as usize + 1);
-        let per_element = match self.layout {
-            WindowLayout::Slices => 1.0,
-            WindowLayout::Blocked(b) => {
-                LaneModel::new(b.lane_bits, b.bits_per_element).mean_distinct()
-            }
+        let per_element = match self.lane_model() {
+            None => 1.0,
+            Some((model, _)) => model.mean_distinct(),
         };
         let m = self.shape.slice_bits;
         let mut total = 0.0;
@@ -492,6 +500,21 @@ impl CountWindowFilter {
         match self.layout {
             WindowLayout::Slices => self.shape.expected_fpp(),
             WindowLayout::Blocked(b) => b.expected_fpp(),
+            WindowLayout::BlockedFields(b) => {
+                let model = LaneModel::fields(b.lane_bits, b.bits_per_element);
+                b.expected_fpp_with(&model)
+            }
+        }
+    }
+
+    /// The model of one lane and the blocked shape, in a blocked layout.
+    fn lane_model(&self) -> Option<(LaneModel, BlockedAgePartitioned)> {
+        match self.layout {
+            WindowLayout::Slices => None,
+            WindowLayout::Blocked(b) => Some((LaneModel::new(b.lane_bits, b.bits_per_element), b)),
+            WindowLayout::BlockedFields(b) => {
+                Some((LaneModel::fields(b.lane_bits, b.bits_per_element), b))
+            }
         }
     }
 
@@ -499,10 +522,11 @@ impl CountWindowFilter {
     /// the paper's layout; in the blocked layout, the mean over blocks of
     /// `1 - ∏ (1 - E[fill^D])` over the block's lanes ([`LaneModel`]).
     pub fn estimated_fpp(&self) -> f64 {
-        let (Storage::Lanes(l), WindowLayout::Blocked(shape)) = (&self.storage, self.layout) else {
+        let (Storage::Lanes(l) | Storage::Fields(l), Some((model, shape))) =
+            (&self.storage, self.lane_model())
+        else {
             return sizing::run_probability(&self.slice_fills(), self.shape.k);
         };
-        let model = LaneModel::new(shape.lane_bits, shape.bits_per_element);
         let (mut sum, mut miss) = (0.0, 1.0);
         l.for_each_lane_fill(|_, slice, fill| {
             miss *= 1.0 - model.fpp_from_fill(fill);
@@ -518,7 +542,7 @@ impl CountWindowFilter {
     pub fn memory_bytes(&self) -> usize {
         match &self.storage {
             Storage::Slices(s) => s.memory_bytes(),
-            Storage::Lanes(l) => l.memory_bytes(),
+            Storage::Lanes(l) | Storage::Fields(l) => l.memory_bytes(),
         }
     }
 
@@ -526,7 +550,7 @@ impl CountWindowFilter {
     pub fn clear(&mut self) {
         match &mut self.storage {
             Storage::Slices(s) => s.clear(),
-            Storage::Lanes(l) => l.clear(),
+            Storage::Lanes(l) | Storage::Fields(l) => l.clear(),
         }
         self.ages = Ages::after(0, self.slice_count(), self.shape.generation);
     }
@@ -591,15 +615,15 @@ impl Filter for CountWindowFilter {
         Kind::CountWindow
     }
     fn insert_encoded(&mut self, bytes: &[u8]) -> Result<bool> {
-        Ok(self.insert_bytes(bytes))
+        Ok(self.insert_bytes(bytes, true))
     }
     fn contains_encoded(&self, bytes: &[u8]) -> bool {
-        self.contains_hash(self.hash(bytes))
+        self.contains_bytes(bytes)
     }
     fn params(&self) -> Params {
         let hashes = match self.layout {
             WindowLayout::Slices => self.shape.k,
-            WindowLayout::Blocked(b) => b.bits_per_element,
+            WindowLayout::Blocked(b) | WindowLayout::BlockedFields(b) => b.bits_per_element,
         };
         Params {
             bits: self.shape.bits(),

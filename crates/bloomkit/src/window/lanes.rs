@@ -2,59 +2,80 @@
 //!
 //! A block is [`LANES`] lanes of `w` bits (`w` = 128, 256 or 512), lane `j` of every block
 //! making up physical slice `j`, stored as `w / 128` of the library's 64-byte [`Block`]s
-//! (so a block of 128-bit lanes is one cache line, of 512-bit lanes four adjacent ones). An element with hash words
-//! `[h1, h2]` (the 128-bit hash) lives in block `⌊h1 · B / 2⁶⁴⌋` ([`reduce`]); its `b`
-//! positions in a lane are `log₂ w`-bit fields of `h2`, lowest first (9 of 7 bits, 8 of 8 or 7
-//! of 9 per 64-bit word; further words are SplitMix64 steps from `h2`, as the blocked filters'
-//! `Bits(k)` layout does), the same in every lane; positions may coincide. An insert ORs
-//! them into the newest slice's lane; a query reads the block once and reports whether a lane
-//! holds all of them (`k = 1`). Starting a generation clears one lane of every block. Lanes of
-//! 128 bits (one cache line a block) with at most 8 bits per element, the shape at 1%, have an
-//! AVX2 kernel
-//! (`lanes_avx2.rs`), chosen once when the lanes are built.
+//! (so a block of 128-bit lanes is one cache line, of 512-bit lanes four adjacent ones). The
+//! lanes are interleaved by 64-bit word: word `t` of lane `j` is word `4·t + j` of the block,
+//! so that word `t` of all four lanes is one 256-bit vector.
+//!
+//! An element with the 64-bit hash `h` lives in block `⌊h · B / 2⁶⁴⌋` ([`reduce`]); in a lane
+//! it has one bit in each of the 8 sub-lanes of `w / 8` bits (16, 32 or 64; sub-lane `i` is
+//! bits `i·w/8 ..` of the lane): bit `(h₃₂ · SALTᵢ mod 2³²) >> (32 - log₂(w/8))`, `h₃₂` the
+//! low 32 bits of `h` and `SALT` the split-block filters' eight salts. So a lane is a small
+//! split-block filter, and the lane mask is the split-block mask's one vector multiply and
+//! shift. An insert ORs the mask into the newest slice's lane; a query reads the block once
+//! and reports whether a lane holds all of it (`k = 1`). Starting a generation clears one lane
+//! of every block. Lanes of 128 bits (one cache line a block), the shape at 1%, have an AVX2
+//! kernel (`lanes_avx2.rs`), chosen once when the lanes are built.
+//!
+//! Files of the first blocked layout (native scheme 9: `b` positions over the whole lane
+//! from the 128-bit hash, lanes stored one after another) keep their form
+//! ([`LaneForm::Fields`]): `lanes_fields.rs` probes them, with the portable code only.
 //!
 //! Sizing and the FPR model are `sizing.rs` ([`BlockedAgePartitioned`],
 //! [`LaneModel`](super::sizing::LaneModel)).
 
-use super::sizing::{BlockedAgePartitioned, LANES, LANE_BITS};
+use super::ages::Ages;
+use super::sizing::{BlockedAgePartitioned, BITS_PER_SLICE, LANES, LANE_BITS};
 use crate::error::{Error, Result};
-use crate::probe::{reduce, splitmix64};
+use crate::probe::blocked::{pipeline, SALT};
+use crate::probe::reduce;
 use crate::storage::{blocks_from_words, prefetch, zeroed_blocks, Block};
+
+/// How an element's bits sit in the lanes of a block.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LaneForm {
+    /// One bit in each of 8 sub-lanes from the 64-bit hash, lanes interleaved by word (new
+    /// filters, native scheme 11).
+    Split,
+    /// `b` positions over the whole lane from the second word of the 128-bit hash, lanes
+    /// stored one after another (the first blocked layout, native scheme 9;
+    /// `lanes_fields.rs`).
+    Fields,
+}
 
 /// The blocks of a count window in the blocked layout.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Lanes {
     /// Words per lane: 2, 4 or 8.
-    lane_words: usize,
-    /// Bits set per element in its lane (`b`).
-    bits_per_element: u32,
+    pub(super) lane_words: usize,
+    /// How an element's bits sit in a lane.
+    pub(super) form: LaneForm,
+    /// Bits set per element in its lane (`b`; 8 for split lanes).
+    pub(super) bits_per_element: u32,
     /// [`lines_per_block`] [`Block`]s per block.
-    lines: Vec<Block>,
-    /// Blocks.
-    blocks: u64,
-    /// Whether the AVX2 kernel serves these lanes on this CPU (decided once, from the shape
-    /// and the CPU).
+    pub(super) lines: Vec<Block>,
+    /// Blocks (`lines.len() / lines_per_block`).
+    pub(super) blocks: u64,
+    /// Whether the AVX2 kernel serves these lanes on this CPU (decided once, from the shape,
+    /// the form and the CPU).
     avx2: bool,
 }
 
-/// Where an element is: its block and the hash word of its bits in a lane.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Probe {
-    block: usize,
-    h2: u64,
-}
-
 impl Lanes {
-    /// Empty lanes of this shape.
+    /// Empty split lanes of this shape (what new filters use).
     pub fn zeros(shape: &BlockedAgePartitioned) -> Result<Self> {
-        let lane_words = check(shape)?;
+        let lane_words = check(shape, LaneForm::Split)?;
         let lines = zeroed_blocks(shape.blocks * lines_per_block(lane_words) as u64)?;
-        Ok(Self::from_lines(shape, lane_words, lines))
+        Ok(Self::from_lines(shape, LaneForm::Split, lane_words, lines))
     }
 
-    /// Lanes holding `words` (as [`words`](Self::as_lines) gives them), for a file.
-    pub fn from_words(shape: &BlockedAgePartitioned, words: &[u64]) -> Result<Self> {
-        let lane_words = check(shape)?;
+    /// Lanes of this form holding `words` (as [`as_lines`](Self::as_lines) gives them), for a
+    /// file.
+    pub fn from_words(
+        shape: &BlockedAgePartitioned,
+        form: LaneForm,
+        words: &[u64],
+    ) -> Result<Self> {
+        let lane_words = check(shape, form)?;
         let want = shape.blocks * 8 * lines_per_block(lane_words) as u64;
         if words.len() as u64 != want {
             return Err(Error::InvalidParameters(format!(
@@ -66,21 +87,29 @@ impl Lanes {
                 words.len()
             )));
         }
-        Ok(Self::from_lines(
-            shape,
-            lane_words,
-            blocks_from_words(words)?,
-        ))
+        let lines = blocks_from_words(words)?;
+        Ok(Self::from_lines(shape, form, lane_words, lines))
     }
 
-    fn from_lines(shape: &BlockedAgePartitioned, lane_words: usize, lines: Vec<Block>) -> Self {
+    fn from_lines(
+        shape: &BlockedAgePartitioned,
+        form: LaneForm,
+        lane_words: usize,
+        lines: Vec<Block>,
+    ) -> Self {
         Lanes {
             lane_words,
+            form,
             bits_per_element: shape.bits_per_element,
             lines,
             blocks: shape.blocks,
-            avx2: avx2_applies(lane_words, shape.bits_per_element),
+            avx2: form == LaneForm::Split && avx2_applies(lane_words),
         }
+    }
+
+    /// How an element's bits sit in a lane.
+    pub fn form(&self) -> LaneForm {
+        self.form
     }
 
     /// The cache lines, block after block (for the file format).
@@ -88,92 +117,129 @@ impl Lanes {
         &self.lines
     }
 
-    /// The block of hash words `[h1, h2]` (its bits come from `h2`).
+    /// Whether some slice's lane of the element's block has all its bits (`k = 1`: one slice
+    /// is a run).
     #[inline(always)]
-    pub fn locate(&self, [h1, h2]: [u64; 2]) -> Probe {
-        Probe {
-            block: reduce(h1, self.blocks) as usize,
-            h2,
-        }
-    }
-
-    /// The cache lines of the element's block.
-    #[inline(always)]
-    fn block(&self, p: &Probe) -> &[Block] {
-        let lines = lines_per_block(self.lane_words);
-        &self.lines[p.block * lines..(p.block + 1) * lines]
-    }
-
-    /// Starts loading the element's block.
-    #[inline(always)]
-    pub fn prefetch(&self, p: &Probe) {
-        self.block(p).iter().for_each(|line| prefetch(line));
-    }
-
-    /// Whether some slice's lane has every bit of the element (`k = 1`: one slice is a
-    /// run).
-    #[inline(always)]
-    pub fn any_hit(&self, p: &Probe) -> bool {
-        let (block, b) = (self.block(p), self.bits_per_element);
+    pub fn contains(&self, h: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is set only when the CPU has AVX2 and the lanes are two words
-            // (`lanes_avx2::applies`); a block of them is two `Block`s.
-            return unsafe { super::lanes_avx2::any_hit(block, p.h2, b) };
+            // (`lanes_avx2::applies`): then a block is one line, and there are `blocks` lines.
+            return unsafe { super::lanes_avx2::contains(&self.lines, self.blocks, h) };
         }
-        self.hits_portable(block, p.h2) != 0
+        self.contains_portable(h)
     }
 
-    /// One bit per physical slice, set where the slice's lane has every bit of in-lane hash
-    /// `h2` (the portable code).
-    fn hits_portable(&self, block: &[Block], h2: u64) -> u32 {
-        let b = self.bits_per_element;
+    fn contains_portable(&self, h: u64) -> bool {
+        let i = reduce(h, self.blocks) as usize;
         match self.lane_words {
-            2 => hits_in::<2>(block, &mask::<2>(h2, b)),
-            4 => hits_in::<4>(block, &mask::<4>(h2, b)),
-            _ => hits_in::<8>(block, &mask::<8>(h2, b)),
+            2 => any_full::<2, SPLIT>(self.block::<2>(i), &mask::<2>(h as u32)),
+            4 => any_full::<4, SPLIT>(self.block::<4>(i), &mask::<4>(h as u32)),
+            _ => any_full::<8, SPLIT>(self.block::<8>(i), &mask::<8>(h as u32)),
         }
     }
 
-    /// Sets the element's bits in the lane of physical slice `slice`; returns whether no
-    /// lane had all of them before (the element was new) when `test` is set, else `false`.
+    /// Sets the element's bits in the lane of physical slice `slice`; with `test`, returns
+    /// whether no lane had all of them before (the element was new), else `false`.
     #[inline(always)]
-    pub fn set(&mut self, p: &Probe, slice: usize, test: bool) -> bool {
+    pub fn insert(&mut self, h: u64, slice: usize, test: bool) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
-            let (b, lines) = (self.bits_per_element, lines_per_block(self.lane_words));
-            let block = &mut self.lines[p.block * lines..(p.block + 1) * lines];
-            // SAFETY: as in `any_hit`; a physical slice is a lane, `slice < LANES = 4`.
-            return unsafe { super::lanes_avx2::set(block, p.h2, b, slice, test) };
+            let (lines, blocks) = (&mut self.lines, self.blocks);
+            // SAFETY: as in `contains`; a physical slice is a lane, `slice < LANES = 4`.
+            return unsafe {
+                if test {
+                    super::lanes_avx2::insert::<true>(lines, blocks, h, slice)
+                } else {
+                    super::lanes_avx2::insert::<false>(lines, blocks, h, slice)
+                }
+            };
         }
-        let new = test && !self.any_hit(p);
+        let new = test && !self.contains_portable(h);
+        let i = reduce(h, self.blocks) as usize;
         match self.lane_words {
-            2 => self.set_in::<2>(p, slice),
-            4 => self.set_in::<4>(p, slice),
-            _ => self.set_in::<8>(p, slice),
+            2 => set::<2, SPLIT>(self.block_mut::<2>(i), &mask::<2>(h as u32), slice),
+            4 => set::<4, SPLIT>(self.block_mut::<4>(i), &mask::<4>(h as u32), slice),
+            _ => set::<8, SPLIT>(self.block_mut::<8>(i), &mask::<8>(h as u32), slice),
         }
         new
     }
 
-    #[inline(always)]
-    fn set_in<const LW: usize>(&mut self, p: &Probe, slice: usize) {
-        let m = mask::<LW>(p.h2, self.bits_per_element);
-        let lines = lines_per_block(LW);
-        let block = &mut self.lines[p.block * lines..(p.block + 1) * lines];
-        for (t, m) in m.iter().enumerate() {
-            let w = slice * LW + t;
-            block[w / 8].0[w % 8] |= m;
+    /// Tests the elements of `keys`, whose hashes `hash` gives, into `out`: each key is hashed
+    /// and its block prefetched well ahead of its test (the blocked filters' pipeline).
+    pub fn contains_batch<K>(&self, keys: &[K], hash: impl Fn(&K) -> u64, out: &mut [bool]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: as in `contains`.
+            return unsafe {
+                super::lanes_avx2::contains_batch(&self.lines, self.blocks, keys, hash, out)
+            };
         }
+        pipeline(
+            out,
+            keys,
+            |_, k| {
+                let h = hash(k);
+                self.prefetch(h);
+                h
+            },
+            |out, i, h| out[i] = self.contains_portable(h),
+        );
+    }
+
+    /// Inserts the elements of `keys`, whose hashes `hash` gives, in order, each counted by
+    /// `ages` (which may start a generation); hashed and prefetched ahead as in
+    /// [`contains_batch`](Self::contains_batch).
+    pub fn insert_batch<K>(&mut self, ages: &mut Ages, keys: &[K], hash: impl Fn(&K) -> u64) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: as in `contains`.
+            return unsafe {
+                super::lanes_avx2::insert_batch(&mut self.lines, self.blocks, ages, keys, hash)
+            };
+        }
+        pipeline(
+            self,
+            keys,
+            |lanes, k| {
+                let h = hash(k);
+                lanes.prefetch(h);
+                h
+            },
+            |lanes, _, h| {
+                if let Some(j) = ages.advance() {
+                    lanes.clear_slice(j);
+                }
+                lanes.insert(h, ages.base, false);
+            },
+        );
+    }
+
+    /// Starts loading the block of hash `h` (the block-choosing word of the hash).
+    #[inline(always)]
+    pub(super) fn prefetch(&self, h: u64) {
+        let lines = lines_per_block(self.lane_words);
+        let i = reduce(h, self.blocks) as usize * lines;
+        self.lines[i..i + lines].iter().for_each(|l| prefetch(l));
+    }
+
+    /// Block `i` of lanes of `LW` words.
+    #[inline(always)]
+    pub(super) fn block<const LW: usize>(&self, i: usize) -> &[Block] {
+        let lines = lines_per_block(LW);
+        &self.lines[i * lines..(i + 1) * lines]
+    }
+
+    #[inline(always)]
+    pub(super) fn block_mut<const LW: usize>(&mut self, i: usize) -> &mut [Block] {
+        let lines = lines_per_block(LW);
+        &mut self.lines[i * lines..(i + 1) * lines]
     }
 
     /// Clears physical slice `slice`: its lane in every block.
     pub fn clear_slice(&mut self, slice: usize) {
-        let lw = self.lane_words;
-        for block in self.lines.chunks_exact_mut(lines_per_block(lw)) {
-            for w in slice * lw..(slice + 1) * lw {
-                block[w / 8].0[w % 8] = 0;
-            }
-        }
+        let split = self.form == LaneForm::Split;
+        clear_lane(&mut self.lines, self.lane_words, split, slice);
     }
 
     /// Clears every slice.
@@ -181,12 +247,17 @@ impl Lanes {
         self.lines.iter_mut().for_each(|l| *l = Block::default());
     }
 
-    /// Set bits of physical slice `slice`.
-    pub fn slice_ones(&self, slice: usize) -> u64 {
-        let lw = self.lane_words;
+    /// The words of lane `slice` of every block, block after block.
+    fn lane_words_of(&self, slice: usize) -> impl Iterator<Item = u64> + '_ {
+        let (lw, split) = (self.lane_words, self.form == LaneForm::Split);
         self.lines
             .chunks_exact(lines_per_block(lw))
-            .flat_map(|block| (slice * lw..(slice + 1) * lw).map(|w| block[w / 8].0[w % 8]))
+            .flat_map(move |block| (0..lw).map(move |t| word(block, split, lw, t, slice)))
+    }
+
+    /// Set bits of physical slice `slice`.
+    pub fn slice_ones(&self, slice: usize) -> u64 {
+        self.lane_words_of(slice)
             .map(|w| u64::from(w.count_ones()))
             .sum()
     }
@@ -194,12 +265,12 @@ impl Lanes {
     /// The fill of each physical slice's lane in each block, block after block: `fill(block,
     /// slice)` is called for every pair (for the FPR estimate).
     pub fn for_each_lane_fill(&self, mut fill: impl FnMut(usize, usize, f64)) {
-        let lw = self.lane_words;
+        let (lw, split) = (self.lane_words, self.form == LaneForm::Split);
         let bits = (lw * 64) as f64;
         for (i, block) in self.lines.chunks_exact(lines_per_block(lw)).enumerate() {
             for slice in 0..LANES as usize {
-                let ones: u32 = (slice * lw..(slice + 1) * lw)
-                    .map(|w| block[w / 8].0[w % 8].count_ones())
+                let ones: u32 = (0..lw)
+                    .map(|t| word(block, split, lw, t, slice).count_ones())
                     .sum();
                 fill(i, slice, f64::from(ones) / bits);
             }
@@ -222,70 +293,110 @@ impl Lanes {
 }
 
 /// The cache lines ([`Block`]s) of a block of lanes of `lane_words` words.
-const fn lines_per_block(lane_words: usize) -> usize {
+pub(super) const fn lines_per_block(lane_words: usize) -> usize {
     LANES as usize * lane_words / 8
 }
 
-/// Whether the AVX2 kernel serves lanes of `lane_words` words and `b` bits per element here.
-fn avx2_applies(lane_words: usize, b: u32) -> bool {
+/// The `split` argument of [`word_index`] and of the portable probes for split lanes.
+const SPLIT: bool = true;
+
+/// The index in its block of word `t` of lane `lane` (lanes of `lane_words` words): `4·t +
+/// lane` for split lanes (interleaved by word), `lane · lane_words + t` for the fields form
+/// (one lane after another).
+#[inline(always)]
+pub(super) const fn word_index(split: bool, lane_words: usize, t: usize, lane: usize) -> usize {
+    if split {
+        t * LANES as usize + lane
+    } else {
+        lane * lane_words + t
+    }
+}
+
+/// Clears lane `slice` of every block of `lines` (lanes of `lane_words` words, split or not).
+pub(super) fn clear_lane(lines: &mut [Block], lane_words: usize, split: bool, slice: usize) {
+    for block in lines.chunks_exact_mut(lines_per_block(lane_words)) {
+        for t in 0..lane_words {
+            let w = word_index(split, lane_words, t, slice);
+            block[w / 8].0[w % 8] = 0;
+        }
+    }
+}
+
+/// Word `t` of lane `lane` in `block` ([`word_index`]).
+#[inline(always)]
+fn word(block: &[Block], split: bool, lane_words: usize, t: usize, lane: usize) -> u64 {
+    let w = word_index(split, lane_words, t, lane);
+    block[w / 8].0[w % 8]
+}
+
+/// Whether the AVX2 kernel serves lanes of `lane_words` words here.
+fn avx2_applies(lane_words: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return super::lanes_avx2::applies(lane_words, b);
+    return super::lanes_avx2::applies(lane_words);
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (lane_words, b);
+        let _ = lane_words;
         false
     }
 }
 
-/// The bits of in-lane hash `h2` in a lane of `LW` words (the definition of the layout):
-/// `b` positions, `log₂(64·LW)`-bit fields of `h2` lowest first, then of SplitMix64 steps
-/// from `h2`. Each position's word is chosen by masks rather than by an index, so that the
-/// mask stays in registers.
+/// The bits of in-lane hash `h` in a lane of `LW` words (the definition of the layout): in
+/// sub-lane `i` of `s = 8·LW` bits, bit `(h · SALTᵢ mod 2³²) >> (32 - log₂ s)`.
 #[inline(always)]
-fn mask<const LW: usize>(h2: u64, b: u32) -> [u64; LW] {
-    let field = 6 + LW.trailing_zeros();
-    let per_word = 64 / field;
-    let lane = (64 * LW as u64) - 1;
+pub(super) fn mask<const LW: usize>(h: u32) -> [u64; LW] {
+    let sub_bits = 8 * LW;
+    let shift = 32 - sub_bits.trailing_zeros();
+    let per_word = 64 / sub_bits;
     let mut m = [0u64; LW];
-    let (mut seed, mut x, mut left) = (h2, h2, per_word);
-    for _ in 0..b {
-        if left == 0 {
-            seed = splitmix64(seed);
-            x = seed;
-            left = per_word;
-        }
-        let pos = x & lane;
-        for (t, m) in m.iter_mut().enumerate() {
-            *m |= u64::from(pos >> 6 == t as u64) << (pos & 63);
-        }
-        x >>= field;
-        left -= 1;
+    for (i, salt) in SALT.into_iter().enumerate() {
+        let bit = h.wrapping_mul(salt) >> shift;
+        m[i / per_word] |= 1u64 << (bit as usize + (i % per_word) * sub_bits);
     }
     m
 }
 
-/// [`Lanes::hits`] for lanes of `LW` words (a constant, so that the loops unroll).
+/// Whether some lane of `block` (lanes of `LW` words, split or not: [`word_index`]) has
+/// every bit of `mask`.
 #[inline(always)]
-fn hits_in<const LW: usize>(block: &[Block], mask: &[u64; LW]) -> u32 {
-    let mut hits = 0;
-    for lane in 0..LANES as usize {
-        let mut missing = 0u64;
-        for (t, m) in mask.iter().enumerate() {
-            let w = lane * LW + t;
-            missing |= m & !block[w / 8].0[w % 8];
+pub(super) fn any_full<const LW: usize, const SPLIT: bool>(
+    block: &[Block],
+    mask: &[u64; LW],
+) -> bool {
+    let mut missing = [0u64; LANES as usize];
+    for (t, m) in mask.iter().enumerate() {
+        for (lane, miss) in missing.iter_mut().enumerate() {
+            *miss |= m & !word(block, SPLIT, LW, t, lane);
         }
-        hits |= u32::from(missing == 0) << lane;
     }
-    hits
+    missing.contains(&0)
 }
 
-/// Checks a blocked shape; returns the words per lane.
-fn check(shape: &BlockedAgePartitioned) -> Result<usize> {
+/// ORs `mask` into lane `lane` of `block` (lanes of `LW` words, split or not).
+#[inline(always)]
+pub(super) fn set<const LW: usize, const SPLIT: bool>(
+    block: &mut [Block],
+    mask: &[u64; LW],
+    lane: usize,
+) {
+    for (t, m) in mask.iter().enumerate() {
+        let w = word_index(SPLIT, LW, t, lane);
+        block[w / 8].0[w % 8] |= m;
+    }
+}
+
+/// Checks a blocked shape for lanes of this form; returns the words per lane.
+fn check(shape: &BlockedAgePartitioned, form: LaneForm) -> Result<usize> {
     let bad = |why: String| Err(Error::InvalidParameters(why));
     if !LANE_BITS.contains(&shape.lane_bits) {
         return bad(format!(
             "a blocked count window has lanes of 128, 256 or 512 bits, not {}",
             shape.lane_bits
+        ));
+    }
+    if form == LaneForm::Split && shape.bits_per_element != BITS_PER_SLICE {
+        return bad(format!(
+            "a blocked count window sets {BITS_PER_SLICE} bits per element in a lane (one per sub-lane), not {}",
+            shape.bits_per_element
         ));
     }
     if shape.blocks == 0 || shape.generation == 0 {
@@ -301,58 +412,83 @@ fn check(shape: &BlockedAgePartitioned) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::splitmix64;
     use crate::window::sizing::BlockedAgePartitioned;
 
-    /// The AVX2 kernel (where the CPU has it) and the portable code agree on every lane mask,
-    /// every set bit and every answer, for each `b` the kernel serves and the next.
+    fn shape(lane_bits: u32) -> BlockedAgePartitioned {
+        BlockedAgePartitioned {
+            generation: 100,
+            blocks: 256,
+            lane_bits,
+            bits_per_element: BITS_PER_SLICE,
+        }
+    }
+
+    /// The AVX2 kernel (where the CPU has it) and the portable code agree on every answer and
+    /// every set bit, single and batched, for each lane width.
     #[test]
     fn avx2_kernel_and_portable_code_agree() {
-        for b in 1..=9 {
-            let shape = BlockedAgePartitioned {
-                generation: 100,
-                blocks: 256,
-                lane_bits: 128,
-                bits_per_element: b,
-            };
-            let mut fast = Lanes::zeros(&shape).unwrap();
+        for lane_bits in LANE_BITS {
+            let mut fast = Lanes::zeros(&shape(lane_bits)).unwrap();
             #[cfg(target_arch = "x86_64")]
-            let expect_avx2 = b <= 8 && std::arch::is_x86_feature_detected!("avx2");
+            let expect_avx2 = lane_bits == 128 && std::arch::is_x86_feature_detected!("avx2");
             #[cfg(not(target_arch = "x86_64"))]
             let expect_avx2 = false;
-            assert_eq!(fast.avx2, expect_avx2, "b = {b}");
+            assert_eq!(fast.avx2, expect_avx2, "{lane_bits}");
             let mut portable = fast.clone();
             portable.force_portable();
-            for i in 0..3000u64 {
-                let h = [splitmix64(i), splitmix64(i ^ 0xabcd)];
-                let p = fast.locate(h);
-                assert_eq!(fast.any_hit(&p), portable.any_hit(&p), "b = {b}, key {i}");
+            let keys: Vec<u64> = (0..3000u64).map(splitmix64).collect();
+            for (i, &h) in keys.iter().enumerate() {
+                assert_eq!(
+                    fast.contains(h),
+                    portable.contains(h),
+                    "{lane_bits}, key {i}"
+                );
                 // Fill lanes unevenly so that both answers occur.
                 if i % 3 != 0 {
-                    let slice = (i % u64::from(LANES)) as usize;
+                    let slice = i % LANES as usize;
                     let test = i % 2 == 0;
-                    let new = fast.set(&p, slice, test);
-                    assert_eq!(new, portable.set(&p, slice, test), "b = {b}, key {i}");
-                    assert!(fast.any_hit(&p) && !fast.set(&p, slice, true));
-                    portable.set(&p, slice, false);
+                    let new = fast.insert(h, slice, test);
+                    assert_eq!(new, portable.insert(h, slice, test), "{lane_bits}, key {i}");
+                    assert!(fast.contains(h) && !fast.insert(h, slice, true));
+                    portable.insert(h, slice, false);
                 }
             }
-            assert!(fast.lines == portable.lines, "b = {b}");
+            assert!(fast.lines == portable.lines, "{lane_bits}");
+            let (mut a, mut b) = (vec![false; 3000], vec![true; 3000]);
+            fast.contains_batch(&keys, |h| *h ^ 1, &mut a);
+            portable.contains_batch(&keys, |h| *h ^ 1, &mut b);
+            assert_eq!(a, b);
+            let (mut ages_a, mut ages_b) = (Ages::after(7, 4, 50), Ages::after(7, 4, 50));
+            fast.insert_batch(&mut ages_a, &keys, |h| *h ^ 2);
+            portable.insert_batch(&mut ages_b, &keys, |h| *h ^ 2);
+            assert!(
+                fast.lines == portable.lines && ages_a == ages_b,
+                "{lane_bits}"
+            );
             let ones: u64 = (0..LANES as usize).map(|s| fast.slice_ones(s)).sum();
-            assert!(ones > 0 && ones < shape.bits());
+            assert!(ones > 0 && ones < shape(lane_bits).bits());
         }
     }
 
     #[test]
-    fn positions_are_fields_of_the_hash() {
-        // b = 2 in 128-bit lanes: bits 5 and 3 + 64 (fields 5 and 67 of h2).
-        let h2 = 5 | (67 << 7);
-        assert_eq!(mask::<2>(h2, 2), [1 << 5, 1 << 3]);
-        // 512-bit lanes: 9-bit fields; past the seventh, SplitMix64 of h2.
-        let m = mask::<8>(0, 8);
-        let next = splitmix64(0) & 511;
-        let mut want = [0u64; 8];
-        want[0] |= 1;
-        want[(next >> 6) as usize] |= 1 << (next & 63);
-        assert_eq!(m, want);
+    fn positions_are_salted_products_per_sub_lane() {
+        // h = 1: the product is the salt itself; its top 4, 5 or 6 bits are the position.
+        let m = mask::<2>(1);
+        for (i, salt) in SALT.into_iter().enumerate() {
+            let bit = (salt >> 28) as usize + 16 * i;
+            assert_eq!(m[bit / 64] >> (bit % 64) & 1, 1, "sub-lane {i}");
+        }
+        assert_eq!(m.iter().map(|w| w.count_ones()).sum::<u32>(), 8);
+        let m = mask::<8>(3);
+        for (i, salt) in SALT.into_iter().enumerate() {
+            assert_eq!(m[i], 1 << (3u32.wrapping_mul(salt) >> 26), "sub-lane {i}");
+        }
+        // Lane 1's word 1 is word 5 of the block.
+        let mut lanes = Lanes::zeros(&shape(128)).unwrap();
+        lanes.insert(0, 1, false);
+        let block = &lanes.lines[0].0;
+        assert_eq!((block[1], block[5]), (mask::<2>(0)[0], mask::<2>(0)[1]));
+        assert_eq!(block.iter().filter(|w| **w != 0).count(), 2);
     }
 }

@@ -1,130 +1,178 @@
 //! The AVX2 kernel of the count window's blocked layout for its most common shape, lanes of
-//! 128 bits (a block of one cache line) and at most 8 bits per element: the lane mask from
-//! the hash in vector registers, and the test of all 4 lanes with two 256-bit loads. The
-//! portable code in `lanes.rs` defines the layout; `tests` compares the two.
+//! 128 bits (a block of one cache line): the lane mask from the hash with the split-block
+//! filters' one vector multiply and shift, and the test of all 4 lanes with two 256-bit loads
+//! (word `t` of the four lanes is one vector, `lanes.rs`). The portable code in `lanes.rs`
+//! defines the layout; its tests compare the two.
+//!
+//! The entry points hold the whole operation (block lookup, mask, test or set; the batch
+//! loops with their hashing), compiled for AVX2, so that the kernel inlines into them: a call
+//! into an AVX2 function per key costs about what the rest of a query does.
 
-use crate::storage::Block;
+use super::ages::Ages;
+use super::lanes::clear_lane;
+use crate::probe::blocked::{pipeline, SALT};
+use crate::probe::reduce;
+use crate::storage::{prefetch, Block};
 use core::arch::x86_64::*;
 
-/// Whether the kernel serves lanes of `lane_words` words and `b` bits per element on this CPU.
-pub(super) fn applies(lane_words: usize, b: u32) -> bool {
-    lane_words == 2 && b <= 8 && crate::probe::blocked::avx2::available()
+/// Whether the kernel serves lanes of `lane_words` words on this CPU.
+pub(super) fn applies(lane_words: usize) -> bool {
+    lane_words == 2 && crate::probe::blocked::avx2::available()
 }
 
-/// Per `b`, 255 in the position slots `b..8` (not used) and 0 in the others.
-static UNUSED: [[i64; 8]; 9] = {
-    let mut t = [[0i64; 8]; 9];
-    let mut b = 0;
-    while b < 9 {
-        let mut i = b;
-        while i < 8 {
-            t[b][i] = 255;
-            i += 1;
-        }
-        b += 1;
-    }
-    t
-};
-
-/// The element's bits in a 128-bit lane as `[m0, m1, m0, m1]`: positions `i < b` are the
-/// 7-bit fields `(h2 >> 7i) & 127` (as `lanes::mask` defines them), each a bit of word 0
-/// (`< 64`) or word 1.
+/// The lane mask of in-lane hash `h` as its two words, each broadcast to a whole vector:
+/// `([w0; 4], [w1; 4])`. Sub-lane `i` (16 bits) gets bit `(h · SALTᵢ mod 2³²) >> 28`, as
+/// `lanes::mask` defines.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn mask(h2: u64, b: u32) -> __m256i {
-    let h = _mm256_set1_epi64x(h2 as i64);
-    let field = _mm256_set1_epi64x(127);
-    let lo = _mm256_and_si256(
-        _mm256_srlv_epi64(h, _mm256_setr_epi64x(0, 7, 14, 21)),
-        field,
-    );
-    let hi = _mm256_and_si256(
-        _mm256_srlv_epi64(h, _mm256_setr_epi64x(28, 35, 42, 49)),
-        field,
-    );
-    // Positions at or past `b` become 255 (ORed in from a table), which shifts a bit out of
-    // both words.
-    let unused = UNUSED[b as usize].as_ptr().cast::<__m256i>();
-    // SAFETY: each row of `UNUSED` is 8 × 8 = 64 readable bytes; `loadu` has no alignment
-    // requirement (and `b ≤ 8` by `applies`).
-    let (lo, hi) = unsafe {
-        (
-            _mm256_or_si256(lo, _mm256_loadu_si256(unused)),
-            _mm256_or_si256(hi, _mm256_loadu_si256(unused.add(1))),
-        )
-    };
-    // `sllv` gives 0 for counts of 64 and more, and `pos - 64` wraps to such a count below 64.
-    let one = _mm256_set1_epi64x(1);
-    let sixty_four = _mm256_set1_epi64x(64);
-    let word0 = _mm256_or_si256(_mm256_sllv_epi64(one, lo), _mm256_sllv_epi64(one, hi));
-    let word1 = _mm256_or_si256(
-        _mm256_sllv_epi64(one, _mm256_sub_epi64(lo, sixty_four)),
-        _mm256_sllv_epi64(one, _mm256_sub_epi64(hi, sixty_four)),
-    );
-    // OR the four candidates of each word into [m0, m1, m0, m1].
-    let pairs = _mm256_or_si256(
-        _mm256_unpacklo_epi64(word0, word1),
-        _mm256_unpackhi_epi64(word0, word1),
-    );
-    _mm256_or_si256(pairs, _mm256_permute2x128_si256(pairs, pairs, 1))
+fn mask(h: u32) -> (__m256i, __m256i) {
+    // SAFETY: `SALT` is 8 × 4 = 32 readable bytes; `loadu` has no alignment requirement.
+    let salts = unsafe { _mm256_loadu_si256(SALT.as_ptr().cast()) };
+    let shifts = _mm256_srli_epi32::<28>(_mm256_mullo_epi32(_mm256_set1_epi32(h as i32), salts));
+    // Each 32-bit lane holds 1 << (0..16), which packs into 16 bits unchanged: the 16-bit
+    // words are then [s0 s1 s2 s3 s0 s1 s2 s3 | s4 s5 s6 s7 s4 s5 s6 s7], so 64-bit word 0 is
+    // lane word 0 and 64-bit word 2 is lane word 1.
+    let bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts);
+    let words = _mm256_packus_epi32(bits, bits);
+    (
+        _mm256_permute4x64_epi64::<0b00_00_00_00>(words),
+        _mm256_permute4x64_epi64::<0b10_10_10_10>(words),
+    )
 }
 
-/// Whether any of the 4 lanes of `block` (one [`Block`]) has every bit of `h2`.
+/// Whether some lane of the block at `block` has every bit of mask `m`.
 ///
 /// # Safety
-/// The CPU must have AVX2 ([`applies`]), and `block` must not be empty.
+/// The CPU must have AVX2, and `block` must point to a readable [`Block`].
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn any_hit(block: &[Block], h2: u64, b: u32) -> bool {
-    debug_assert!(!block.is_empty());
-    // SAFETY: the caller's.
-    unsafe { hit_with(block, mask(h2, b)) }
+unsafe fn hit(block: *const Block, m: (__m256i, __m256i)) -> bool {
+    let p = block.cast::<__m256i>();
+    // SAFETY: a `Block` is two aligned 32-byte vectors: word 0 and word 1 of the 4 lanes.
+    let w = unsafe { (_mm256_load_si256(p), _mm256_load_si256(p.add(1))) };
+    full(w, m)
 }
 
-/// Whether any lane of `block` has every bit of mask `m` (`[m0, m1, m0, m1]`).
-///
-/// # Safety
-/// As [`any_hit`].
+/// Whether some lane of the block whose two vectors are `(w0, w1)` has every bit of mask `m`.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn hit_with(block: &[Block], m: __m256i) -> bool {
-    let zero = _mm256_setzero_si256();
-    let p = block.as_ptr().cast::<__m256i>();
-    let mut full = 0i32;
-    for i in 0..2 {
-        // SAFETY: a 64-byte-aligned block is two aligned 32-byte vectors.
-        let w = unsafe { _mm256_load_si256(p.add(i)) };
-        let missing = _mm256_cmpeq_epi64(_mm256_andnot_si256(w, m), zero);
-        full |= _mm256_movemask_pd(_mm256_castsi256_pd(missing)) << (4 * i);
-    }
-    // Lane j is words 2j and 2j + 1: both must miss nothing.
-    full & (full >> 1) & 0x55 != 0
+fn full((w0, w1): (__m256i, __m256i), (m0, m1): (__m256i, __m256i)) -> bool {
+    let missing = _mm256_or_si256(_mm256_andnot_si256(w0, m0), _mm256_andnot_si256(w1, m1));
+    let full = _mm256_cmpeq_epi64(missing, _mm256_setzero_si256());
+    _mm256_movemask_pd(_mm256_castsi256_pd(full)) != 0
 }
 
-/// Sets the element's bits in lane `lane` of `block`; returns whether no lane had all of
-/// them before (the element was new), when `test` is set (else `false`).
+/// Per lane `j`, all ones in 64-bit word `j` of a vector and zeros elsewhere: selects word
+/// `t` of lane `j` in the vector of word `t` of the four lanes.
+static LANE_SELECT: [[i64; 4]; 4] = [[-1, 0, 0, 0], [0, -1, 0, 0], [0, 0, -1, 0], [0, 0, 0, -1]];
+
+/// Whether some lane of the block of hash `h` has all its bits.
 ///
 /// # Safety
-/// The CPU must have AVX2 ([`applies`]), `block` must not be empty, and `lane < 4`.
+/// The CPU must have AVX2 ([`applies`]), and `lines` must be `blocks` blocks of one line.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn set(block: &mut [Block], h2: u64, b: u32, lane: usize, test: bool) -> bool {
-    debug_assert!(!block.is_empty() && lane < 4);
-    let m = mask(h2, b);
-    // SAFETY: the caller's.
-    let new = test && !unsafe { hit_with(block, m) };
-    // SAFETY: lane `lane` is words `2·lane` and `2·lane + 1` of the first block, 16 bytes
-    // inside it; `loadu`/`storeu` have no alignment requirement.
+pub(super) unsafe fn contains(lines: &[Block], blocks: u64, h: u64) -> bool {
+    debug_assert_eq!(lines.len() as u64, blocks);
+    let i = reduce(h, blocks) as usize;
+    // SAFETY: `reduce(h, blocks) < blocks = lines.len()`, and the caller's AVX2.
+    unsafe { hit(lines.as_ptr().add(i), mask(h as u32)) }
+}
+
+/// Sets the bits of hash `h` in lane `lane` of its block, as one 64-byte read and write of
+/// the line (the other lanes ORed with zero); with `TEST`, returns whether no lane had all of
+/// them before (else `false`).
+///
+/// # Safety
+/// As [`contains`], and `lane < 4`.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn insert<const TEST: bool>(
+    lines: &mut [Block],
+    blocks: u64,
+    h: u64,
+    lane: usize,
+) -> bool {
+    debug_assert!(lines.len() as u64 == blocks && lane < 4);
+    let i = reduce(h, blocks) as usize;
+    // SAFETY: as in `contains`; `lane < 4` is the caller's.
+    unsafe { set::<TEST>(lines.as_mut_ptr().add(i), mask(h as u32), lane) }
+}
+
+/// [`insert`] on the block at `block`.
+///
+/// # Safety
+/// The CPU must have AVX2, `block` must point to a writable [`Block`], and `lane < 4`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn set<const TEST: bool>(block: *mut Block, m: (__m256i, __m256i), lane: usize) -> bool {
+    let p = block.cast::<__m256i>();
+    // SAFETY: a `Block` is two aligned 32-byte vectors; `LANE_SELECT[lane]` is 32 readable
+    // bytes (the caller's `lane < 4`).
     unsafe {
-        let p = block
-            .as_mut_ptr()
-            .cast::<u64>()
-            .add(2 * lane)
-            .cast::<__m128i>();
-        _mm_storeu_si128(
-            p,
-            _mm_or_si128(_mm_loadu_si128(p), _mm256_castsi256_si128(m)),
-        );
+        let (w0, w1) = (_mm256_load_si256(p), _mm256_load_si256(p.add(1)));
+        let new = TEST && !full((w0, w1), m);
+        let select = _mm256_loadu_si256(LANE_SELECT.get_unchecked(lane).as_ptr().cast());
+        _mm256_store_si256(p, _mm256_or_si256(w0, _mm256_and_si256(m.0, select)));
+        _mm256_store_si256(p.add(1), _mm256_or_si256(w1, _mm256_and_si256(m.1, select)));
+        new
     }
-    new
+}
+
+/// The first stage of both batch pipelines: the block of hash `h` in `lines` (`blocks` blocks
+/// of one line), prefetched, and the in-lane hash.
+#[inline(always)]
+fn locate(lines: &[Block], blocks: u64, h: u64) -> (usize, u32) {
+    let i = reduce(h, blocks) as usize;
+    prefetch(&lines[i]);
+    (i, h as u32)
+}
+
+/// Tests the keys into `out` (the pipeline of `Lanes::contains_batch`).
+///
+/// # Safety
+/// As [`contains`].
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn contains_batch<K>(
+    lines: &[Block],
+    blocks: u64,
+    keys: &[K],
+    hash: impl Fn(&K) -> u64,
+    out: &mut [bool],
+) {
+    debug_assert_eq!(lines.len() as u64, blocks);
+    pipeline(
+        out,
+        keys,
+        |_, k| locate(lines, blocks, hash(k)),
+        // SAFETY: `i < blocks = lines.len()` (indexed in the closure above).
+        |out, j, (i, h)| out[j] = unsafe { hit(lines.as_ptr().add(i), mask(h)) },
+    );
+}
+
+/// Inserts the keys, counting each in `ages` (the pipeline of `Lanes::insert_batch`).
+///
+/// # Safety
+/// As [`contains`], and `ages` must count slices of these lanes (its newest slice `< 4`).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn insert_batch<K>(
+    lines: &mut [Block],
+    blocks: u64,
+    ages: &mut Ages,
+    keys: &[K],
+    hash: impl Fn(&K) -> u64,
+) {
+    debug_assert_eq!(lines.len() as u64, blocks);
+    pipeline(
+        lines,
+        keys,
+        |lines, k| locate(lines, blocks, hash(k)),
+        |lines, _, (i, h)| {
+            if let Some(j) = ages.advance() {
+                clear_lane(lines, 2, true, j);
+            }
+            // SAFETY: `i < lines.len()` (indexed in the closure above); `ages.base < 4`.
+            unsafe { set::<false>(lines.as_mut_ptr().add(i), mask(h), ages.base) };
+        },
+    );
 }

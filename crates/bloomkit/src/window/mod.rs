@@ -16,10 +16,12 @@
 //! behind a `Mutex` (inserts are a few nanoseconds to a few tens of nanoseconds), or one
 //! per thread.
 
+mod ages;
 pub mod count;
 mod lanes;
 #[cfg(target_arch = "x86_64")]
 mod lanes_avx2;
+mod lanes_fields;
 pub mod sizing;
 mod slices;
 pub mod time;

@@ -11,10 +11,11 @@
 //! model over block loads (Poisson loads per block and generation, a run of `k` slices holding
 //! `2k - 1` generations) puts the cost at 1%, N = 10⁶, `k + l = 32` slices, at 24.1 bits per
 //! element in one cache line, 22.1 in two and 21.2 in four, against the paper's 19.7: only four
-//! lines stay within 1.1× of it. With `k = 1` and `b` bits per element in each slice (every
-//! slice a small Bloom filter of its own generation: a query tests the same `b` bits in each
-//! lane of one block, an insert sets them in the newest), 4 lanes of 128 bits need 21.2 bits
-//! per element in one cache line (1.08× the paper), so that is the layout new filters use.
+//! lines stay within 1.1× of it. With `k = 1` and `b = 8` bits per element in each slice, one in
+//! each 16-bit sub-lane (every slice a small split-block filter of its own generation: a query
+//! tests the same 8 bits in each lane of one block, an insert sets them in the newest), 4 lanes
+//! of 128 bits need 21.0 bits per element in one cache line (1.07× the paper), so that is the
+//! layout new filters use.
 //! `cargo run --release -p bloomkit --example window_layouts` prints these figures.
 
 use crate::error::{Error, Result};
@@ -246,8 +247,11 @@ pub const LANES: u32 = 4;
 /// one cache line, of 256 bits two, of 512 bits four.
 pub const LANE_BITS: [u32; 3] = [128, 256, 512];
 
-/// The most bits per element and slice the blocked sizing considers.
-pub const MAX_BITS_PER_SLICE: u32 = 24;
+/// Bits per element in its slice in the blocked layout: one in each of 8 sub-lanes of
+/// `w / 8` bits (16, 32 or 64), as the split-block filters do in a block, so that a lane's
+/// mask is one vector multiply and shift (at 1% and N = 10⁶ this needs 21.02 bits per
+/// element; the best `b` positions drawn over the whole lane, `b = 7`, needed 21.18).
+pub const BITS_PER_SLICE: u32 = 8;
 
 /// The blocked layout takes the fastest lane width whose memory is at most this factor of
 /// [`paper_figure`] (the target), else the most compact one.
@@ -255,7 +259,8 @@ pub const BLOCKED_MEMORY_LIMIT: f64 = 1.1;
 
 /// The shape of a blocked age-partitioned filter (see the module documentation): `k = 1`,
 /// `l = LANES - 1`, blocks of [`LANES`] lanes, lane `j` of every block being slice `j`, and
-/// `b` bits per element in its lane.
+/// `b` bits per element in its lane, one in each of `b` sub-lanes (`b` =
+/// [`BITS_PER_SLICE`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockedAgePartitioned {
     /// Insertions per generation.
@@ -264,7 +269,8 @@ pub struct BlockedAgePartitioned {
     pub blocks: u64,
     /// Bits of one slice in one block: 128, 256 or 512.
     pub lane_bits: u32,
-    /// Bits set per element in its slice (`b`; positions may coincide).
+    /// Bits set per element in its slice (`b`, one per sub-lane of `lane_bits / b` bits;
+    /// always [`BITS_PER_SLICE`]).
     pub bits_per_element: u32,
 }
 
@@ -290,19 +296,28 @@ impl BlockedAgePartitioned {
     /// ([`LaneModel`], [`math::blocked_fpp`]). A query tests the same bits in each slice, and
     /// the slices hold different elements, so they answer independently.
     pub fn expected_fpp(&self) -> f64 {
-        let model = LaneModel::new(self.lane_bits, self.bits_per_element);
-        let slice = math::blocked_fpp(&model, self.blocks, self.generation);
+        self.expected_fpp_with(&LaneModel::new(self.lane_bits, self.bits_per_element))
+    }
+
+    /// [`expected_fpp`](Self::expected_fpp) with lanes of another model (the first blocked
+    /// layout's positions over the lane, [`LaneModel::fields`]).
+    pub fn expected_fpp_with(&self, model: &LaneModel) -> f64 {
+        let slice = math::blocked_fpp(model, self.blocks, self.generation);
         1.0 - (1.0 - slice).powi(LANES as i32)
     }
 }
 
-/// One lane of the blocked layout as sizing sees it: `lane_bits` bits, each element setting
-/// `b` positions drawn uniformly with replacement (so `D ≤ b` distinct ones). A lane holding
-/// `j` elements has each bit set with probability `f = 1 - (1 - E[D]/w)^j`, and answers a
-/// non-member with probability `E[f^D]`.
+/// One lane of the blocked layout as sizing sees it: `lane_bits` bits cut into `b` sub-lanes
+/// of `lane_bits / b` bits, each element setting one bit in every sub-lane (the split-block
+/// pattern, what bloomkit builds: [`LaneModel::new`]); or, for comparison, `b` positions drawn
+/// uniformly with replacement over the whole lane ([`LaneModel::fields`], so `D ≤ b` distinct
+/// ones). A lane holding `j` elements answers a non-member with probability
+/// `(1 - (1 - b/w)^j)^b` in the first, `E[f^D]` with `f = 1 - (1 - E[D]/w)^j` in the second.
 #[derive(Debug, Clone)]
 pub struct LaneModel {
     lane_bits: f64,
+    /// Bits of a sub-lane, or 0 for positions over the whole lane.
+    sub_lane_bits: f64,
     /// `P(D = d)` for `d = 0..=b`.
     distinct: Vec<f64>,
     /// `E[D]`.
@@ -310,8 +325,22 @@ pub struct LaneModel {
 }
 
 impl LaneModel {
-    /// The model of a lane of `lane_bits` bits with `b` bits per element.
+    /// The model of a lane of `lane_bits` bits with `b` sub-lanes of `lane_bits / b` bits
+    /// (`b` must divide `lane_bits`), one bit of each element in each.
     pub fn new(lane_bits: u32, b: u32) -> Self {
+        let mut distinct = vec![0.0; b as usize + 1];
+        distinct[b as usize] = 1.0;
+        LaneModel {
+            lane_bits: f64::from(lane_bits),
+            sub_lane_bits: f64::from(lane_bits / b.max(1)),
+            distinct,
+            mean: f64::from(b),
+        }
+    }
+
+    /// The model of a lane of `lane_bits` bits with `b` positions per element drawn over the
+    /// whole lane, with replacement.
+    pub fn fields(lane_bits: u32, b: u32) -> Self {
         let w = f64::from(lane_bits);
         // Occupancy: after each draw, the distinct count grows with probability (w - d) / w.
         let mut distinct = vec![0.0; b as usize + 1];
@@ -326,6 +355,7 @@ impl LaneModel {
         let mean = distinct.iter().enumerate().map(|(d, p)| d as f64 * p).sum();
         LaneModel {
             lane_bits: w,
+            sub_lane_bits: 0.0,
             distinct,
             mean,
         }
@@ -349,13 +379,19 @@ impl LaneModel {
 
 impl BlockModel for LaneModel {
     fn fpp_in_block(&self, load: u64) -> f64 {
-        let fill = -((load as f64) * (-self.mean / self.lane_bits).ln_1p()).exp_m1();
-        self.fpp_from_fill(fill)
+        // A bit of a sub-lane (or of the lane) is clear after `load` elements with
+        // probability (1 - 1/s)^load (or (1 - E[D]/w)^load).
+        let clear = if self.sub_lane_bits > 0.0 {
+            -1.0 / self.sub_lane_bits
+        } else {
+            -self.mean / self.lane_bits
+        };
+        self.fpp_from_fill(-((load as f64) * clear.ln_1p()).exp_m1())
     }
 }
 
 /// The blocked layout for a window of the last `n` insertions at FPR `p`: `g = ⌈n / l⌉` with
-/// `l = LANES - 1`; for each lane width the `b` and the fewest blocks whose
+/// `l = LANES - 1`, `b` = [`BITS_PER_SLICE`]; for each lane width the fewest blocks whose
 /// [`expected_fpp`](BlockedAgePartitioned::expected_fpp) meets `p`
 /// ([`math::blocks_for`] on one lane at `1 - (1 - p)^(1/LANES)`); of those, the fastest
 /// (narrowest lanes) within [`BLOCKED_MEMORY_LIMIT`] of [`paper_figure`], else the smallest.
@@ -383,8 +419,7 @@ pub fn blocked_age_partitioned_for(n: u64, p: f64) -> Result<BlockedAgePartition
 }
 
 /// The smallest blocked shape with lanes of `lane_bits` whose every slice meets `per_slice`
-/// holding `generation` elements: the fewest blocks over `b` (memory falls and then rises with
-/// `b`, so the search stops two steps past the least).
+/// holding `generation` elements.
 fn smallest_with_lanes(
     generation: u64,
     per_slice: f64,
@@ -394,31 +429,14 @@ fn smallest_with_lanes(
     // The classic size of one slice, in lanes: where the search starts.
     let start = (generation as f64 * -per_slice.ln() / (LN_2 * LN_2) / f64::from(lane_bits))
         .max(1.0) as u64;
-    let mut best: Option<BlockedAgePartitioned> = None;
-    let mut worse = 0;
-    for b in 1..=MAX_BITS_PER_SLICE {
-        let model = LaneModel::new(lane_bits, b);
-        let found = math::blocks_for(&model, generation, per_slice, start, max_blocks);
-        match found {
-            Some(blocks) if best.is_none_or(|s| blocks < s.blocks) => {
-                best = Some(BlockedAgePartitioned {
-                    generation,
-                    blocks,
-                    lane_bits,
-                    bits_per_element: b,
-                });
-                worse = 0;
-            }
-            _ if best.is_some() => {
-                worse += 1;
-                if worse == 2 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    best
+    let model = LaneModel::new(lane_bits, BITS_PER_SLICE);
+    let blocks = math::blocks_for(&model, generation, per_slice, start, max_blocks)?;
+    Some(BlockedAgePartitioned {
+        generation,
+        blocks,
+        lane_bits,
+        bits_per_element: BITS_PER_SLICE,
+    })
 }
 
 /// The share of its FPR budget a time window's generation is sized for: 90%. At the very

@@ -192,12 +192,9 @@ pub(crate) struct BitmapHeader {
     pub planes: Vec<(usize, usize)>,
 }
 
-/// Parses and checks the header and bitmap section (`bytes` holds at least the first
-/// [`HEAD_LEN`] bytes of a file of `file_len` bytes); places the planes, checking that they
-/// end exactly at the checksum. Does not read the planes or verify the checksum.
-pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> {
-    let mut r = Reader::new(bytes, FORMAT);
-    let fixed = Fixed::read(&mut r)?;
+/// Checks the fixed header fields of a bitmap file of `file_len` bytes; returns its form and
+/// number of planes.
+fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<(BitmapForm, u32)> {
     let kind = fixed.kind;
     if !is_bitmap_kind(kind) {
         return Err(r.corrupt(format!("a {kind} file is not a bitmap")));
@@ -218,13 +215,23 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> 
             planes
         )));
     }
-    super::check_file_len(&fixed, file_len, &r)?;
+    super::check_file_len(fixed, file_len, r)?;
     if fixed.payload_offset != PAYLOAD_OFFSET as u64 {
         return Err(r.corrupt(format!(
             "a {kind} file's payload starts at {PAYLOAD_OFFSET}, not {}",
             fixed.payload_offset
         )));
     }
+    Ok((form, planes))
+}
+
+/// Parses and checks the header and bitmap section (`bytes` holds at least the first
+/// [`HEAD_LEN`] bytes of a file of `file_len` bytes); places the planes, checking that they
+/// end exactly at the checksum. Does not read the planes or verify the checksum.
+pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> {
+    let mut r = Reader::new(bytes, FORMAT);
+    let fixed = Fixed::read(&mut r)?;
+    let (form, planes) = check_fixed(&fixed, file_len, &r)?;
     let start = i128::from_le_bytes(r.take(16, "range start")?.try_into().expect("16"));
     let end = i128::from_le_bytes(r.take(16, "range end")?.try_into().expect("16"));
     let range = KeyRange::new(start, end).map_err(|e| r.corrupt(e.to_string()))?;
@@ -268,7 +275,7 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64) -> Result<BitmapHeader> 
         return Err(r.corrupt(format!("{count} integers in a range of {}", range.width())));
     }
     Ok(BitmapHeader {
-        kind,
+        kind: fixed.kind,
         form,
         range,
         capacity: fixed.capacity,

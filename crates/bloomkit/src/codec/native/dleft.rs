@@ -86,76 +86,14 @@ pub(super) fn write_to(
 pub(super) fn decode(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
-    if fixed.scheme != 0 {
-        return Err(super::newer(format!(
-            "unknown d-left layout code {} (this version knows 0)",
-            fixed.scheme
-        )));
-    }
-    if fixed.layer_count != 1 {
-        return Err(r.corrupt(format!(
-            "{} layers for filter kind dleft",
-            fixed.layer_count
-        )));
-    }
     let file_len = bytes.len() as u64;
-    if fixed.file_len != file_len {
-        return Err(if fixed.file_len > file_len {
-            Error::Truncated {
-                format: FORMAT,
-                what: "file",
-                needed: fixed.file_len,
-                available: file_len,
-            }
-        } else {
-            r.corrupt(format!(
-                "header says {} bytes, input has {file_len}",
-                fixed.file_len
-            ))
-        });
-    }
-    if fixed.payload_offset != cells_offset() as u64 {
-        return Err(r.corrupt(format!(
-            "payload offset {} is not where the d-left geometry ends",
-            fixed.payload_offset
-        )));
-    }
+    check_fixed(&fixed, file_len, &r)?;
     let hashing = hashing_from_code(fixed.hashing, fixed.fingerprint, keys)?;
-    let buckets = r.u64_le("d-left buckets")?;
-    let tables = r.u32_le("d-left sub-tables")?;
-    let cells_per_bucket = r.u32_le("d-left cells per bucket")?;
-    let remainder_bits = r.u32_le("d-left remainder bits")?;
-    let _reserved = r.u32_le("d-left reserved")?;
-    let occupied = r.u64_le("d-left occupied cells")?;
-    let params = DLeftParams {
-        tables,
-        buckets,
-        cells_per_bucket,
-        remainder_bits,
-        counter_bits: u32::from(fixed.counter_bits),
-    }
-    .validate()
-    .map_err(|e| r.corrupt(format!("d-left geometry: {e}")))?;
+    let (params, occupied) = read_geometry(&mut r, &fixed)?;
     // validate() bounds the bits by what the platform can address; the cells must then fit
     // exactly between the geometry and the checksum, before anything is allocated.
     let words = params.bits().div_ceil(64);
-    let end = (cells_offset() as u64)
-        .checked_add(words.saturating_mul(8).div_ceil(64).saturating_mul(64))
-        .and_then(|e| e.checked_add(8));
-    match end {
-        Some(end) if end == file_len => {}
-        Some(end) if end < file_len => {
-            return Err(r.corrupt("payload does not end where the checksum starts"))
-        }
-        _ => {
-            return Err(Error::Truncated {
-                format: FORMAT,
-                what: "d-left cells",
-                needed: end.unwrap_or(u64::MAX),
-                available: file_len,
-            })
-        }
-    }
+    check_cells_end(words, file_len, &r)?;
     r.take(
         (cells_offset() - super::HEADER_LEN - GEOMETRY_LEN) as u64,
         "padding",
@@ -179,4 +117,69 @@ pub(super) fn decode(bytes: &[u8], keys: &[Hashing]) -> Result<Decoded> {
         filter: AnyFilter::DLeft(filter),
         design,
     })
+}
+
+/// Checks the fixed header fields of a d-left file of `file_len` bytes.
+fn check_fixed(fixed: &Fixed, file_len: u64, r: &Reader) -> Result<()> {
+    if fixed.scheme != 0 {
+        return Err(super::newer(format!(
+            "unknown d-left layout code {} (this version knows 0)",
+            fixed.scheme
+        )));
+    }
+    if fixed.layer_count != 1 {
+        return Err(r.corrupt(format!(
+            "{} layers for filter kind dleft",
+            fixed.layer_count
+        )));
+    }
+    super::check_file_len(fixed, file_len, r)?;
+    if fixed.payload_offset != cells_offset() as u64 {
+        return Err(r.corrupt(format!(
+            "payload offset {} is not where the d-left geometry ends",
+            fixed.payload_offset
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the d-left geometry after the fixed header; returns the checked parameters and the
+/// number of occupied cells it states.
+fn read_geometry(r: &mut Reader, fixed: &Fixed) -> Result<(DLeftParams, u64)> {
+    let buckets = r.u64_le("d-left buckets")?;
+    let tables = r.u32_le("d-left sub-tables")?;
+    let cells_per_bucket = r.u32_le("d-left cells per bucket")?;
+    let remainder_bits = r.u32_le("d-left remainder bits")?;
+    let _reserved = r.u32_le("d-left reserved")?;
+    let occupied = r.u64_le("d-left occupied cells")?;
+    let params = DLeftParams {
+        tables,
+        buckets,
+        cells_per_bucket,
+        remainder_bits,
+        counter_bits: u32::from(fixed.counter_bits),
+    }
+    .validate()
+    .map_err(|e| r.corrupt(format!("d-left geometry: {e}")))?;
+    Ok((params, occupied))
+}
+
+/// Checks that `words` words of cells, padded to the alignment, end exactly where the
+/// checksum of a file of `file_len` bytes starts.
+fn check_cells_end(words: u64, file_len: u64, r: &Reader) -> Result<()> {
+    let end = (cells_offset() as u64)
+        .checked_add(words.saturating_mul(8).div_ceil(64).saturating_mul(64))
+        .and_then(|e| e.checked_add(8));
+    match end {
+        Some(end) if end == file_len => Ok(()),
+        Some(end) if end < file_len => {
+            Err(r.corrupt("payload does not end where the checksum starts"))
+        }
+        _ => Err(Error::Truncated {
+            format: FORMAT,
+            what: "d-left cells",
+            needed: end.unwrap_or(u64::MAX),
+            available: file_len,
+        }),
+    }
 }

@@ -4,13 +4,13 @@
 //!
 //! | field | count-window, one bit array per slice | count-window, blocked (version 2) | time-window |
 //! |---|---|---|---|
-//! | scheme byte | 1 (enhanced double hashing; the `j`-th probe goes to slice `j`) | 9 (blocked age-partitioned) | the generations' block layout (6, 7, 8 as for blocked filters) |
+//! | scheme byte | 1 (enhanced double hashing; the `j`-th probe goes to slice `j`) | 11 (split lanes, new filters) or 9 (positions over the lane, the first blocked layout) | the generations' block layout (6, 7, 8 as for blocked filters) |
 //! | capacity, fpp | the window `N` (insertions) and the target FPR | the same | insertions per window and the target FPR |
 //! | growth (u32) | `k` | `k` (1) | `G`, generations per window |
 //! | max layers (u32) | `l` | `l` (3) | 0 |
 //! | max capacity (u64) | `g`, insertions per generation | the same | the window in milliseconds |
 //! | tightening (f64) | 0 | 0 | 0 |
-//! | layer table | `k + l` slices in physical order: bits = slice bits, hashes = 1, capacity = 0, inserted = insertions ever (equal in every entry) | one entry, the blocks (4 lanes each): bits = all bits, hashes = `b`, capacity = lane bits (128, 256, 512), inserted = insertions ever | `G + 1` ring slots: bits and hashes of the generation's blocked filter, capacity = its capacity, inserted = its generation number plus one (0: unused) |
+//! | layer table | `k + l` slices in physical order: bits = slice bits, hashes = 1, capacity = 0, inserted = insertions ever (equal in every entry) | one entry, the blocks (4 lanes each; scheme 11: interleaved by word, scheme 9: one after another): bits = all bits, hashes = bits per element in its lane (scheme 11: 8, one per sub-lane), capacity = lane bits (128, 256, 512), inserted = insertions ever | `G + 1` ring slots: bits and hashes of the generation's blocked filter, capacity = its capacity, inserted = its generation number plus one (0: unused) |
 
 use super::block_layout_code;
 use super::{corrupt, newer, scheme_code, words_of, Extra, Header, LayerOut, Parts, Words, FORMAT};
@@ -28,13 +28,21 @@ use crate::window::{
     AgePartitioned, BlockedAgePartitioned, CountWindowFilter, TimeWindowFilter, WindowLayout,
 };
 
-/// The scheme byte of a count window in the blocked layout (format version 2).
+/// The scheme byte of a count window in the first blocked layout, positions over the lane
+/// (format version 2; read and written back, no longer built).
 const SCHEME_BLOCKED_AGE_PARTITIONED: u8 = 9;
+/// The scheme byte of a count window in split lanes (format version 2; new filters).
+const SCHEME_SPLIT_LANES: u8 = 11;
 
-/// The format version a file needs: 2 for a count window in the blocked layout (a version-1
-/// reader would not know scheme 9), else 1.
+/// Whether a scheme byte is one of a blocked count window.
+fn blocked_count(scheme: u8) -> bool {
+    matches!(scheme, SCHEME_BLOCKED_AGE_PARTITIONED | SCHEME_SPLIT_LANES)
+}
+
+/// The format version a file needs: 2 for a count window in a blocked layout (a version-1
+/// reader would not know schemes 9 and 11), else 1.
 pub(super) fn version_of(kind: Kind, scheme: u8) -> u16 {
-    if kind == Kind::CountWindow && scheme == SCHEME_BLOCKED_AGE_PARTITIONED {
+    if kind == Kind::CountWindow && blocked_count(scheme) {
         2
     } else {
         1
@@ -42,14 +50,14 @@ pub(super) fn version_of(kind: Kind, scheme: u8) -> u16 {
 }
 
 /// The probing scheme of a count window's scheme byte: enhanced double hashing (one bit array
-/// per slice), or `None` for the blocked layout (version 2 files only). Any other code is a
+/// per slice), or `None` for a blocked layout (version 2 files only). Any other code is a
 /// newer version's.
 pub(super) fn count_scheme(version: u16, code: u8, r: &Reader) -> Result<Option<Scheme>> {
     match code {
-        SCHEME_BLOCKED_AGE_PARTITIONED if version >= 2 => Ok(None),
-        SCHEME_BLOCKED_AGE_PARTITIONED => {
-            Err(r.corrupt("a count window in the blocked layout (scheme 9) in a version-1 file"))
-        }
+        _ if blocked_count(code) && version >= 2 => Ok(None),
+        _ if blocked_count(code) => Err(r.corrupt(format!(
+            "a count window in a blocked layout (scheme {code}) in a version-1 file"
+        ))),
         _ if code == scheme_code(Scheme::EnhancedDouble) => Ok(Some(Scheme::EnhancedDouble)),
         _ => Err(newer(format!("unknown count-window layout code {code}"))),
     }
@@ -68,7 +76,7 @@ pub(super) fn layers_ok(kind: Kind, count: u32) -> bool {
 pub(super) fn count_parts(f: &CountWindowFilter) -> Parts<'_> {
     let shape = f.shape();
     let (scheme, layers) = match (f.layout(), f.slices(), f.lines()) {
-        (WindowLayout::Blocked(b), _, Some(lines)) => {
+        (WindowLayout::Blocked(b) | WindowLayout::BlockedFields(b), _, Some(lines)) => {
             let layer = LayerOut {
                 positions: shape.bits(),
                 hashes: b.bits_per_element,
@@ -76,7 +84,11 @@ pub(super) fn count_parts(f: &CountWindowFilter) -> Parts<'_> {
                 inserted: f.inserted(),
                 words: Words::Blocks(lines),
             };
-            (SCHEME_BLOCKED_AGE_PARTITIONED, vec![layer])
+            let scheme = match f.layout() {
+                WindowLayout::BlockedFields(_) => SCHEME_BLOCKED_AGE_PARTITIONED,
+                _ => SCHEME_SPLIT_LANES,
+            };
+            (scheme, vec![layer])
         }
         (_, slices, _) => {
             let layers = slices
@@ -165,7 +177,7 @@ pub(super) fn decode(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
 }
 
 fn decode_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilter> {
-    if header.scheme == SCHEME_BLOCKED_AGE_PARTITIONED {
+    if blocked_count(header.scheme) {
         return decode_blocked_count(header, bytes);
     }
     let (k, l, generation) = (header.growth, header.max_layers, header.max_capacity);
@@ -198,7 +210,8 @@ fn decode_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilter> {
         .map_err(corrupt)
 }
 
-/// Decodes a count window in the blocked layout: one layer entry for all the blocks.
+/// Decodes a count window in a blocked layout (scheme 11 or 9): one layer entry for all the
+/// blocks.
 fn decode_blocked_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilter> {
     let (k, l) = (header.growth, header.max_layers);
     let e = &header.layers[0];
@@ -224,7 +237,9 @@ fn decode_blocked_count(header: &Header, bytes: &[u8]) -> Result<CountWindowFilt
     };
     let design = (header.capacity, header.fpp);
     let words = words_of(bytes, e);
-    CountWindowFilter::from_blocked_parts(shape, design, header.hashing.clone(), &words, e.inserted)
+    let split = header.scheme == SCHEME_SPLIT_LANES;
+    let hashing = header.hashing.clone();
+    CountWindowFilter::from_blocked_parts(shape, split, design, hashing, (&words, e.inserted))
         .map_err(corrupt)
 }
 

@@ -38,6 +38,8 @@
 //! (`tests/blocked.rs`), at the price of extra bits per element (`docs/BENCHMARKS.md`).
 
 mod portable;
+/// The split-block salts, which the count window's lanes use too (`window/lanes.rs`).
+pub(crate) use portable::SALT;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
