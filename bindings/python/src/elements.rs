@@ -318,7 +318,7 @@ fn prefetch(obj: *mut pyo3::ffi::PyObject) {
 /// Starts loading the cache line at `p`, which may be any address (a hint: it never faults
 /// and has no effect on results).
 #[inline(always)]
-pub fn prefetch_line<T>(p: *const T) {
+fn prefetch_line<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -7,7 +7,6 @@ use crate::elements::{bool_list, for_each_hashed, for_each_key_chunk, with_key, 
 use crate::errors;
 use crate::guarded::Guarded;
 use crate::mapped::MappedFilter;
-use crate::prefetched;
 use crate::windows::{PyCountWindowFilter, PyTimeWindowFilter};
 use bloomkit::codec::native::{self, Design};
 use bloomkit::codec::{go, guava};
@@ -131,6 +130,13 @@ impl Hasher {
             _ => None,
         }
     }
+}
+
+/// `len` new answers at the end of `out` (false until a batch writes them).
+fn tail(out: &mut Vec<bool>, len: usize) -> &mut [bool] {
+    let start = out.len();
+    out.resize(start + len, false);
+    &mut out[start..]
 }
 
 /// The error for a batch prepared for another kind than the filter's (which cannot happen:
@@ -270,7 +276,7 @@ impl Store {
         match self {
             Store::Local(g) => g.without_gil(py, |filter| {
                 match (filter, batch) {
-                    (AnyFilter::Classic(f), Batch::Digests(ds)) => prefetched::insert(f, ds),
+                    (AnyFilter::Classic(f), Batch::Digests(ds)) => f.insert_digest_batch(ds),
                     (AnyFilter::Blocked(f), Batch::Hashes(hs)) => f.insert_hash_batch(hs),
                     (AnyFilter::Blocked(f), Batch::Keys(keys)) => f.insert_batch(keys),
                     (other, Batch::Keys(keys)) => {
@@ -286,13 +292,9 @@ impl Store {
             Store::Atomic(l) => py.allow_threads(|| {
                 Store::atomic(l, |a| -> PyResult<()> {
                     match (a, batch) {
-                        (Atomic::Classic(f), Batch::Digests(ds)) => ds.iter().for_each(|d| {
-                            f.insert_digest(d);
-                        }),
+                        (Atomic::Classic(f), Batch::Digests(ds)) => f.insert_digest_batch(ds),
                         (Atomic::Blocked(f), Batch::Hashes(hs)) => f.insert_hash_batch(hs),
-                        (Atomic::Classic(f), Batch::Keys(keys)) => keys.iter().for_each(|k| {
-                            f.insert(k);
-                        }),
+                        (Atomic::Classic(f), Batch::Keys(keys)) => f.insert_batch(keys),
                         (Atomic::Blocked(f), Batch::Keys(keys)) => f.insert_batch(keys),
                         _ => return Err(mismatch()),
                     }
@@ -313,12 +315,10 @@ impl Store {
             Store::Local(g) => g.without_gil(py, |filter| {
                 match (&*filter, batch) {
                     (AnyFilter::Classic(f), Batch::Digests(ds)) => {
-                        prefetched::contains_into(f, ds, out)
+                        f.contains_digest_batch_into(ds, tail(out, ds.len()))
                     }
                     (AnyFilter::Blocked(f), Batch::Hashes(hs)) => {
-                        let start = out.len();
-                        out.resize(start + hs.len(), false);
-                        f.contains_hash_batch_into(hs, &mut out[start..]);
+                        f.contains_hash_batch_into(hs, tail(out, hs.len()))
                     }
                     (other, Batch::Keys(keys)) => out.extend(
                         keys.iter()
@@ -332,18 +332,16 @@ impl Store {
                 Store::atomic(l, |a| -> PyResult<()> {
                     match (a, batch) {
                         (Atomic::Classic(f), Batch::Digests(ds)) => {
-                            out.extend(ds.iter().map(|d| f.contains_digest(d)))
+                            f.contains_digest_batch_into(ds, tail(out, ds.len()))
                         }
                         (Atomic::Blocked(f), Batch::Hashes(hs)) => {
-                            let start = out.len();
-                            out.resize(start + hs.len(), false);
-                            f.contains_hash_batch_into(hs, &mut out[start..]);
+                            f.contains_hash_batch_into(hs, tail(out, hs.len()))
                         }
                         (Atomic::Classic(f), Batch::Keys(keys)) => {
-                            out.extend(keys.iter().map(|k| f.contains(k)))
+                            f.contains_batch_into(keys, tail(out, keys.len()))
                         }
                         (Atomic::Blocked(f), Batch::Keys(keys)) => {
-                            out.extend(keys.iter().map(|k| f.contains(k)))
+                            f.contains_batch_into(keys, tail(out, keys.len()))
                         }
                         _ => return Err(mismatch()),
                     }

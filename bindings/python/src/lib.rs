@@ -9,7 +9,6 @@ mod errors;
 mod filters;
 mod guarded;
 mod mapped;
-mod prefetched;
 mod redis;
 mod windows;
 

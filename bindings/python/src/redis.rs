@@ -1,25 +1,19 @@
 //! `bloomkit.redis`: the filters of bloomkit-redis behind one base class, `SharedFilter`, with
 //! a thin subclass per kind for its constructor. Network waits run without the GIL.
 //!
-//! bloomkit-redis has blocking handles for the register, scalable and Redisson kinds; the
-//! counting and time-window kinds are async only so far, so they run here on a small runtime
-//! of their own (`OnRuntime`), as the blocking handles do inside.
+//! Every kind is bloomkit-redis's blocking handle (`bloomkit_redis::blocking`), which runs the
+//! async filter on a small runtime of its connection.
 
 use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
 use crate::filters::positive;
 use crate::windows::{default_generations, seconds};
 use bloomkit_redis::blocking::{self, BlockingConnection};
-use bloomkit_redis::{
-    Connection, CountingRedisFilter, FilterOptions, Options, ScalableParams, TimeWindowRedisFilter,
-    WindowParams,
-};
+use bloomkit_redis::{FilterOptions, Options, ScalableParams, WindowParams};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::PyClassInitializer;
-use std::sync::Arc;
 use std::time::Duration;
-use tokio::runtime::Runtime;
 
 type RedisResult<T> = bloomkit_redis::Result<T>;
 
@@ -46,87 +40,13 @@ fn sizing(capacity: Option<i128>, fpp: Option<f64>) -> PyResult<Option<(u64, f64
     }
 }
 
-/// An async bloomkit-redis filter with the runtime its operations run on to completion.
-struct OnRuntime<T> {
-    rt: Arc<Runtime>,
-    filter: T,
-}
-
-impl<T> OnRuntime<T> {
-    /// Connects to `url` on a new single-threaded runtime and opens or creates the filter
-    /// there with `make`.
-    fn connect<F: std::future::Future<Output = RedisResult<T>>>(
-        url: &str,
-        options: &Options,
-        make: impl FnOnce(Connection) -> F,
-    ) -> RedisResult<Self> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|source| bloomkit::Error::Io {
-                context: "starting the runtime of a Redis connection".into(),
-                source,
-            })?;
-        let filter = rt.block_on(async { make(Connection::open(url, options).await?).await })?;
-        Ok(OnRuntime {
-            rt: Arc::new(rt),
-            filter,
-        })
-    }
-}
-
-/// The blocking operations every async kind has, with the names of the blocking handles.
-macro_rules! blocking_operations {
-    ($($ty:ty),*) => {$(
-        impl OnRuntime<$ty> {
-            fn insert(&self, key: &[u8]) -> RedisResult<bool> {
-                self.rt.block_on(self.filter.insert(key))
-            }
-
-            fn contains(&self, key: &[u8]) -> RedisResult<bool> {
-                self.rt.block_on(self.filter.contains(key))
-            }
-
-            fn insert_batch(&self, keys: &[Element<'_>]) -> RedisResult<Vec<bool>> {
-                self.rt.block_on(self.filter.insert_batch(keys))
-            }
-
-            fn contains_batch(&self, keys: &[Element<'_>]) -> RedisResult<Vec<bool>> {
-                self.rt.block_on(self.filter.contains_batch(keys))
-            }
-
-            fn clear(&self) -> RedisResult<()> {
-                self.rt.block_on(self.filter.clear())
-            }
-
-            fn delete(&self) -> RedisResult<()> {
-                self.rt.block_on(self.filter.clone().delete())
-            }
-        }
-    )*};
-}
-
-blocking_operations!(CountingRedisFilter, TimeWindowRedisFilter);
-
-impl OnRuntime<CountingRedisFilter> {
-    fn count(&self) -> RedisResult<f64> {
-        Ok(self.rt.block_on(self.filter.info())?.estimated_count)
-    }
-}
-
-impl OnRuntime<TimeWindowRedisFilter> {
-    fn count(&self) -> RedisResult<f64> {
-        self.rt.block_on(self.filter.count())
-    }
-}
-
 /// The filter kinds of bloomkit-redis.
 enum Remote {
     Register(blocking::RedisFilter),
     Scalable(blocking::ScalableRedisFilter),
     Redisson(blocking::RedissonFilter),
-    Counting(OnRuntime<CountingRedisFilter>),
-    Window(OnRuntime<TimeWindowRedisFilter>),
+    Counting(blocking::CountingRedisFilter),
+    Window(blocking::TimeWindowRedisFilter),
 }
 
 /// `$body` for the filter `$f` of whichever kind `$remote` holds (the same method names on
@@ -165,7 +85,13 @@ impl Remote {
     }
 
     fn count(&self) -> RedisResult<f64> {
-        each_kind!(self, f => f.count(); r => r.count().map(|n| n as f64))
+        match self {
+            Remote::Register(f) => f.count(),
+            Remote::Scalable(f) => f.count(),
+            Remote::Redisson(r) => r.count().map(|n| n as f64),
+            Remote::Counting(f) => Ok(f.info()?.estimated_count),
+            Remote::Window(f) => f.count(),
+        }
     }
 }
 
@@ -201,7 +127,7 @@ impl SharedFilter {
     }
 
     /// The counting filter, or a `TypeError` saying that this kind cannot `what`.
-    fn counting(&self, what: &str) -> PyResult<&OnRuntime<CountingRedisFilter>> {
+    fn counting(&self, what: &str) -> PyResult<&blocking::CountingRedisFilter> {
         match &self.remote {
             Remote::Counting(f) => Ok(f),
             _ => Err(self.unsupported(what)),
@@ -260,7 +186,7 @@ impl SharedFilter {
     fn remove(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<()> {
         let f = self.counting("remove elements")?;
         let key = owned_key(element)?;
-        py.allow_threads(|| f.rt.block_on(f.filter.remove(key.as_slice())))
+        py.allow_threads(|| f.remove(key.as_slice()))
             .map_err(errors::redis)
     }
 
@@ -270,10 +196,7 @@ impl SharedFilter {
         let f = self.counting("remove elements")?;
         let mut answers = Vec::new();
         for_each_chunk(elements, |keys| {
-            answers.extend(
-                f.rt.block_on(f.filter.remove_batch(keys))
-                    .map_err(errors::redis)?,
-            );
+            answers.extend(f.remove_batch(keys).map_err(errors::redis)?);
             Ok(())
         })?;
         Ok(answers)
@@ -285,7 +208,7 @@ impl SharedFilter {
         let f = self.counting("count elements")?;
         let key = owned_key(element)?;
         let counts = py
-            .allow_threads(|| f.rt.block_on(f.filter.count_batch(&[key.as_slice()])))
+            .allow_threads(|| f.count_batch(&[key.as_slice()]))
             .map_err(errors::redis)?;
         Ok(counts.first().copied().unwrap_or(0))
     }
@@ -318,8 +241,8 @@ impl SharedFilter {
         let result = match &self.remote {
             Remote::Register(f) => py.allow_threads(|| f.clone().delete()),
             Remote::Scalable(f) => py.allow_threads(|| f.clone().delete()),
-            Remote::Counting(f) => py.allow_threads(|| f.delete()),
-            Remote::Window(f) => py.allow_threads(|| f.delete()),
+            Remote::Counting(f) => py.allow_threads(|| f.clone().delete()),
+            Remote::Window(f) => py.allow_threads(|| f.clone().delete()),
             Remote::Redisson(_) => return Err(self.unsupported("be deleted from here")),
         };
         result.map_err(errors::redis)
@@ -408,13 +331,11 @@ sized_class!(
     PyCountingRedisFilter,
     "CountingRedisFilter",
     |options, url, name, sizing| {
-        OnRuntime::connect(url, options, |conn| async move {
-            match sizing {
-                Some((n, p)) => CountingRedisFilter::create(&conn, name, n, p).await,
-                None => CountingRedisFilter::open(&conn, name).await,
-            }
-        })
-        .map(Remote::Counting)
+        let conn = BlockingConnection::open(url, options)?;
+        Ok(Remote::Counting(match sizing {
+            Some((n, p)) => blocking::CountingRedisFilter::create(&conn, name, n, p),
+            None => blocking::CountingRedisFilter::open(&conn, name),
+        }?))
     }
 );
 
@@ -488,13 +409,11 @@ impl PyTimeWindowRedisFilter {
             )),
         };
         let init = SharedFilter::build(py, "TimeWindowRedisFilter", name, timeout, |options| {
-            OnRuntime::connect(url, options, |conn| async move {
-                match params {
-                    Some(params) => TimeWindowRedisFilter::create(&conn, name, params).await,
-                    None => TimeWindowRedisFilter::open(&conn, name).await,
-                }
-            })
-            .map(Remote::Window)
+            let conn = BlockingConnection::open(url, options)?;
+            Ok(Remote::Window(match params {
+                Some(params) => blocking::TimeWindowRedisFilter::create(&conn, name, params),
+                None => blocking::TimeWindowRedisFilter::open(&conn, name),
+            }?))
         })?;
         Ok(init.add_subclass(PyTimeWindowRedisFilter))
     }
@@ -503,7 +422,7 @@ impl PyTimeWindowRedisFilter {
     #[getter]
     fn window(slf: PyRef<'_, Self>) -> f64 {
         match &slf.as_super().remote {
-            Remote::Window(f) => f.filter.params().window.as_secs_f64(),
+            Remote::Window(f) => f.params().window.as_secs_f64(),
             _ => 0.0,
         }
     }
@@ -512,7 +431,7 @@ impl PyTimeWindowRedisFilter {
     #[getter]
     fn generations(slf: PyRef<'_, Self>) -> u32 {
         match &slf.as_super().remote {
-            Remote::Window(f) => f.filter.params().generations,
+            Remote::Window(f) => f.params().generations,
             _ => 0,
         }
     }

@@ -139,6 +139,13 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
         bench_over(&mut g, id("bloomkit-classic"), pool, |ks| {
             ks.iter().filter(|k| classic.contains(*k)).count()
         });
+        bench_over(&mut g, id("bloomkit-classic-batch"), pool, |ks| {
+            classic
+                .contains_batch(ks)
+                .into_iter()
+                .filter(|&b| b)
+                .count()
+        });
         bench_over(&mut g, id("bloomkit-blocked"), pool, |ks| {
             ks.iter().filter(|k| blocked.contains(*k)).count()
         });
@@ -194,6 +201,10 @@ fn run<K: BenchKey>(c: &mut Criterion, n: u64, p: f64) {
     let id = |name: &str| BenchmarkId::from_parameter(name);
     bench_over(&mut g, id("bloomkit-classic"), &members, |ks| {
         ks.iter().filter(|k| classic.insert(*k)).count()
+    });
+    bench_over(&mut g, id("bloomkit-classic-batch"), &members, |ks| {
+        classic.insert_batch(ks);
+        0
     });
     bench_over(&mut g, id("bloomkit-blocked"), &members, |ks| {
         ks.iter().filter(|k| blocked.insert(*k)).count()

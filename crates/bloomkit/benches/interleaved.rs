@@ -15,7 +15,7 @@
 //! blocks at 1 %) one key at a time and in batches of 4096 (`contains_batch_into`,
 //! `insert_batch`); the same for `AtomicBlockedBloomFilter`; bloomkit's classic
 //! `BloomFilter`, with its default scheme and with `enhanced-double-64` (one XXH3-64 per key,
-//! as fastbloom hashes); fastbloom and sbbf-rs-safe given `xxh3_64` of the same key bytes (sbbf-rs-safe
+//! as fastbloom hashes), and with its default scheme in batches of 4096; fastbloom and sbbf-rs-safe given `xxh3_64` of the same key bytes (sbbf-rs-safe
 //! gets bloomkit's bits per key); and two baselines over an array the size of bloomkit's
 //! filter: one random cache-line load per key at a random index (no hashing: the memory
 //! limit), and the key's XXH3 plus that load. Pools: absent keys ("miss"), present keys
@@ -88,7 +88,7 @@ struct Filters {
     lines: BlockedBloomFilter,
 }
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 11] = [
     "bloomkit blocked",
     "bloomkit blocked, batch",
     "bloomkit atomic blocked",
@@ -99,35 +99,34 @@ const NAMES: [&str; 10] = [
     "random line load",
     "xxh3 + random line load",
     "bloomkit classic, enhanced-double-64",
+    "bloomkit classic, batch",
 ];
 const BASELINES: [usize; 2] = [7, 8];
+
+/// Answers `keys` with `batch` in calls of [`BATCH`] keys; the number of positive answers.
+fn in_batches<K>(keys: &[K], out: &mut [bool], batch: impl Fn(&[K], &mut [bool])) -> usize {
+    keys.chunks(BATCH)
+        .map(|c| {
+            let out = &mut out[..c.len()];
+            batch(c, out);
+            out.iter().filter(|&&b| b).count()
+        })
+        .sum()
+}
 
 #[inline(never)]
 fn query<K: BenchKey>(f: &Filters, which: usize, keys: &[K], salt: u64, out: &mut [bool]) -> usize {
     let count = |it: &mut dyn Iterator<Item = bool>| it.filter(|&b| b).count();
     match which {
         0 => count(&mut keys.iter().map(|k| f.blocked.contains(k))),
-        1 => keys
-            .chunks(BATCH)
-            .map(|c| {
-                let out = &mut out[..c.len()];
-                f.blocked.contains_batch_into(c, out);
-                out.iter().filter(|&&b| b).count()
-            })
-            .sum(),
+        1 => in_batches(keys, out, |c, o| f.blocked.contains_batch_into(c, o)),
         2 => count(&mut keys.iter().map(|k| f.atomic.contains(k))),
-        3 => keys
-            .chunks(BATCH)
-            .map(|c| {
-                let out = &mut out[..c.len()];
-                f.atomic.contains_batch_into(c, out);
-                out.iter().filter(|&&b| b).count()
-            })
-            .sum(),
+        3 => in_batches(keys, out, |c, o| f.atomic.contains_batch_into(c, o)),
         4 => count(&mut keys.iter().map(|k| f.classic.contains(k))),
         5 => count(&mut keys.iter().map(|k| f.fast.contains_hash(k.xxh()))),
         6 => count(&mut keys.iter().map(|k| f.sbbf.contains_hash(k.xxh()))),
         9 => count(&mut keys.iter().map(|k| f.classic64.contains(k))),
+        10 => in_batches(keys, out, |c, o| f.classic.contains_batch_into(c, o)),
         7 => {
             let lines: &[Block] = f.lines.as_blocks();
             let n = lines.len() as u64;
@@ -163,6 +162,10 @@ fn insert<K: BenchKey>(f: &mut Filters, which: usize, keys: &[K]) -> usize {
         5 => keys.iter().filter(|k| f.fast.insert_hash(k.xxh())).count(),
         6 => keys.iter().filter(|k| f.sbbf.insert_hash(k.xxh())).count(),
         9 => keys.iter().filter(|k| f.classic64.insert(*k)).count(),
+        10 => {
+            keys.chunks(BATCH).for_each(|c| f.classic.insert_batch(c));
+            0
+        }
         _ => unreachable!("the baselines have no insert"),
     }
 }
@@ -171,7 +174,7 @@ fn clear(f: &mut Filters, which: usize) {
     match which {
         0 | 1 => f.blocked.clear(),
         2 | 3 => f.atomic.clear(),
-        4 => f.classic.clear(),
+        4 | 10 => f.classic.clear(),
         5 => f.fast.clear(),
         9 => f.classic64.clear(),
         _ => f.sbbf.reset(),

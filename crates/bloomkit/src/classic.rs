@@ -15,12 +15,14 @@
 //! [`AtomicBitVec`](crate::storage::AtomicBitVec). Only the receivers of the bit-setting
 //! methods differ (`&mut self` for the plain filter, `&self` for the atomic one). The probing
 //! loop itself is `insert_positions` / `contains_positions`, which memory-mapped files
-//! ([`crate::mmap`]) use too.
+//! ([`crate::mmap`]) use too; batches (`insert_batch`, `contains_batch`) run them in a
+//! pipeline (`insert_items` / `contains_items`) that prefetches each element's lines first.
 
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::key::Key;
 use crate::math::Params;
+use crate::probe::blocked::pipeline_ahead;
 use crate::probe::{enhanced_double, Digest};
 use crate::spec::Spec;
 use crate::storage::BitVec;
@@ -55,6 +57,70 @@ pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64)
 pub(crate) fn contains_positions(spec: &Spec, d: &Digest, get: impl Fn(u64) -> bool) -> bool {
     spec.scheme()
         .for_each_position(d, spec.hashes(), spec.bits(), get)
+}
+
+/// How many elements ahead of its probes a classic batch hashes an element and prefetches the
+/// cache lines of its bits. Each element asks for `k` lines (7 at 1 %), so this is shorter
+/// than the blocked batches' distance of one line per element; 8, 16 and 32 were measured
+/// (`benches/interleaved.rs`, see docs/BENCHMARKS.md).
+const BATCH_AHEAD: usize = 16;
+
+/// Starts loading the cache lines of the element `d`'s bits (through `prefetch`, a hint) and
+/// gives the digest back, for the batch pipeline to probe it [`BATCH_AHEAD`] elements later.
+#[inline(always)]
+fn prefetch_positions(spec: &Spec, prefetch: &impl Fn(u64), d: Digest) -> Digest {
+    spec.for_each_position(&d, |i| {
+        prefetch(i);
+        true
+    });
+    d
+}
+
+/// The batch insert loop of every classic storage, a software pipeline
+/// ([`pipeline_ahead`]): item `i` (a key, or a digest computed before) is hashed by `digest`
+/// and the lines of its bits prefetched [`BATCH_AHEAD`] items before [`insert_positions`] sets
+/// them, so that the cache misses of many elements overlap. The bits set are exactly those of
+/// inserting the items one by one.
+#[inline(always)]
+pub(crate) fn insert_items<T>(
+    spec: &Spec,
+    prefetch: impl Fn(u64),
+    mut set: impl FnMut(u64) -> bool,
+    items: &[T],
+    digest: impl Fn(&T) -> Digest,
+) {
+    pipeline_ahead::<BATCH_AHEAD, _, _, _>(
+        &mut (),
+        items,
+        #[inline(always)]
+        |_, item| prefetch_positions(spec, &prefetch, digest(item)),
+        #[inline(always)]
+        |_, _, d| {
+            insert_positions(spec, &d, &mut set);
+        },
+    );
+}
+
+/// The batch query loop (the pipeline of [`insert_items`] with [`contains_positions`]);
+/// the answer for item `i` goes to `out[i]` (items beyond `out.len()` are ignored).
+#[inline(always)]
+pub(crate) fn contains_items<T>(
+    spec: &Spec,
+    prefetch: impl Fn(u64),
+    get: impl Fn(u64) -> bool,
+    items: &[T],
+    digest: impl Fn(&T) -> Digest,
+    out: &mut [bool],
+) {
+    let items = &items[..items.len().min(out.len())];
+    pipeline_ahead::<BATCH_AHEAD, _, _, _>(
+        out,
+        items,
+        #[inline(always)]
+        |_, item| prefetch_positions(spec, &prefetch, digest(item)),
+        #[inline(always)]
+        |out, j, d| out[j] = contains_positions(spec, &d, &get),
+    );
 }
 
 /// A classic Bloom filter over plain memory.
@@ -163,6 +229,57 @@ macro_rules! classic_filter {
             #[inline]
             pub fn contains_digest(&self, d: &Digest) -> bool {
                 contains_positions(&self.spec, d, self.bits.getter())
+            }
+
+            /// Adds every element of `keys`, a group at a time: each element is hashed and the
+            /// cache lines of its `k` bits prefetched several elements before its bits are set,
+            /// so that the memory loads of many elements overlap (much faster than one
+            /// [`insert`](Self::insert) after another once the filter is larger than the CPU's
+            /// caches). Sets exactly the bits those single inserts set.
+            ///
+            /// ```
+            #[doc = concat!("let ", $(stringify!($mut),)? " f = bloomkit::", stringify!($name), "::new(1000, 0.01)?;")]
+            /// f.insert_batch(&["a", "b", "c"]);
+            /// assert_eq!(f.contains_batch(&["a", "c", "zzz"]), vec![true, true, false]);
+            /// # Ok::<(), bloomkit::Error>(())
+            /// ```
+            pub fn insert_batch<K: Key>(&$($mut)? self, keys: &[K]) {
+                let spec = &self.spec;
+                let prefetch = self.bits.prefetcher();
+                crate::classic::insert_items(spec, prefetch, self.bits.setter(), keys, |k| spec.digest(k));
+            }
+
+            /// Adds elements by their digests (each from [`Spec::digest`] of this filter's
+            /// spec), a group at a time as [`insert_batch`](Self::insert_batch) does: for
+            /// callers that hash elsewhere, such as a binding that hashes while it holds its
+            /// interpreter's lock.
+            pub fn insert_digest_batch(&$($mut)? self, digests: &[Digest]) {
+                let prefetch = self.bits.prefetcher();
+                crate::classic::insert_items(&self.spec, prefetch, self.bits.setter(), digests, |d| *d);
+            }
+
+            /// Tests every element of `keys` (hash, prefetch, then probe, a group at a time,
+            /// as [`insert_batch`](Self::insert_batch)); the answers of
+            /// [`contains`](Self::contains), in order.
+            pub fn contains_batch<K: Key>(&self, keys: &[K]) -> Vec<bool> {
+                let mut out = vec![false; keys.len()];
+                self.contains_batch_into(keys, &mut out);
+                out
+            }
+
+            /// Like [`contains_batch`](Self::contains_batch), writing into `out` (`out.len()`
+            /// must equal `keys.len()`; extra entries on either side are ignored).
+            pub fn contains_batch_into<K: Key>(&self, keys: &[K], out: &mut [bool]) {
+                let spec = &self.spec;
+                let (prefetch, get) = (self.bits.prefetcher(), self.bits.getter());
+                crate::classic::contains_items(spec, prefetch, get, keys, |k| spec.digest(k), out);
+            }
+
+            /// Tests elements by their digests into `out` (as
+            /// [`contains_batch_into`](Self::contains_batch_into)).
+            pub fn contains_digest_batch_into(&self, digests: &[Digest], out: &mut [bool]) {
+                let (prefetch, get) = (self.bits.prefetcher(), self.bits.getter());
+                crate::classic::contains_items(&self.spec, prefetch, get, digests, |d| *d, out);
             }
 
             /// The element's `k` bit positions, in probe order.
@@ -387,6 +504,85 @@ mod tests {
     fn is_send_sync() {
         fn check<T: Send + Sync + Clone>() {}
         check::<BloomFilter>();
+    }
+
+    /// Batches set exactly the bits of single inserts and give the answers of single queries,
+    /// for every probing scheme, for the plain and the atomic filter, by key and by digest,
+    /// at lengths around the pipeline's distance; an answer slice shorter than the keys gets
+    /// the first answers only.
+    #[test]
+    fn batches_match_single_keys() {
+        use crate::concurrent::AtomicBloomFilter;
+        for scheme in Scheme::ALL {
+            let hashing = if scheme == Scheme::Go {
+                Hashing::Murmur3
+            } else {
+                Hashing::Xxh3
+            };
+            // About 8 bits per key at the longest batch: many answers of each kind.
+            let spec = Spec::with_bits(1601, 5)
+                .unwrap()
+                .with_scheme(scheme)
+                .with_hashing(hashing);
+            let lens = [
+                0,
+                1,
+                BATCH_AHEAD - 1,
+                BATCH_AHEAD,
+                BATCH_AHEAD + 1,
+                2 * BATCH_AHEAD + 3,
+                200,
+            ];
+            for len in lens {
+                let keys: Vec<String> = (0..len).map(|i| format!("key-{i}")).collect();
+                let probes: Vec<String> = (0..2 * len + 5).map(|i| format!("key-{i}")).collect();
+                let digests: Vec<Digest> = keys.iter().map(|k| spec.digest(k)).collect();
+                let mut single = BloomFilter::from_spec(spec.clone()).unwrap();
+                keys.iter().for_each(|k| {
+                    single.insert(k);
+                });
+                let mut batch = BloomFilter::from_spec(spec.clone()).unwrap();
+                batch.insert_batch(&keys);
+                let mut by_digest = BloomFilter::from_spec(spec.clone()).unwrap();
+                by_digest.insert_digest_batch(&digests);
+                let atomic = AtomicBloomFilter::from_spec(spec.clone()).unwrap();
+                atomic.insert_batch(&keys);
+                let atomic_by_digest = AtomicBloomFilter::from_spec(spec.clone()).unwrap();
+                atomic_by_digest.insert_digest_batch(&digests);
+                let what = format!("{scheme} {len}");
+                assert_eq!(batch, single, "{what}");
+                assert_eq!(by_digest, single, "{what}");
+                assert_eq!(atomic.to_words(), single.to_words(), "{what}");
+                assert_eq!(atomic_by_digest.to_words(), single.to_words(), "{what}");
+
+                let want: Vec<bool> = probes.iter().map(|k| single.contains(k)).collect();
+                assert!(want[..len].iter().all(|&a| a), "{what}");
+                if len >= BATCH_AHEAD {
+                    assert!(
+                        !want[len..].iter().all(|&a| a),
+                        "{what}: absent keys tested"
+                    );
+                }
+                let probe_digests: Vec<Digest> = probes.iter().map(|k| spec.digest(k)).collect();
+                assert_eq!(batch.contains_batch(&probes), want, "{what}");
+                assert_eq!(atomic.contains_batch(&probes), want, "{what}");
+                let mut out = vec![false; probes.len()];
+                single.contains_digest_batch_into(&probe_digests, &mut out);
+                assert_eq!(out, want, "{what}");
+                let mut out = vec![true; probes.len()];
+                atomic.contains_digest_batch_into(&probe_digests, &mut out);
+                assert_eq!(out, want, "{what}");
+                // Answers for the first `len` probes only.
+                let mut out = vec![false; len];
+                batch.contains_batch_into(&probes, &mut out);
+                assert_eq!(out, want[..len], "{what}");
+                // More answer slots than keys: the extra ones are left alone.
+                let mut out = vec![true; probes.len() + 3];
+                atomic.contains_batch_into(&probes, &mut out);
+                assert_eq!(out[..probes.len()], want, "{what}");
+                assert!(out[probes.len()..].iter().all(|&a| a), "{what}");
+            }
+        }
     }
 
     #[test]

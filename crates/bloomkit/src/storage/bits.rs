@@ -153,6 +153,16 @@ macro_rules! common_bit_methods {
             &self.words
         }
 
+        /// A closure that starts loading the cache line of bit `i` (`prefetch`, a hint: it
+        /// reads nothing). It holds the words' address, not a borrow, so that a batch can use
+        /// it beside [`setter`](Self::setter); it computes addresses with `wrapping_add` and
+        /// never dereferences them.
+        #[inline(always)]
+        pub(crate) fn prefetcher(&self) -> impl Fn(u64) + Copy {
+            let words = self.words.as_ptr();
+            move |i| super::prefetch(words.wrapping_add((i >> 6) as usize))
+        }
+
         /// [`get`](Self::get) as a closure over the words' slice, for a filter's probe loop:
         /// the slice's address and length stay in registers across the probes.
         #[inline(always)]

@@ -392,22 +392,35 @@ pub(crate) fn pipeline<T: ?Sized, K, L: Copy + Default>(
     state: &mut T,
     keys: &[K],
     locate: impl Fn(&T, &K) -> L,
+    probe: impl FnMut(&mut T, usize, L),
+) {
+    pipeline_ahead::<AHEAD, T, K, L>(state, keys, locate, probe);
+}
+
+/// [`pipeline`] with a distance of `N` keys: for filters whose elements touch several cache
+/// lines (the classic filter's `k`), where [`AHEAD`] elements would ask for more lines at once
+/// than the CPU keeps in flight.
+#[inline(always)]
+pub(crate) fn pipeline_ahead<const N: usize, T: ?Sized, K, L: Copy + Default>(
+    state: &mut T,
+    keys: &[K],
+    locate: impl Fn(&T, &K) -> L,
     mut probe: impl FnMut(&mut T, usize, L),
 ) {
-    let mut ring = [L::default(); AHEAD];
-    let (head, rest) = keys.split_at(keys.len().min(AHEAD));
+    let mut ring = [L::default(); N];
+    let (head, rest) = keys.split_at(keys.len().min(N));
     for (slot, key) in ring.iter_mut().zip(head) {
         *slot = locate(state, key);
     }
     for (i, key) in rest.iter().enumerate() {
-        // `i % AHEAD` is the slot of key `i`, and of key `i + AHEAD` after it.
-        let slot = i % AHEAD;
+        // `i % N` is the slot of key `i`, and of key `i + N` after it.
+        let slot = i % N;
         let next = locate(state, key);
         probe(state, i, ring[slot]);
         ring[slot] = next;
     }
     for j in rest.len()..keys.len() {
-        probe(state, j, ring[j % AHEAD]);
+        probe(state, j, ring[j % N]);
     }
 }
 
