@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import time
+import uuid
 
 import pytest
 
@@ -41,6 +42,11 @@ def run_cli(cli, *args, input=None, check=True):
     if check and proc.returncode not in (0, 1):
         raise AssertionError(f"bloomkit {args} failed: {proc.stderr.decode()}")
     return proc
+
+
+def unique_name():
+    """A Redis filter name no other test uses."""
+    return "test-" + uuid.uuid4().hex
 
 
 def free_port():

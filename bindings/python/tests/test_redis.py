@@ -2,7 +2,6 @@
 
 import subprocess
 import sys
-import uuid
 
 import pytest
 
@@ -16,14 +15,11 @@ from bloomkit.redis import (
     ScalableRedisFilter,
     TimeWindowRedisFilter,
 )
-from conftest import free_port
+from conftest import free_port, unique_name as name
 
 ITEMS = [f"https://example.com/r/{i}" for i in range(3000)]
 OTHERS = [f"https://example.net/x/{i}" for i in range(3000)]
 
-
-def name():
-    return "test-" + uuid.uuid4().hex
 
 
 @pytest.mark.parametrize("cls", [RedisFilter, ScalableRedisFilter, RedissonFilter])

@@ -1,7 +1,6 @@
 """bloomkit.redis's counting and time-window filters against a real redis-server, and shared
 with the real CLI both ways."""
 
-import uuid
 
 import pytest
 
@@ -12,14 +11,11 @@ from bloomkit.redis import (
     SharedFilter,
     TimeWindowRedisFilter,
 )
-from conftest import run_cli
+from conftest import run_cli, unique_name as name
 
 ITEMS = [f"https://example.com/k/{i}" for i in range(2000)]
 OTHERS = [f"https://example.net/k/{i}" for i in range(2000)]
 
-
-def name():
-    return "test-" + uuid.uuid4().hex
 
 
 MAKERS = {
