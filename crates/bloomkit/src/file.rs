@@ -241,20 +241,21 @@ pub(crate) fn write_temp(
     like: Option<&Metadata>,
 ) -> Result<(PathBuf, File)> {
     let tmp = temp_path(real);
+    // Messages name the file the user knows, not the temporary one (which is removed).
     let result = (|| {
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)
-            .map_err(io_error(format!("creating {}", tmp.display())))?;
+            .map_err(io_error(format!("creating {}", real.display())))?;
         if let Some(meta) = like {
             keep_mode_and_owner(&file, &tmp, real, meta)?;
         }
         content
             .write_to(&mut file)
-            .map_err(io_error(format!("writing {}", tmp.display())))?;
+            .map_err(io_error(format!("writing {}", real.display())))?;
         file.sync_all()
-            .map_err(io_error(format!("flushing {}", tmp.display())))?;
+            .map_err(io_error(format!("flushing {}", real.display())))?;
         Ok(file)
     })();
     match result {
@@ -364,10 +365,19 @@ pub fn save(path: &Path, filter: &AnyFilter, design: Option<Design>) -> Result<(
 /// opening (a FIFO would block `open` itself) and again on the open file. `what` names the
 /// action for messages (`"opening"`, `"reading"`, …).
 pub fn open_regular(path: &Path, what: &str) -> Result<File> {
+    open_regular_with(path, what, false)
+}
+
+/// [`open_regular`] for reading and writing (a file to map shared, say).
+pub fn open_regular_for_writing(path: &Path, what: &str) -> Result<File> {
+    open_regular_with(path, what, true)
+}
+
+fn open_regular_with(path: &Path, what: &str, write: bool) -> Result<File> {
     let meta = fs::metadata(path).map_err(io_error(format!("{what} {}", path.display())))?;
     require_regular(path, what, &meta)?;
     let mut options = OpenOptions::new();
-    options.read(true);
+    options.read(true).write(write);
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::OpenOptionsExt;

@@ -216,10 +216,12 @@ pub fn create_new<'a>(path: &Path, content: impl Into<Content<'a>>) -> Result<()
                 .create_new(true)
                 .open(&real)
                 .map_err(exists)?;
-            content
-                .write_to(&mut file)
-                .and_then(|()| file.sync_all())
-                .map_err(io_error(format!("writing {}", path.display())))?;
+            let written = content.write_to(&mut file).and_then(|()| file.sync_all());
+            if let Err(e) = written {
+                // Ours (created exclusively above): never leave it torn (a full disk, say).
+                let _ = fs::remove_file(&real);
+                return Err(io_error(format!("writing {}", path.display()))(e));
+            }
             sync_parent(&real)
         }
     }
