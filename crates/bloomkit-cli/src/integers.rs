@@ -432,13 +432,13 @@ pub fn run<T: Tally>(command: &str, args: &Integers, out: &Output) -> Result<()>
     let printed = if out.quiet {
         Ok(())
     } else {
-        print(&tally, DecimalOut::new(std::io::stdout().lock()))
+        print(&tally, DecimalOut::new(crate::stdout::lock()))
     };
     match printed {
         Ok(()) => {}
         // `... | head`: the reader has what it wanted.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-        Err(e) => bail!("writing standard output: {e}"),
+        Err(e) => return Err(e.into()),
     }
     let written: u64 = tally.tallies().map(T::output_len).sum();
     let memory: usize = tally.tallies().map(T::memory_bytes).sum();

@@ -11,6 +11,7 @@ mod plot;
 mod progress;
 mod redis_target;
 mod sources;
+mod stdout;
 mod stream;
 mod summary;
 mod target;

@@ -100,6 +100,18 @@ enum Msg {
     Signal(i32),
 }
 
+/// The context of an error that came after the chunk was applied (saved, for a file): the
+/// stream counts the chunk as applied, so that the message says what was kept. It reads as
+/// its text.
+#[derive(Debug)]
+pub struct AfterApplied(pub String);
+
+impl std::fmt::Display for AfterApplied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Whether an error is a closed pipe on output.
 pub fn is_closed_output(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
@@ -225,6 +237,9 @@ fn drive(
         }
         if !chunk.batches.is_empty() {
             if let Err(e) = apply(&chunk) {
+                if e.downcast_ref::<AfterApplied>().is_some() {
+                    applied += chunk.len() as u64;
+                }
                 let end = if is_closed_output(&e) {
                     End::ClosedOutput
                 } else {

@@ -8,7 +8,7 @@
 
 use crate::commands::prob;
 use crate::target::{Description, Target};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::process::ExitCode;
@@ -231,9 +231,10 @@ impl Summary {
         if on_stderr {
             eprintln!("{text}");
         } else {
-            let mut o = std::io::stdout().lock();
-            writeln!(o, "{text}")?;
-            o.flush()?;
+            let mut o = crate::stdout::lock();
+            writeln!(o, "{text}")
+                .and_then(|()| o.flush())
+                .context("the command itself completed, but not the printing of its summary")?;
         }
         Ok(())
     }

@@ -47,7 +47,13 @@ impl Target {
     /// Whether a filter exists at `location`.
     pub fn exists(location: &Location) -> Result<bool> {
         match location {
-            Location::File(p) => Ok(p.exists()),
+            // Only "not found" means absent: a symbolic link loop or a directory that cannot
+            // be searched is an error to report, not a filter to create.
+            Location::File(p) => match std::fs::metadata(p) {
+                Ok(_) => Ok(true),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                Err(e) => Err(anyhow!("{}: {e}", p.display())),
+            },
             Location::Redis(url) => RedisTarget::exists(url),
         }
     }

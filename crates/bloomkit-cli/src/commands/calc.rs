@@ -282,7 +282,7 @@ fn print_report(r: Report, out: &Output) -> Result<ExitCode> {
     if out.json {
         r.json.print(out, false)?;
     } else if !out.quiet {
-        let mut o = std::io::stdout().lock();
+        let mut o = crate::stdout::lock();
         o.write_all(r.text.as_bytes())?;
         o.flush()?;
     }

@@ -36,7 +36,7 @@ pub(crate) fn run(a: CheckArgs, ctx: &Context, out: &Output) -> Result<ExitCode>
     let t = open(a.target, ctx)?;
     sources.set_format(a.item_args.format_for(t.kind()));
     let end = sources.terminator();
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut stdout = std::io::BufWriter::new(crate::stdout::lock());
     let mut present = Vec::new();
     let (mut matched, mut total) = (0u64, 0u64);
     // Items are printed unless -c, -q or --json asks for something else.

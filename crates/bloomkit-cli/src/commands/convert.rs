@@ -81,7 +81,7 @@ pub(crate) fn export(
     }
     .map_err(|e| anyhow!("{target}: {e}"))?;
     if to_stdout {
-        let mut o = std::io::stdout().lock();
+        let mut o = crate::stdout::lock();
         o.write_all(&bytes)?;
         o.flush()?;
     } else if let Some(kind) = special {
@@ -121,6 +121,9 @@ fn read_stdin() -> Result<Vec<u8>> {
     let mut input = std::io::stdin().lock();
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; 1 << 20];
+    // Never more than the machine has available (an endless input would otherwise be held
+    // until the allocator gives up, long after the machine started swapping).
+    let limit = crate::memory::available()?.unwrap_or(u64::MAX);
     loop {
         let n = match input.read(&mut chunk) {
             Ok(0) => return Ok(bytes),
@@ -128,7 +131,7 @@ fn read_stdin() -> Result<Vec<u8>> {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e).context("reading standard input"),
         };
-        if bytes.try_reserve(n).is_err() {
+        if (bytes.len() + n) as u64 > limit || bytes.try_reserve(n).is_err() {
             bail!(
                 "standard input: more than {} bytes, too large to hold in memory",
                 bytes.len()
@@ -180,7 +183,9 @@ pub(crate) fn import(
     let bytes = if file.as_os_str() == "-" {
         read_stdin()?
     } else {
-        // A regular file only (a FIFO would block, /dev/zero never end), read up to its size.
+        // A regular file only (a FIFO would block, /dev/zero never end), read up to its size,
+        // which must fit in the memory available.
+        crate::memory::ensure_loadable(file)?;
         bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?
     };
     let detected = detect(&bytes);

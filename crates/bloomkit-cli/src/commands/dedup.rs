@@ -59,24 +59,31 @@ pub(crate) fn run(
     let mut t = open_or_create(&location, filter, ctx)?;
     sources.set_format(item_args.format_for(t.kind()));
     let end = sources.terminator();
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut stdout = std::io::BufWriter::new(crate::stdout::lock());
     let mut new = Vec::new();
     let mut kept = 0u64;
     let policy = write_policy(&t, item_args, save, true);
     let mut outcome = stream::run(sources, out.progress, policy, |chunk| {
         // Recorded (saved, for a file) first, printed after.
         t.insert_chunk(chunk, &mut new, false)?;
-        for ((line, _), &n) in chunk.iter().zip(&new) {
-            if n {
-                kept += 1;
-                if !out.quiet {
+        let fresh = chunk.iter().zip(&new).filter(|(_, &n)| n).count() as u64;
+        kept += fresh;
+        let printed = (|| {
+            for ((line, _), &n) in chunk.iter().zip(&new) {
+                if n && !out.quiet {
                     stdout.write_all(line)?;
                     stdout.write_all(end)?;
                 }
             }
-        }
-        stdout.flush()?;
-        Ok(())
+            stdout.flush()
+        })();
+        // Saved already: say so, and that some of its new lines may not have been printed.
+        printed.map_err(|e| {
+            anyhow::Error::new(e).context(stream::AfterApplied(format!(
+                "{} saved, not all of them printed",
+                plural(fresh, "new line", "new lines")
+            )))
+        })
     });
     drop(stdout);
     let code = finish(&t, &mut outcome)?;

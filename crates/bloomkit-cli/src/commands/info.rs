@@ -13,7 +13,7 @@ pub(crate) fn run(target: &str, ctx: &Context, out: &Output) -> Result<ExitCode>
     if out.quiet {
         return Ok(ExitCode::SUCCESS);
     }
-    let mut o = std::io::stdout().lock();
+    let mut o = crate::stdout::lock();
     if out.json {
         writeln!(o, "{}", serde_json::to_string_pretty(&filter_json(&d))?)?;
         o.flush()?;

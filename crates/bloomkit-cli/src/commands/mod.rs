@@ -123,7 +123,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 
 /// Writes `bytes` to standard output (a closed pipe ends the command quietly, see `main`).
 pub(crate) fn write_stdout(bytes: &[u8]) -> Result<ExitCode> {
-    let mut o = std::io::stdout().lock();
+    let mut o = crate::stdout::lock();
     o.write_all(bytes)?;
     o.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,254 @@
+//! Hostile paths and outputs: a standard output that cannot be written (`> /dev/full`),
+//! symbolic link loops, files whose size lies (`/proc`), files cut between header and body or
+//! growing while they are read, and imports larger than the memory available. Each is a clear
+//! one-line error (exit status 2) that never hangs, panics or loses a saved element.
+
+mod support;
+
+use std::process::{Command, Stdio};
+use support::*;
+
+/// Runs the binary with standard output on `/dev/full` (every write fails with ENOSPC).
+fn to_dev_full(args: &[&str], stdin: &[u8]) -> (i32, String) {
+    use std::io::Write;
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut child = bk(args)
+        .stdin(Stdio::piped())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    finished(child)
+}
+
+#[test]
+fn a_standard_output_that_cannot_be_written_is_a_clear_error() {
+    let (_d, f) = created("g.bloom", &["-n", "1000", "-p", "0.01", "--scheme", "go"]);
+    ok(&["add", &f, "x"], b"");
+    let d = tempfile::tempdir().unwrap();
+    let new = path(&d, "new.bloom");
+    for (args, stdin) in [
+        (vec!["info", f.as_str()], &b""[..]),
+        (vec!["check", f.as_str(), "x"], b""),
+        (vec!["check", f.as_str()], b"x\n"),
+        (vec!["calc", "-n", "1000", "-p", "0.01"], b""),
+        (vec!["sort-unique"], b"3\n1\n"),
+        (vec!["singles"], b"3\n1\n"),
+        (vec!["export", f.as_str(), "--format", "go-json"], b""),
+        (vec!["man", "add"], b""),
+        (vec!["completions", "bash"], b""),
+        (vec!["dedup", f.as_str()], b"fresh\n"),
+    ] {
+        let (code, err) = to_dev_full(&args, stdin);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("writing standard output: No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+    // A summary that cannot be printed after the work is done says so.
+    let (code, err) = to_dev_full(&["--json", "create", &new, "-n", "10", "-p", "0.1"], b"");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the command itself completed, but not the printing of its summary"),
+        "{err}"
+    );
+    assert_eq!(run(&["info", &new], b"").code, 0, "created");
+    let (code, err) = to_dev_full(&["--json", "add", &f, "summarised"], b"");
+    assert!(
+        code == 2 && err.contains("the command itself completed"),
+        "{err}"
+    );
+    assert_all_present(&f, &["summarised".into()]);
+}
+
+/// dedup saves a chunk before printing its new lines: when printing fails, the message says
+/// that they were saved (they were), not that the file is unchanged.
+#[test]
+fn dedup_to_a_full_output_says_its_lines_were_saved() {
+    let (_d, f) = created(
+        "s.bloom",
+        &["-n", "1000", "-p", "0.01", "--kind", "scalable"],
+    );
+    let items = lines("l", 0..5);
+    let (code, err) = to_dev_full(&["dedup", &f], &input(&items));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("5 new lines saved, not all of them printed")
+            && err.contains("writing standard output")
+            && err.contains("the 5 items before it were saved")
+            && !err.contains("unchanged"),
+        "{err}"
+    );
+    assert_all_present(&f, &items);
+}
+
+#[test]
+fn symbolic_link_loops_are_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("b.bloom", d.path().join("a.bloom")).unwrap();
+    std::os::unix::fs::symlink("a.bloom", d.path().join("b.bloom")).unwrap();
+    let a = path(&d, "a.bloom");
+    let (_e, good) = created("good.bloom", &["-n", "100", "-p", "0.01", "--scheme", "go"]);
+    for args in [
+        vec!["info", a.as_str()],
+        vec!["check", a.as_str(), "x"],
+        vec!["add", a.as_str(), "x"],
+        vec!["dedup", a.as_str()],
+        vec!["create", a.as_str(), "-n", "10", "-p", "0.1"],
+        vec!["create", a.as_str(), "-n", "10", "-p", "0.1", "--force"],
+        vec!["import", a.as_str(), "--format", "go", "x.bloom"],
+        vec!["export", good.as_str(), "--format", "go", "-o", a.as_str()],
+        vec!["check", "-f", a.as_str(), good.as_str()],
+        vec!["sort-unique", a.as_str()],
+    ] {
+        let r = run(&args, b"");
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+        assert!(
+            r.err.contains("Too many levels of symbolic links") && r.err.contains("a.bloom"),
+            "{args:?}: {}",
+            r.err
+        );
+    }
+    assert!(std::fs::symlink_metadata(d.path().join("a.bloom"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+/// `/proc` files say they are empty and are not: as a filter, such a file is refused; as a
+/// source of items, it is read to its real end.
+#[test]
+fn files_whose_size_lies_are_refused_as_filters_and_read_whole_as_items() {
+    for args in [
+        vec!["info", "/proc/self/status"],
+        vec!["check", "/proc/self/status", "x"],
+        vec![
+            "import",
+            "/proc/self/status",
+            "--format",
+            "guava",
+            "x.bloom",
+        ],
+    ] {
+        let r = run(&args, b"");
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.err.contains("/proc/self/status"), "{}", r.err);
+    }
+    let r = run(&["add", "/proc/self/status", "x"], b"");
+    assert_eq!(r.code, 2, "never written");
+    let (_d, f) = created("items.bloom", &["-n", "1000", "-p", "0.01"]);
+    ok(&["add", "-q", &f, "-f", "/proc/self/status"], b"");
+    // The last lines of the file (well past its declared size of 0) are in the filter.
+    let r = run(&["check", &f], b"Name:\tbloomkit\n");
+    assert_eq!(r.code, 0, "{}", r.err);
+}
+
+/// A file cut after its header (a copy interrupted, a disk that filled) is refused as
+/// truncated, by every command, and left as it is.
+#[test]
+fn a_file_cut_between_header_and_body_is_refused_and_kept() {
+    for kind in ["blocked", "classic", "scalable", "counting"] {
+        let (_d, f) = created("cut.bloom", &["-n", "1000", "-p", "0.01", "--kind", kind]);
+        let bytes = std::fs::read(&f).unwrap();
+        std::fs::write(&f, &bytes[..200]).unwrap();
+        for args in [
+            vec!["info", f.as_str()],
+            vec!["check", f.as_str(), "x"],
+            vec!["add", f.as_str(), "x"],
+            vec!["dedup", f.as_str()],
+        ] {
+            let r = run(&args, b"y\n");
+            assert_eq!(r.code, 2, "{kind} {args:?}");
+            assert!(r.err.contains("truncated"), "{kind} {args:?}: {}", r.err);
+        }
+        assert_eq!(std::fs::read(&f).unwrap(), &bytes[..200], "{kind}");
+    }
+}
+
+/// Another process appends to a filter file without end: reads stop at the size the file had
+/// when they began, so they end (with a clear error: the file is not a filter any more).
+#[test]
+fn a_file_that_grows_while_it_is_read_does_not_hang_anything() {
+    for kind in ["classic", "scalable"] {
+        let (_d, f) = created(
+            "growing.bloom",
+            &["-n", "1000", "-p", "0.01", "--kind", kind],
+        );
+        let size = std::fs::metadata(&f).unwrap().len();
+        let _writer = Killed(
+            Command::new("sh")
+                .args([
+                    "-c",
+                    &format!("while :; do head -c 65536 /dev/zero || exit; done >> '{f}'"),
+                ])
+                .spawn()
+                .unwrap(),
+        );
+        while std::fs::metadata(&f).unwrap().len() == size {
+            std::thread::yield_now();
+        }
+        for args in [
+            vec!["info", f.as_str()],
+            vec!["check", f.as_str(), "x"],
+            vec!["add", f.as_str(), "x"],
+        ] {
+            let r = run(&args, b"");
+            assert_eq!(r.code, 2, "{kind} {args:?}");
+        }
+    }
+}
+
+/// A child process killed when dropped (also when the test fails).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An import is read into memory whole: a file or an input larger than the memory available
+/// is refused (before reading, for a file) instead of filling the machine's memory.
+#[test]
+fn imports_larger_than_the_memory_available_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let big = d.path().join("big.guava");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 << 20)
+        .unwrap();
+    let out = path(&d, "x.bloom");
+    let limited = |args: &[&str], stdin: Stdio| {
+        let o = bk(args)
+            .env("BLOOMKIT_MEM_AVAILABLE", "1000000")
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        clean(o.status.code().unwrap(), &err);
+        (o.status.code().unwrap(), err)
+    };
+    let (code, err) = limited(
+        &["import", big.to_str().unwrap(), "--format", "guava", &out],
+        Stdio::null(),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("big.guava: loading this filter needs 2.0 MiB of memory, more than this machine has available"),
+        "{err}"
+    );
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let (code, err) = limited(
+        &["import", "-", "--format", "guava", &out],
+        Stdio::from(zero),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("standard input: more than"), "{err}");
+    assert!(!std::path::Path::new(&out).exists());
+}
