@@ -1,8 +1,12 @@
 """Native files, memory mapping, Guava and Go formats: round trips and golden values from the
 Rust tests' data (crates/bloomkit/tests)."""
 
+import contextlib
 import errno
+import os
 import pickle
+import resource
+import signal
 import subprocess
 import sys
 
@@ -98,6 +102,125 @@ def test_damaged_files_raise_value_error(tmp_path):
             bloomkit.BloomFilter.from_bytes(data)
         with pytest.raises(ValueError):
             pickle.loads(_bad_pickle(data))
+
+
+def test_special_paths_raise_os_error_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.bloom"
+    os.mkfifo(fifo)
+    (tmp_path / "a.bloom").symlink_to("b.bloom")
+    (tmp_path / "b.bloom").symlink_to("a.bloom")
+    paths = {
+        str(fifo): "FIFO",
+        str(tmp_path): "directory",
+        "/dev/zero": "character device",
+        "/dev/null": "character device",
+        str(tmp_path / "a.bloom"): "symbolic links",
+    }
+    # Opening a FIFO for reading waits for a writer (and the wait is not interruptible from
+    # Python): the reads run in a child process that must end in time.
+    script = (
+        "import sys, bloomkit\n"
+        "readers = [bloomkit.load, bloomkit.BloomFilter.load, bloomkit.BloomFilter.open_mmap,\n"
+        "           lambda p: bloomkit.BlockedBloomFilter.open_mmap(p, writable=True)]\n"
+        "for path in sys.argv[1:]:\n"
+        "    for i, read in enumerate(readers):\n"
+        "        try:\n"
+        "            read(path)\n"
+        "            print(path, i, 'opened')\n"
+        "        except Exception as e:\n"
+        "            print(path, i, type(e).__name__, str(e).replace(chr(10), ' '))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *paths],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4 * len(paths), done.stdout
+    for line in lines:
+        path = line.split(" ", 1)[0]
+        assert " OSError " in line and paths[path] in line, line
+    assert fifo.is_fifo()
+
+
+def test_a_file_whose_size_lies_is_refused_as_damaged():
+    # /proc files declare 0 bytes and hold more: read as they declare, they are no filter.
+    for read in [bloomkit.load, bloomkit.BloomFilter.open_mmap]:
+        with pytest.raises(ValueError, match="truncated"):
+            read("/proc/self/status")
+
+
+class _FullDisk:
+    """A directory on a tmpfs of `size` bytes, mounted for the test (root), or else a plain
+    directory whose writes fail past `size` bytes by a file-size limit (RLIMIT_FSIZE with
+    SIGXFSZ ignored: the kernel's EFBIG). Either way a real write fails in the kernel."""
+
+    def __init__(self, path, size):
+        self.path = path
+        self.size = size
+        path.mkdir()
+        mount = ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)]
+        # BLOOMKIT_TEST_NO_MOUNT=1 tries the fallback where mounting works.
+        self.mounted = (
+            "BLOOMKIT_TEST_NO_MOUNT" not in os.environ
+            and subprocess.run(mount, capture_output=True).returncode == 0
+        )
+        self.errno = errno.ENOSPC if self.mounted else errno.EFBIG
+
+    @contextlib.contextmanager
+    def full(self):
+        if self.mounted:
+            filler = self.path / "filler"
+            fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+            try:
+                while True:
+                    os.write(fd, bytes(4096))
+            except OSError as e:
+                assert e.errno == errno.ENOSPC, e
+            finally:
+                os.close(fd)
+            try:
+                yield
+            finally:
+                filler.unlink()
+        else:
+            limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+            handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, limits[1]))
+            try:
+                yield
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+                signal.signal(signal.SIGXFSZ, handler)
+
+    def close(self):
+        if self.mounted:
+            subprocess.run(["umount", str(self.path)], check=True)
+
+
+def test_save_on_a_full_disk_raises_os_error_and_keeps_the_original(tmp_path):
+    disk = _FullDisk(tmp_path / "disk", 1 << 20)
+    try:
+        path = disk.path / "f.bloom"
+        f = bloomkit.ScalableBloomFilter(10_000, 0.01)
+        f.add("kept")
+        f.save(path)
+        before = path.read_bytes()
+        f.add_many(KEYS)
+        with disk.full():
+            with pytest.raises(OSError) as raised:
+                f.save(path)
+            assert raised.value.errno == disk.errno
+            assert str(path) in str(raised.value)
+            with pytest.raises(OSError):
+                f.save_new(disk.path / "new.bloom")
+        assert path.read_bytes() == before
+        assert sorted(p.name for p in disk.path.iterdir()) == ["f.bloom"]
+        assert "kept" in bloomkit.load(path)
+    finally:
+        disk.close()
 
 
 def _bad_pickle(data):

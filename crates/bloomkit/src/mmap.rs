@@ -68,7 +68,7 @@ use crate::storage::{atomic_get, atomic_set, AtomicBlock, AtomicU64, Ordering};
 #[cfg(target_pointer_width = "64")]
 use memmap2::Mmap;
 use memmap2::MmapMut;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::Path;
 
 /// Byte offset of the first layer's "inserted" counter (header, then 24 bytes into the entry).
@@ -123,7 +123,8 @@ impl MappedFilter {
     /// the payload's shape, not the checksum (that would read every page; see
     /// [`verify`](Self::verify)). A dirty file opens (see [`is_dirty`](Self::is_dirty)).
     pub fn open(path: &Path, keys: &[Hashing]) -> Result<Self> {
-        let file = File::open(path).map_err(io(path, "opening"))?;
+        // Never blocks: a FIFO or device is refused before it is opened.
+        let file = crate::file::open_regular(path, "opening")?;
         Self::from_file(file, path, keys)
     }
 
@@ -148,11 +149,7 @@ impl MappedFilter {
     /// straight to the file, visible to every process that maps it. Checks as
     /// [`open`](Self::open).
     pub fn open_shared(path: &Path, keys: &[Hashing]) -> Result<Self> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io(path, "opening"))?;
+        let file = crate::file::open_regular_for_writing(path, "opening")?;
         Self::shared_from_file(file, path, keys)
     }
 
@@ -670,9 +667,7 @@ pub(crate) fn scan(
 /// file changed in between).
 fn check_length(file: &File, path: &Path) -> Result<()> {
     let meta = file.metadata().map_err(io(path, "reading the size of"))?;
-    if !meta.is_file() {
-        return Err(corrupt(format!("{} is not a regular file", path.display())));
-    }
+    crate::file::require_regular(path, "mapping", &meta)?;
     check_len(meta.len())
 }
 

@@ -228,6 +228,38 @@ fn only_classic_and_blocked_files_map() {
     assert!(MappedFilter::open(dir.path(), &[]).is_err());
 }
 
+/// A FIFO, a device or a directory is refused before it is opened: opening a FIFO would wait
+/// for a writer (it did, in both modes), and such a refusal is an I/O error that says what the
+/// path is.
+#[test]
+fn special_files_are_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.bloom");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for (path, what) in [
+        (fifo.as_path(), "FIFO"),
+        (Path::new("/dev/zero"), "character device"),
+        (dir.path(), "directory"),
+    ] {
+        for shared in [false, true] {
+            let opened = if shared {
+                MappedFilter::open_shared(path, &[])
+            } else {
+                MappedFilter::open(path, &[])
+            };
+            match opened {
+                Err(e @ Error::Io { .. }) => assert!(e.to_string().contains(what), "{e}"),
+                Err(e) => panic!("{path:?}: {e}"),
+                Ok(_) => panic!("{path:?} mapped"),
+            }
+        }
+    }
+}
+
 /// The state read in the verifying or sealing pass (`verify_with_fill`, `seal_with_fill`) is
 /// the one `fill`, `count_ones`, `estimated_len` and `estimated_fpp` read on their own, and the
 /// loaded filter's, for classic filters and every blocked layout (so a writer that seals gets
