@@ -444,3 +444,58 @@ fn exports_imports_and_merges_that_cannot_write_leave_nothing() {
     disk.fails(&["calc", "--plot", &svg, "--filter", &g], b"", &svg);
     assert!(!Path::new(&svg).exists());
 }
+
+/// Copies `from` to `to` leaving a hole wherever a 4 KiB page is all zeros (as
+/// `cp --sparse=always` does).
+fn sparse_copy(from: &str, to: &str) {
+    use std::io::{Seek, SeekFrom};
+    let bytes = read(from);
+    let mut out = std::fs::File::create(to).unwrap();
+    for (i, page) in bytes.chunks(4096).enumerate() {
+        if page.iter().any(|&b| b != 0) {
+            out.seek(SeekFrom::Start(i as u64 * 4096)).unwrap();
+            out.write_all(page).unwrap();
+        }
+    }
+    out.set_len(bytes.len() as u64).unwrap();
+}
+
+/// A classic or blocked file with holes (a sparse copy) is changed in place through a shared
+/// mapping: on a full disk a write into a hole would kill the process (SIGBUS). The space is
+/// reserved when the file is opened instead, so that this is a clear error and the file stays
+/// as it was; with room, the same add works.
+#[test]
+fn a_sparse_copy_on_a_full_disk_is_an_error_not_a_crash() {
+    let disk = Disk::new();
+    let outside = tempfile::tempdir().unwrap();
+    for kind in ["classic", "blocked"] {
+        let original = path(&outside, &format!("{kind}.bloom"));
+        ok(
+            &[
+                "create", &original, "-n", "200000", "-p", "0.01", "--kind", kind,
+            ],
+            b"",
+        );
+        let f = disk.path(&format!("{kind}.bloom"));
+        sparse_copy(&original, &f);
+        disk.leave_free(0);
+        let items = lines(kind, 0..1000);
+        let r = disk.run(&["add", &f], &input(&items));
+        if disk.mounted {
+            assert_eq!(r.code, 2, "{kind}: {}", r.err);
+            assert!(
+                r.err.contains(&f) && r.err.contains("No space left on device"),
+                "{kind}: {}",
+                r.err
+            );
+            assert_eq!(read(&f), read(&original), "{kind}");
+        } else {
+            // A file-size limit does not apply to filling holes: nothing fails.
+            assert_eq!(r.code, 0, "{kind}: {}", r.err);
+        }
+        disk.free();
+        assert_eq!(disk.run(&["add", &f], &input(&items)).code, 0);
+        assert_all_present(&f, &items);
+        std::fs::remove_file(&f).unwrap();
+    }
+}
