@@ -157,6 +157,7 @@ impl MappedFilter {
     /// (for example the one the caller locked); `path` is for messages.
     pub fn shared_from_file(file: File, path: &Path, keys: &[Hashing]) -> Result<Self> {
         check_length(&file, path)?;
+        // Before the mapping is touched at all (on tmpfs even a read of a hole allocates it).
         reserve_space(&file, path)?;
         // SAFETY: every access to the mapping goes through atomics (`words`, `blocks`), which
         // is sound while other processes read and write the same file. A truncation by another
@@ -674,16 +675,42 @@ fn check_length(file: &File, path: &Path) -> Result<()> {
 
 /// Gives every block of a file to be written through a shared mapping its space on disk
 /// first: a write through the mapping into a hole (a sparse copy, `cp --sparse=always`) on a
-/// full disk would kill the process with SIGBUS; this makes it an error instead. Costs nothing
-/// on a file without holes. File systems without `fallocate` are left as they are.
+/// full disk would kill the process with SIGBUS; this makes it an error instead. A file without
+/// holes (every file bloomkit writes) is left alone; one whose holes need more than the disk
+/// has free is refused before anything is allocated (a partial `fallocate` would fill the
+/// disk). File systems without `fallocate` or `statvfs` are left as they are, and so is a file
+/// that does not start like a native file (the header checks refuse it after).
 #[cfg(target_os = "linux")]
 fn reserve_space(file: &File, path: &Path) -> Result<()> {
     use std::os::fd::AsRawFd;
-    let len = file
-        .metadata()
-        .map_err(io(path, "reading the size of"))?
-        .len();
-    let Ok(len) = libc::off_t::try_from(len) else {
+    use std::os::unix::fs::{FileExt, MetadataExt};
+    let meta = file.metadata().map_err(io(path, "reading the size of"))?;
+    let missing = meta.len().saturating_sub(meta.blocks().saturating_mul(512));
+    let mut magic = [0u8; 8];
+    if missing == 0 || file.read_exact_at(&mut magic, 0).is_err() || magic != native::MAGIC {
+        return Ok(());
+    }
+    let full = |source| Error::Io {
+        context: format!(
+            "reserving the space of {} (a file with holes: {missing} bytes to allocate)",
+            path.display()
+        ),
+        source,
+    };
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `fstatvfs` writes a `statvfs` into the buffer it is given, which is that size,
+    // and is read only when the call succeeded; the descriptor is owned by `file`.
+    if unsafe { libc::fstatvfs(file.as_raw_fd(), stat.as_mut_ptr()) } == 0 {
+        // SAFETY: initialised by the successful call above.
+        let stat = unsafe { stat.assume_init() };
+        // `fsblkcnt_t` and `c_ulong` are narrower than u64 on some 32-bit targets.
+        #[allow(clippy::useless_conversion)]
+        let free = u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize));
+        if missing > free {
+            return Err(full(std::io::Error::from_raw_os_error(libc::ENOSPC)));
+        }
+    }
+    let Ok(len) = libc::off_t::try_from(meta.len()) else {
         return Ok(());
     };
     // SAFETY: `fallocate` touches no memory of this process; the descriptor stays open (owned
@@ -694,13 +721,7 @@ fn reserve_space(file: &File, path: &Path) -> Result<()> {
     }
     let e = std::io::Error::last_os_error();
     match e.raw_os_error() {
-        Some(libc::ENOSPC | libc::EDQUOT) => Err(Error::Io {
-            context: format!(
-                "reserving the space of {} (a file with holes, on a full disk)",
-                path.display()
-            ),
-            source: e,
-        }),
+        Some(libc::ENOSPC | libc::EDQUOT) => Err(full(e)),
         _ => Ok(()),
     }
 }
