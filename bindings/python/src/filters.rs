@@ -808,13 +808,14 @@ pub fn positive(name: &str, value: i128) -> PyResult<u64> {
 fn preset(name: &str) -> PyResult<Preset> {
     Ok(match name {
         "bloomkit" | "default" => Preset::Bloomkit,
+        "bloomkit64" => Preset::Bloomkit64,
         "guava" => Preset::Guava,
         "guava32" => Preset::Guava32,
         "go" => Preset::Go,
         "redisson" => Preset::Redisson,
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown preset {other:?}: expected bloomkit, guava, guava32, go or redisson"
+                "unknown preset {other:?}: expected bloomkit, bloomkit64, guava, guava32, go or redisson"
             )))
         }
     })
@@ -883,9 +884,11 @@ macro_rules! with_hot_methods {
     };
 }
 
-/// A classic Bloom filter: one bit array, `hashes` probes per element. With a `preset` other
-/// than `"bloomkit"` it is bit-exact with Guava (`"guava"`, `"guava32"`), Go bits-and-blooms
-/// (`"go"`) or Redisson (`"redisson"`), and exports to their formats.
+/// A classic Bloom filter: one bit array, `hashes` probes per element. The preset `"bloomkit64"`
+/// is bloomkit's own from one 64-bit hash per element (cheaper for long keys; other bits than
+/// `"bloomkit"`'s). With the preset of another library it is bit-exact with Guava (`"guava"`,
+/// `"guava32"`), Go bits-and-blooms (`"go"`) or Redisson (`"redisson"`), and exports to their
+/// formats.
 #[pyclass(name = "BloomFilter", module = "bloomkit", extends = Filter, frozen)]
 pub struct PyBloomFilter;
 

@@ -20,6 +20,7 @@ KEYS = [f"https://example.com/page/{i}" for i in range(300)]
 # The fixtures of crates/bloomkit/tests/fixtures.rs that Python can build: file name, maker.
 FIXTURE_MAKERS = {
     "classic.bloom": lambda: bloomkit.BloomFilter(1000, 0.01),
+    "classic-bloomkit64.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="bloomkit64"),
     "guava.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="guava"),
     "guava32.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="guava32"),
     "go.bloom": lambda: bloomkit.BloomFilter(1000, 0.01, preset="go"),

@@ -109,6 +109,9 @@ fn kind_parser() -> impl clap::builder::TypedValueParser<Value = bloomkit::Kind>
 pub enum SchemeName {
     /// bloomkit's own sizing, XXH3 hashing and probing (fastest).
     Default,
+    /// bloomkit's own sizing and probing from one 64-bit XXH3 hash per element: a classic
+    /// filter of the default's size, cheaper to hash for long keys.
+    Bloomkit64,
     /// Guava's BloomFilter.create (MURMUR128_MITZ_64).
     Guava,
     /// Guava's sizing with the older MURMUR128_MITZ_32 strategy.
@@ -124,6 +127,7 @@ impl SchemeName {
     pub fn name(self) -> &'static str {
         match self {
             SchemeName::Default => "default",
+            SchemeName::Bloomkit64 => "bloomkit64",
             SchemeName::Guava => "guava",
             SchemeName::Guava32 => "guava32",
             SchemeName::Go => "go",
@@ -131,10 +135,17 @@ impl SchemeName {
         }
     }
 
+    /// Whether this is one of bloomkit's own schemes (which may hash with a key), not another
+    /// library's.
+    pub fn is_bloomkits(self) -> bool {
+        matches!(self, SchemeName::Default | SchemeName::Bloomkit64)
+    }
+
     /// The library preset.
     pub fn preset(self) -> bloomkit::Preset {
         match self {
             SchemeName::Default => bloomkit::Preset::Bloomkit,
+            SchemeName::Bloomkit64 => bloomkit::Preset::Bloomkit64,
             SchemeName::Guava => bloomkit::Preset::Guava,
             SchemeName::Guava32 => bloomkit::Preset::Guava32,
             SchemeName::Go => bloomkit::Preset::Go,
@@ -210,7 +221,7 @@ pub struct Creation {
     pub target: String,
     #[command(flatten)]
     pub sizing: Sizing,
-    /// The kind of filter [default: blocked; classic with a --scheme of another library].
+    /// The kind of filter [default: blocked; classic with any other --scheme].
     #[arg(long, value_parser = kind_parser(), value_name = "KIND")]
     pub kind: Option<bloomkit::Kind>,
     /// An expiring filter that remembers only the last WINDOW: a number of insertions

@@ -435,6 +435,9 @@ impl RedisTarget {
             (Kind::Classic, SchemeName::Default) => bail!(
                 "{display}: in Redis bloomkit keeps blocked filters (the default), scalable ones, or Redisson's classic layout (--scheme redisson); drop --kind classic"
             ),
+            (_, SchemeName::Bloomkit64) => bail!(
+                "{display}: --scheme bloomkit64 makes classic filters for files; in Redis bloomkit keeps blocked filters (the default) or scalable ones; drop --scheme"
+            ),
             (_, SchemeName::Guava | SchemeName::Guava32 | SchemeName::Go) => bail!(
                 "{display}: --scheme {} filters live in memory, not in Redis; use a file target (and export it)",
                 new.scheme.name()

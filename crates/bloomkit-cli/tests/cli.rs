@@ -849,3 +849,45 @@ fn the_state_reported_after_a_change_is_the_files() {
         }
     }
 }
+
+/// `--scheme bloomkit64`: a classic filter of the default's size whose bits come from one
+/// 64-bit hash per item; `info` names the scheme, and the kinds with layouts of their own
+/// refuse it.
+#[test]
+fn scheme_bloomkit64_makes_a_classic_filter_of_its_own_bits() {
+    let (d, f) = new_filter("b64.bloom", &["--scheme", "bloomkit64"]);
+    let (_d2, own) = new_filter("own.bloom", &["--kind", "classic"]);
+    let items: String = (0..200)
+        .map(|i| format!("https://example.com/{i}\n"))
+        .collect();
+    add_quietly(&f, items.clone());
+    add_quietly(&own, items.clone());
+    let (v, w) = (info_json(&f), info_json(&own));
+    assert_eq!(
+        (v["kind"].as_str(), v["scheme"].as_str()),
+        (Some("classic"), Some("bloomkit64"))
+    );
+    assert_eq!(w["scheme"], "default");
+    // Same sizing as the default classic filter, other bit positions.
+    assert_eq!((&v["bits"], &v["hashes"]), (&w["bits"], &w["hashes"]));
+    assert_ne!(std::fs::read(&f).unwrap(), std::fs::read(&own).unwrap());
+    let (code, out, err) = run(&["check", &f, "-f", "-"], &items);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 200);
+    for kind in ["blocked", "scalable", "dleft"] {
+        let g = p(&d, &format!("{kind}.bloom"));
+        let args = [
+            "create",
+            &g,
+            "-n",
+            "100",
+            "-p",
+            "0.01",
+            "--kind",
+            kind,
+            "--scheme",
+            "bloomkit64",
+        ];
+        fails(&args, "", &["default scheme only", "--scheme bloomkit64"]);
+    }
+}

@@ -92,7 +92,7 @@ fn dleft_and_minimal_increase_options_are_checked() {
     for (extra, says) in [
         (
             &["-p", "1%", "--kind", "dleft", "--scheme", "guava"][..],
-            "own scheme",
+            "default scheme",
         ),
         (&["-p", "1%", "--minimal-increase"][..], "--kind counting"),
         (&["-p", "1e-30", "--kind", "dleft"][..], "remainders"),

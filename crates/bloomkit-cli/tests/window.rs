@@ -208,7 +208,7 @@ fn bad_windows_are_clear_errors() {
         ),
         (
             vec!["--window", "30d", "-n", "100", "--scheme", "guava"],
-            "bloomkit's own scheme only",
+            "bloomkit's default scheme only",
         ),
         (
             vec!["--window", "30d", "-n", "100", "--kind", "blocked"],

@@ -84,10 +84,10 @@ async fn hits(f: &RedisFilter, items: &[String]) -> usize {
 }
 
 /// The bytes the segments of the filter `name` take in Redis.
-async fn stored_bytes(conn: &Connection, name: &str, f: &RedisFilter) -> u64 {
+async fn stored_bytes(conn: &Connection, f: &RedisFilter) -> u64 {
     let mut bytes = 0;
     for s in 0..f.layout().segments() {
-        bytes += strlen(conn, &format!("bloomkit:{{{name}:s{s}}}")).await;
+        bytes += strlen(conn, &f.segment_key(s)).await;
     }
     bytes
 }
@@ -127,7 +127,7 @@ async fn bloomkit_rows(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Ro
             assert_eq!(found, n, "false negatives");
         });
         let fp = hits(&f, &absent).await;
-        let bytes = stored_bytes(conn, &name, &f).await;
+        let bytes = stored_bytes(conn, &f).await;
         rows.push(Row {
             name: format!("bloomkit online ({method:?}) {tag}"),
             n,
@@ -150,7 +150,7 @@ async fn bloomkit_bulk(conn: &Connection, tag: &str, n: usize, rows: &mut Vec<Ro
     let adds = n as f64 / t.elapsed().as_secs_f64();
     let fp = hits(&f, &absent).await;
     assert_eq!(hits(&f, &data[..10_000]).await, 10_000, "false negatives");
-    let bytes = stored_bytes(conn, &name, &f).await;
+    let bytes = stored_bytes(conn, &f).await;
     rows.push(Row {
         name: format!("bloomkit bulk (one insert_bulk call) {tag}"),
         n,

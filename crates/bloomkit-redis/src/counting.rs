@@ -584,14 +584,7 @@ impl CountingRedisFilter {
         let mut bf = redis::Cmd::with_capacity(4 + args, 64 + 4 * args);
         bf.arg("BITFIELD").arg(&key).arg("OVERFLOW").arg("SAT");
         b.write_ops(&mut bf, idx, "1");
-        let mut pipe = redis::pipe();
-        pipe.atomic().cmd("EXISTS").arg(&key).add_command(bf);
-        let (exists, values): (i64, Vec<i64>) = self.conn.pipe(&pipe).await?;
-        if exists == 0 {
-            let _: i64 = self.conn.query(redis::cmd("DEL").arg(&key)).await?;
-            return Err(Error::Gone(self.name.clone()));
-        }
-        Ok(values)
+        segments::write_if_exists(&self.conn, &key, &self.name, bf).await
     }
 
     /// Removes one occurrence of an element; refused with

@@ -293,8 +293,16 @@ pub(crate) fn groups_by(len: usize, segment: impl Fn(usize) -> u32) -> Vec<(u32,
 }
 
 /// Runs `BITFIELD key <subcommands>` on segment `seg`, the `args` subcommand arguments written
-/// by `write`: through [`BITFIELD_SCRIPT`] when the keyspace is guarded, as a plain command
-/// otherwise.
+/// by `write`, refusing a missing segment when the keyspace is guarded.
+///
+/// Guarded on a standalone server: `MULTI; EXISTS key; BITFIELD key …; EXEC`, atomic. If the
+/// key did not exist, the `BITFIELD` has just created it for a filter that was deleted or
+/// re-created: the key is named after the old filter's id, so no other filter can be using it;
+/// it is deleted again and the write fails with [`Error::Gone`], acknowledging nothing. This
+/// costs the server about half of the same guard as a script ([`BITFIELD_SCRIPT`]), which
+/// converts every argument into Lua and back. On a cluster the script is kept, as for the
+/// counting filter: its check and write cannot be undone by a client that loses the node in
+/// between. Unguarded (layout 1): the plain command.
 async fn bitfield(
     ks: &Keyspace<'_>,
     seg: u32,
@@ -302,20 +310,43 @@ async fn bitfield(
     write: impl Fn(&mut redis::Cmd),
 ) -> Result<Vec<i64>> {
     let key = ks.key(seg);
-    if ks.guarded {
+    if ks.guarded && ks.conn.is_cluster() {
         let mut cmd = script_cmd(&BITFIELD_SCRIPT, &[&key], 1 + args);
         cmd.arg(ks.guard_arg());
         write(&mut cmd);
-        ks.conn
+        return ks
+            .conn
             .eval(&BITFIELD_SCRIPT, &cmd)
             .await
-            .map_err(|e| e.about(ks.name))
-    } else {
-        let mut cmd = redis::Cmd::with_capacity(2 + args, 16 * args);
-        cmd.arg("BITFIELD").arg(&key);
-        write(&mut cmd);
-        ks.conn.query(&cmd).await
+            .map_err(|e| e.about(ks.name));
     }
+    let mut cmd = redis::Cmd::with_capacity(2 + args, 16 * args);
+    cmd.arg("BITFIELD").arg(&key);
+    write(&mut cmd);
+    if !ks.guarded {
+        return ks.conn.query(&cmd).await;
+    }
+    write_if_exists(ks.conn, &key, ks.name, cmd).await
+}
+
+/// Runs `cmd`, a `BITFIELD` write of segment `key` of filter `name`, as `MULTI; EXISTS key;
+/// cmd; EXEC` (atomic). If the key did not exist, `cmd` has just created it for a deleted
+/// filter (its name carries that filter's id, which no other filter uses): it is deleted
+/// again and the write fails with [`Error::Gone`].
+pub(crate) async fn write_if_exists(
+    conn: &Connection,
+    key: &str,
+    name: &str,
+    cmd: redis::Cmd,
+) -> Result<Vec<i64>> {
+    let mut pipe = redis::pipe();
+    pipe.atomic().cmd("EXISTS").arg(key).add_command(cmd);
+    let (exists, values): (i64, Vec<i64>) = conn.pipe(&pipe).await?;
+    if exists == 0 {
+        let _: i64 = conn.query(redis::cmd("DEL").arg(key)).await?;
+        return Err(Error::Gone(name.to_string()));
+    }
+    Ok(values)
 }
 
 /// Sets each element's bits; returns whether each element was new (had a bit unset).

@@ -37,6 +37,11 @@ pub enum Preset {
     /// bloomkit's own: [`math::params_for`] sizing, XXH3, enhanced double hashing.
     #[default]
     Bloomkit,
+    /// bloomkit's own sizing and XXH3, hashed once to 64 bits ([`Scheme::EnhancedDouble64`]):
+    /// the same size and FPR as [`Preset::Bloomkit`], cheaper to hash for string keys. Its
+    /// bits differ from [`Preset::Bloomkit`]'s, and files name the scheme (native scheme
+    /// code 10), so a filter keeps the preset it was made with.
+    Bloomkit64,
     /// Guava 31.1 `BloomFilter.create` with `MURMUR128_MITZ_64` (strategy ordinal 1).
     Guava,
     /// Guava sizing with `MURMUR128_MITZ_32` (strategy ordinal 0).
@@ -52,6 +57,7 @@ impl Preset {
     /// Every preset this build has, in a fixed order.
     pub const ALL: &'static [Preset] = &[
         Preset::Bloomkit,
+        Preset::Bloomkit64,
         Preset::Guava,
         Preset::Guava32,
         Preset::Go,
@@ -62,7 +68,7 @@ impl Preset {
     /// The preset's sizing for (`n`, `p`).
     pub fn params(self, n: u64, p: f64) -> Result<Params> {
         match self {
-            Preset::Bloomkit => math::params_for(n, p),
+            Preset::Bloomkit | Preset::Bloomkit64 => math::params_for(n, p),
             Preset::Guava | Preset::Guava32 => math::guava_params(n, p, GuavaHashes::V31),
             Preset::Go => math::go_params(n, p),
             #[cfg(feature = "redisson")]
@@ -74,6 +80,7 @@ impl Preset {
     pub fn scheme(self) -> Scheme {
         match self {
             Preset::Bloomkit => Scheme::EnhancedDouble,
+            Preset::Bloomkit64 => Scheme::EnhancedDouble64,
             Preset::Guava => Scheme::GuavaMitz64,
             Preset::Guava32 => Scheme::GuavaMitz32,
             Preset::Go => Scheme::Go,
@@ -85,7 +92,7 @@ impl Preset {
     /// The preset's hash function.
     pub fn hashing(self) -> Hashing {
         match self {
-            Preset::Bloomkit => Hashing::Xxh3,
+            Preset::Bloomkit | Preset::Bloomkit64 => Hashing::Xxh3,
             Preset::Guava | Preset::Guava32 | Preset::Go => Hashing::Murmur3,
             #[cfg(feature = "redisson")]
             Preset::Redisson => Hashing::Highway,

@@ -80,6 +80,12 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
             ),
             design,
         ),
+        // Added with the one-64-bit-hash classic scheme (native scheme code 10).
+        (
+            "v1/classic-bloomkit64.bloom",
+            preset(Preset::Bloomkit64),
+            design,
+        ),
     ];
     all.extend(blocked);
     all.extend([

@@ -79,8 +79,8 @@ class _SizedFilter(Filter):
     def __init__(self, capacity: int, fpp: float) -> None: ...
 
 class BloomFilter(Filter):
-    """A classic filter; ``preset`` is ``bloomkit``, ``guava``, ``guava32``, ``go`` or
-    ``redisson``."""
+    """A classic filter; ``preset`` is ``bloomkit``, ``bloomkit64`` (bloomkit's own from one
+    64-bit hash per element), ``guava``, ``guava32``, ``go`` or ``redisson``."""
 
     def __init__(self, capacity: int, fpp: float, preset: str = "bloomkit") -> None: ...
     @staticmethod

@@ -297,14 +297,14 @@ fn table(r: &mut Report, n: u64, p: f64) -> Result<(u64, u32, u64)> {
         prob(p)
     ));
     r.line(format!(
-        "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12}  note",
+        "{:<9} {:<10} {:>14} {:>11} {:>4} {:>12} {:>12}  note",
         "kind", "scheme", "bits", "bytes", "k", "FPR at n", "bits/elem"
     ));
     let mut json_rows = Vec::new();
     for row in rows(n, p)? {
         let per = row.bits as f64 / n.max(1) as f64;
         r.line(format!(
-            "{:<9} {:<9} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
+            "{:<9} {:<10} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
             row.kind,
             row.scheme,
             row.bits,

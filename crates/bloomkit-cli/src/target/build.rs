@@ -98,7 +98,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
     let preset = new.scheme.preset();
     let mut spec = Spec::preset(preset, new.capacity, new.fpp)?;
     if let Some(key) = &ctx.key {
-        if new.scheme != SchemeName::Default {
+        if !new.scheme.is_bloomkits() {
             bail!(
                 "--key-file gives keyed SipHash hashing, which --scheme {} cannot use (it hashes as that library does); use --scheme default",
                 new.scheme.name()
@@ -163,7 +163,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         Kind::DLeft => {
             if new.scheme != SchemeName::Default {
                 bail!(
-                    "d-left filters use bloomkit's own scheme only; drop --scheme {}",
+                    "d-left filters use bloomkit's default scheme only; drop --scheme {}",
                     new.scheme.name()
                 );
             }
@@ -173,7 +173,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         Kind::Scalable => {
             if new.scheme != SchemeName::Default {
                 bail!(
-                    "scalable filters use bloomkit's own scheme only; drop --scheme {}",
+                    "scalable filters use bloomkit's default scheme only; drop --scheme {}",
                     new.scheme.name()
                 );
             }
@@ -184,7 +184,7 @@ pub fn build(new: NewFilter, ctx: &Context) -> Result<AnyFilter> {
         Kind::Blocked => {
             if new.scheme != SchemeName::Default {
                 bail!(
-                    "blocked filters use bloomkit's own scheme only; drop --scheme {}",
+                    "blocked filters use bloomkit's default scheme only; drop --scheme {}",
                     new.scheme.name()
                 );
             }
@@ -230,7 +230,7 @@ pub fn new_filter(filter: &Creation, scheme: SchemeName) -> Result<Option<NewFil
     };
     if window.is_some() && scheme != SchemeName::Default {
         bail!(
-            "expiring filters use bloomkit's own scheme only; drop --scheme {}",
+            "expiring filters use bloomkit's default scheme only; drop --scheme {}",
             scheme.name()
         );
     }

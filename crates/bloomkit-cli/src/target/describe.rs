@@ -15,7 +15,7 @@ pub fn scheme_name(spec: &Spec) -> String {
     for &s in SchemeName::value_variants() {
         let p = s.preset();
         if p.scheme() == spec.scheme()
-            && (p.hashing() == *spec.hashing() || (keyed && s == SchemeName::Default))
+            && (p.hashing() == *spec.hashing() || (keyed && s.is_bloomkits()))
         {
             return s.name().to_string();
         }
