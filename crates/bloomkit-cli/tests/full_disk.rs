@@ -53,6 +53,15 @@ impl Disk {
         path(&self.dir, name)
     }
 
+    /// A new filter file `name` on this disk (capacity 20000, fpp 0.01, and `args`) holding
+    /// `item`.
+    fn filter(&self, name: &str, args: &[&str], item: &str) -> String {
+        let f = self.path(name);
+        create(&f, &[&["-n", "20000", "-p", "0.01"], args].concat());
+        ok(&["add", &f, item], b"");
+        f
+    }
+
     fn filler(&self) -> PathBuf {
         self.dir.path().join("filler")
     }
@@ -99,7 +108,12 @@ impl Disk {
 
     /// Runs the binary on this disk with `stdin` as input.
     fn run(&self, args: &[&str], stdin: &[u8]) -> Run {
-        let mut command = if self.limit.get() == u64::MAX {
+        run_command(&mut self.command(args), stdin)
+    }
+
+    /// A command for the binary on this disk (under the file-size limit, if one is set).
+    fn command(&self, args: &[&str]) -> Command {
+        if self.limit.get() == u64::MAX {
             bk(args)
         } else {
             // `ulimit -f` counts 512-byte blocks (POSIX sh); `trap '' XFSZ` is inherited through exec.
@@ -114,24 +128,6 @@ impl Disk {
             let mut c = Command::new("sh");
             c.args(["-c", &script]);
             c
-        };
-        let (child, mut input) = spawn_piped(&mut command);
-        let data = stdin.to_vec();
-        let writer = std::thread::spawn(move || {
-            let _ = input.write_all(&data);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        let code = out
-            .status
-            .code()
-            .unwrap_or_else(|| panic!("{args:?} killed: {:?} {err}", out.status));
-        clean(code, &err);
-        Run {
-            code,
-            out: String::from_utf8_lossy(&out.stdout).into_owned(),
-            err,
         }
     }
 
@@ -161,6 +157,11 @@ impl Drop for Disk {
 
 fn libc_enospc() -> i32 {
     28
+}
+
+/// Creates the filter file `f` with `args`.
+fn create(f: &str, args: &[&str]) {
+    ok(&[&["create", f], args].concat(), b"");
 }
 
 fn read(path: &str) -> Vec<u8> {
@@ -213,14 +214,7 @@ fn create_that_cannot_write_leaves_nothing() {
 #[test]
 fn a_replacement_that_cannot_be_written_keeps_the_original() {
     let disk = Disk::new();
-    let f = disk.path("f.bloom");
-    ok(
-        &[
-            "create", &f, "-n", "20000", "-p", "0.01", "--kind", "scalable",
-        ],
-        b"",
-    );
-    ok(&["add", &f, "kept"], b"");
+    let f = disk.filter("f.bloom", &["--kind", "scalable"], "kept");
     let before = read(&f);
     disk.leave_free(8 << 10);
     disk.fails(
@@ -254,7 +248,7 @@ fn add_whose_save_fails_reports_nothing_added() {
         ("bitmap", vec!["--kind", "bitmap", "--range", "0..100000"]),
     ] {
         let f = disk.path(&format!("{name}.bloom"));
-        ok(&[&["create", f.as_str()], args.as_slice()].concat(), b"");
+        create(&f, &args);
         ok(&["add", &f, "7"], b"");
         files.push(f);
     }
@@ -289,57 +283,22 @@ fn add_whose_save_fails_reports_nothing_added() {
 fn dedup_stops_at_the_first_save_that_fails_with_every_printed_line_saved() {
     let disk = Disk::new();
     let f = disk.path("seen.bloom");
-    ok(
-        &[
-            "create", &f, "-n", "10000", "-p", "0.01", "--kind", "scalable",
-        ],
-        b"",
+    create(
+        f.as_str(),
+        &["-n", "10000", "-p", "0.01", "--kind", "scalable"],
     );
     let size = std::fs::metadata(&f).unwrap().len();
     // Room for the temporary copy of a one-layer file (the first chunks, 4096 lines each),
     // not for a second layer.
     disk.leave_free(size + 16384);
     let lines = lines("line", 0..200_000);
-    let mut child = {
-        let mut c = Command::new("sh");
-        let limit = if disk.mounted {
-            String::new()
-        } else {
-            format!("ulimit -f {} && trap '' XFSZ && ", (size + 16384) / 512)
-        };
-        c.args([
-            "-c",
-            &format!(
-                "{limit}exec '{}' dedup --save-every 1000 '{f}'",
-                bin().display()
-            ),
-        ]);
-        c.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let mut stdin = child.stdin.take().unwrap();
-    let data = input(&lines);
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&data);
-    });
-    let (code, err) = {
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        let printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        disk.free();
-        assert!(!printed.is_empty(), "some chunks were saved: {err}");
-        assert!(printed.len() < lines.len(), "the disk filled up: {err}");
-        assert_all_present(&f, &printed);
-        (out.status.code().expect("exit status"), err)
-    };
-    clean(code, &err);
+    let r = disk.run(&["dedup", "--save-every", "1000", &f], &input(&lines));
+    disk.free();
+    let printed: Vec<String> = r.out.lines().map(str::to_string).collect();
+    assert!(!printed.is_empty(), "some chunks were saved: {}", r.err);
+    assert!(printed.len() < lines.len(), "the disk filled up: {}", r.err);
+    assert_all_present(&f, &printed);
+    let (code, err) = (r.code, r.err);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(&f) && err.contains(disk.reason()), "{err}");
     assert!(err.contains("items before it were saved"), "{err}");
@@ -353,10 +312,7 @@ fn in_place_files_keep_working_on_a_full_disk() {
     let disk = Disk::new();
     for kind in ["classic", "blocked"] {
         let f = disk.path(&format!("{kind}.bloom"));
-        ok(
-            &["create", &f, "-n", "20000", "-p", "0.01", "--kind", kind],
-            b"",
-        );
+        create(f.as_str(), &["-n", "20000", "-p", "0.01", "--kind", kind]);
         disk.leave_free(0);
         let items = lines(kind, 0..500);
         let r = disk.run(&["add", &f], &input(&items));
@@ -371,29 +327,20 @@ fn in_place_files_keep_working_on_a_full_disk() {
 #[test]
 fn exports_imports_and_merges_that_cannot_write_leave_nothing() {
     let disk = Disk::new();
-    let g = disk.path("g.bloom");
-    ok(
-        &[
-            "create", &g, "-n", "20000", "-p", "0.01", "--scheme", "guava",
-        ],
-        b"",
-    );
-    ok(&["add", &g, "x"], b"");
+    let g = disk.filter("g.bloom", &["--scheme", "guava"], "x");
     let go = disk.path("go.bloom");
-    ok(
-        &["create", &go, "-n", "20000", "-p", "0.01", "--scheme", "go"],
-        b"",
+    create(
+        go.as_str(),
+        &["-n", "20000", "-p", "0.01", "--scheme", "go"],
     );
     // An import source kept outside the small disk.
     let outside = tempfile::tempdir().unwrap();
     let guava_file = path(&outside, "g.guava");
     ok(&["export", &g, "--format", "guava", "-o", &guava_file], b"");
     let h = disk.path("h.bloom");
-    ok(
-        &[
-            "create", &h, "-n", "20000", "-p", "0.01", "--scheme", "guava",
-        ],
-        b"",
+    create(
+        h.as_str(),
+        &["-n", "20000", "-p", "0.01", "--scheme", "guava"],
     );
     let h_before = read(&h);
     disk.leave_free(4 << 10);
@@ -470,11 +417,9 @@ fn a_sparse_copy_on_a_full_disk_is_an_error_not_a_crash() {
     let outside = tempfile::tempdir().unwrap();
     for kind in ["classic", "blocked"] {
         let original = path(&outside, &format!("{kind}.bloom"));
-        ok(
-            &[
-                "create", &original, "-n", "200000", "-p", "0.01", "--kind", kind,
-            ],
-            b"",
+        create(
+            original.as_str(),
+            &["-n", "200000", "-p", "0.01", "--kind", kind],
         );
         let f = disk.path(&format!("{kind}.bloom"));
         sparse_copy(&original, &f);

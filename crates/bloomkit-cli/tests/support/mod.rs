@@ -89,18 +89,23 @@ pub fn spawn_piped(command: &mut Command) -> (Child, ChildStdin) {
 
 /// Runs the binary with `stdin` as input.
 pub fn run(args: &[&str], stdin: &[u8]) -> Run {
-    let (child, mut input) = spawn_piped(&mut bk(args));
+    run_command(&mut bk(args), stdin)
+}
+
+/// Runs `command` (the binary, perhaps through a shell) with `stdin` as input.
+pub fn run_command(command: &mut Command, stdin: &[u8]) -> Run {
+    let (child, mut input) = spawn_piped(command);
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {
         let _ = input.write_all(&data);
     });
     let out = child.wait_with_output().expect("runs");
     writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let code = out
         .status
         .code()
-        .unwrap_or_else(|| panic!("killed: {:?}", out.status));
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        .unwrap_or_else(|| panic!("{command:?} killed: {:?} {err}", out.status));
     clean(code, &err);
     Run {
         code,
