@@ -190,20 +190,63 @@ impl Connection {
     /// Runs one command.
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T> {
         let mut c = self.start();
-        timed(self.timeout, async move {
+        let r = timed(self.timeout, async move {
             cmd.query_async(&mut c).await.map_err(Error::from)
         })
-        .await
+        .await;
+        self.name_wrong_types(r, std::iter::once(cmd)).await
     }
 
     /// Runs a pipeline (standalone: one round trip; on a cluster every command of the pipeline
     /// must address the same hash slot).
     pub async fn pipe<T: FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T> {
+        let r = self.pipe_unnamed(pipe).await;
+        self.name_wrong_types(r, pipe.cmd_iter()).await
+    }
+
+    /// [`Connection::pipe`] without naming the keys of a `WRONGTYPE` answer.
+    async fn pipe_unnamed<T: FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T> {
         let mut c = self.start();
         timed(self.timeout, async move {
             pipe.query_async(&mut c).await.map_err(Error::from)
         })
         .await
+    }
+
+    /// Turns a `WRONGTYPE` answer to `cmds` into [`Error::WrongType`] naming the keys (of those
+    /// the commands address) that hold another type than bloomkit writes there: one more round
+    /// trip (`TYPE` of each), on this error path only. (The keys of one request share a slot,
+    /// so this works on a cluster too.)
+    async fn name_wrong_types<'a, T>(
+        &self,
+        r: Result<T>,
+        cmds: impl Iterator<Item = &'a Cmd>,
+    ) -> Result<T> {
+        let Err(Error::Server(e)) = r else { return r };
+        if !crate::error::has_code(&e, "WRONGTYPE") {
+            return Err(Error::Server(e));
+        }
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for cmd in cmds {
+            keys_of(cmd, &mut keys);
+        }
+        keys.sort();
+        keys.dedup();
+        keys.truncate(64);
+        let mut types = redis::pipe();
+        for k in &keys {
+            types.cmd("TYPE").arg(k);
+        }
+        let Ok(types) = self.pipe_unnamed::<Vec<String>>(&types).await else {
+            return Err(Error::Server(e));
+        };
+        let wrong = keys
+            .iter()
+            .zip(types)
+            .filter(|(k, t)| t != "none" && t != expected_type(k))
+            .map(|(k, t)| (String::from_utf8_lossy(k).into_owned(), t))
+            .collect();
+        Err(Error::WrongType(wrong))
     }
 
     /// Runs a Lua script by its SHA (EVALSHA), loading it on first use.
@@ -225,7 +268,7 @@ impl Connection {
     /// own `ScriptInvocation` allocates a buffer per argument; scripts here take thousands.)
     pub(crate) async fn eval<T: FromRedisValue>(&self, script: &Script, cmd: &Cmd) -> Result<T> {
         let mut c = self.start();
-        timed(self.timeout, async move {
+        let r = timed(self.timeout, async move {
             let no_script = redis::ErrorKind::Server(redis::ServerErrorKind::NoScript);
             let r = match cmd.query_async(&mut c).await {
                 Err(e) if e.kind() == no_script => match script.load_async(&mut c).await {
@@ -236,7 +279,41 @@ impl Connection {
             };
             r.map_err(Error::from)
         })
-        .await
+        .await;
+        self.name_wrong_types(r, std::iter::once(cmd)).await
+    }
+}
+
+/// Appends the keys `cmd` addresses: an `EVAL`/`EVALSHA`'s declared keys, else its first
+/// argument (which, for the few commands here that take no key, names no existing key and is
+/// then left out by `TYPE`'s `none`).
+fn keys_of(cmd: &Cmd, out: &mut Vec<Vec<u8>>) {
+    let args: Vec<&[u8]> = cmd
+        .args_iter()
+        .filter_map(|a| match a {
+            redis::Arg::Simple(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    let Some(name) = args.first() else { return };
+    if name.eq_ignore_ascii_case(b"EVALSHA") || name.eq_ignore_ascii_case(b"EVAL") {
+        let n = args
+            .get(2)
+            .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
+            .unwrap_or(0);
+        out.extend(args.iter().skip(3).take(n).map(|k| k.to_vec()));
+    } else if let Some(k) = args.get(1) {
+        out.push(k.to_vec());
+    }
+}
+
+/// The Redis type bloomkit keeps at `key`: a hash for metadata (`…:meta`) and Redisson configs
+/// (`…:config`), a string for everything else.
+fn expected_type(key: &[u8]) -> &'static str {
+    if key.ends_with(b":meta") || key.ends_with(b":config") {
+        "hash"
+    } else {
+        "string"
     }
 }
 

@@ -70,6 +70,25 @@ pub enum Error {
         requested: String,
     },
 
+    /// The server is out of memory: `maxmemory` is reached and its policy (`noeviction`) refuses
+    /// writes. The failing command or script wrote nothing (Redis refuses it before its first
+    /// write); of a batch, the commands that succeeded before did write, but the batch is not
+    /// acknowledged. Free memory or raise `maxmemory`, then retry.
+    #[error("Redis is out of memory (maxmemory reached; the write was refused): {0}")]
+    OutOfMemory(#[source] redis::RedisError),
+
+    /// The server is a read-only replica: writes go to its primary.
+    #[error(
+        "Redis refused the write: the server is a read-only replica (write to its primary): {0}"
+    )]
+    ReadOnly(#[source] redis::RedisError),
+
+    /// Keys under the filter's names hold another type of value than bloomkit writes there
+    /// (someone else wrote a list, a hash, ... under them): Redis answered `WRONGTYPE`. Nothing
+    /// was written by the failing command. The keys are named, with the type each holds.
+    #[error("Redis keys of the filter hold another type of value than bloomkit writes there (WRONGTYPE), written by someone else: {}", describe_keys(.0))]
+    WrongType(Vec<(String, String)>),
+
     /// The filter name cannot be used (empty, or contains `{` or `}`, which would break the
     /// hash tags that spread segments over a cluster).
     #[error("invalid filter name {0:?}: must be non-empty and contain no '{{' or '}}'")]
@@ -89,10 +108,32 @@ impl From<redis::RedisError> for Error {
             || e.is_cluster_error()
         {
             Error::Connection(e)
+        } else if has_code(&e, "OOM") {
+            Error::OutOfMemory(e)
+        } else if has_code(&e, "READONLY") {
+            Error::ReadOnly(e)
         } else {
             Error::Server(e)
         }
     }
+}
+
+/// `key (a list), key (a hash)`, or a note that the keys changed type again meanwhile.
+fn describe_keys(keys: &[(String, String)]) -> String {
+    if keys.is_empty() {
+        return "the keys no longer hold another type (changed again meanwhile)".into();
+    }
+    let named: Vec<String> = keys.iter().map(|(k, t)| format!("{k:?} (a {t})")).collect();
+    named.join(", ")
+}
+
+/// Whether Redis answered with the error `code` (to a command, a script, or a command of a
+/// pipeline or transaction).
+pub(crate) fn has_code(e: &redis::RedisError, code: &str) -> bool {
+    e.code() == Some(code)
+        || e.clone()
+            .into_server_errors()
+            .is_some_and(|errs| errs.iter().any(|(_, s)| s.code() == code))
 }
 
 /// The error code of the scripts' "segment key is gone" reply.

@@ -106,6 +106,15 @@ pub async fn purge_filter(conn: &Connection, name: &str) -> Result<Purge> {
         Ok(true) => return Ok(Purge::Deleted),
         Ok(false) => return Ok(Purge::Nothing),
         Err(Error::CorruptMetadata { .. }) => {}
+        Err(Error::WrongType(_)) => {
+            // The metadata key holds no hash (someone else's value): no id to find keys by.
+            let _: i64 = conn.query(redis::cmd("DEL").arg(keys::meta(name))).await?;
+            return Ok(Purge::MetadataOnly {
+                why: "its metadata key held another type of value than a hash, so no segment \
+                      keys could be told apart from other filters' keys"
+                    .into(),
+            });
+        }
         Err(e) => return Err(e),
     }
     let meta = read_meta(conn, name).await?;

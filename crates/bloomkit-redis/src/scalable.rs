@@ -552,6 +552,12 @@ impl Stored for ScalableRedisFilter {
             tightening: m.num("tightening")?,
             max_segment_bits: m.num("max_segment_bits")?,
         };
+        // Values no client could have written (a growth of 0, a tightening of 2, segments of
+        // 0 bits) are refused now, not when the filter grows.
+        params
+            .validate()
+            .and_then(|()| params.layer(0).map(drop))
+            .map_err(|e| m.corrupt(e))?;
         let f = ScalableRedisFilter {
             conn: m.conn.clone(),
             name: m.name.into(),
