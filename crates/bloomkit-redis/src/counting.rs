@@ -267,7 +267,10 @@ impl CountingLayout {
             }
             .into());
         }
-        if hashes == 0 || hashes > MAX_COUNTING_HASHES {
+        if hashes == 0 {
+            return Err(bloomkit::Error::ZeroHashes.into());
+        }
+        if hashes > MAX_COUNTING_HASHES {
             return Err(bloomkit::Error::TooManyHashes {
                 hashes: hashes.into(),
                 max: MAX_COUNTING_HASHES,

@@ -778,8 +778,9 @@ impl Stored for TimeWindowRedisFilter {
             fpp: m.num("fpp")?,
             max_segment_bits: m.num("max_segment_bits")?,
         };
+        // `layout` validates the parameters, the segment size among them.
         params
-            .validate()
+            .layout()
             .map_err(|e| m.corrupt(format!("window parameters: {e}")))?;
         if m.num::<u64>("generation_ms")? != params.generation_ms() {
             return Err(m.corrupt("generation_ms is not ⌈window_ms / generations⌉"));

@@ -112,6 +112,43 @@ async fn tampered_scalable_parameters_are_corrupt_metadata() {
     s.insert("ok").await.unwrap();
 }
 
+#[tokio::test]
+async fn tampered_counting_and_window_metadata_is_corrupt() {
+    let (server, conn) = common::start().await;
+    CountingRedisFilter::create(&conn, "c", 1000, 0.01)
+        .await
+        .unwrap();
+    let params = WindowParams::new(Duration::from_secs(3600), 4, 1000, 0.01);
+    TimeWindowRedisFilter::create(&conn, "w", params)
+        .await
+        .unwrap();
+    let cases = [
+        ("c", "hashes", "0", "at least one hash"),
+        ("c", "hashes", "1000", "more than the maximum"),
+        ("c", "segment_counters", "99999999999999", "too large"),
+        ("w", "max_segment_bits", "1", "segment size"),
+        ("w", "generations", "4000000000", "generations"),
+    ];
+    for (name, field, value, says) in cases {
+        let meta = format!("bloomkit:{{{name}}}:meta");
+        let old = server.cli(&["HGET", &meta, field]);
+        server.cli(&["HSET", &meta, field, value]);
+        let r = if name == "c" {
+            CountingRedisFilter::open(&conn, name).await.map(drop)
+        } else {
+            TimeWindowRedisFilter::open(&conn, name).await.map(drop)
+        };
+        match r {
+            Err(e @ Error::CorruptMetadata { .. }) => {
+                assert!(e.to_string().contains(says), "{field} = {value}: {e}")
+            }
+            r => panic!("{field} = {value}: {r:?}"),
+        }
+        server.cli(&["HSET", &meta, field, &old]);
+    }
+    TimeWindowRedisFilter::open(&conn, "w").await.unwrap();
+}
+
 /// Runs `op` (a large batch) and SIGKILLs the server (AOF `always`: every acknowledged write is
 /// on disk) while it runs; the operation either fails with a fault or succeeded, and then
 /// `check` (after the restart) must confirm it took effect. The next operation succeeds.
@@ -412,4 +449,43 @@ async fn a_read_only_replica_answers_checks_and_refuses_writes_typed() {
     ro(rc.remove("a").await);
     ro(RedisFilter::create(&rconn, "g", 10, 0.1).await.map(drop));
     assert!(!f.contains("b").await.unwrap());
+}
+
+#[tokio::test]
+async fn hostile_names_are_refused_or_kept_apart_and_deleted_whole() {
+    let (_server, conn) = common::start().await;
+    for bad in ["", "a{b", "a}b", "{", "}"] {
+        let plain = RedisFilter::create(&conn, bad, 10, 0.1).await;
+        let counting = CountingRedisFilter::create(&conn, bad, 10, 0.1).await;
+        let scalable = ScalableRedisFilter::create(&conn, bad, ScalableParams::new(10, 0.1)).await;
+        assert!(matches!(plain, Err(Error::InvalidName(_))), "{bad:?}");
+        assert!(matches!(counting, Err(Error::InvalidName(_))), "{bad:?}");
+        assert!(matches!(scalable, Err(Error::InvalidName(_))), "{bad:?}");
+    }
+    assert!(matches!(
+        RedisFilter::open(&conn, "a{b").await,
+        Err(Error::InvalidName(_))
+    ));
+    let long = "n".repeat(1 << 20);
+    let names = [
+        "a:b", "a%3Ab", "a%b", "%", "a b", "a\nb", "a\0b", ":meta", "x:meta", &long,
+    ];
+    let mut filters = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let f = RedisFilter::create(&conn, name, 1000, 0.01).await.unwrap();
+        f.insert(&format!("only-in-{i}")).await.unwrap();
+        filters.push(f);
+    }
+    for (i, name) in names.iter().enumerate() {
+        let f = RedisFilter::open(&conn, name).await.unwrap();
+        for j in 0..names.len() {
+            let found = f.contains(&format!("only-in-{j}")).await.unwrap();
+            assert_eq!(found, i == j, "{i} sees {j}'s element");
+        }
+    }
+    for f in filters {
+        f.delete().await.unwrap();
+    }
+    let left: i64 = conn.query(&redis::cmd("DBSIZE")).await.unwrap();
+    assert_eq!(left, 0);
 }
