@@ -890,3 +890,40 @@ fn time_window_filter_in_redis_and_expire() {
         );
     }
 }
+
+#[test]
+fn keys_of_another_type_are_named_and_create_force_replaces_a_bad_meta_key() {
+    let (server, _dir) = Server::start();
+    let (t, id) = create_filter(&server, "f", "1000");
+    let mut c = redis_at(server.port, 0);
+    let seg = format!("bloomkit:{{f:{id}:s0}}");
+    let _: () = redis::cmd("DEL").arg(&seg).query(&mut c).unwrap();
+    let _: () = redis::cmd("RPUSH")
+        .arg(&seg)
+        .arg("x")
+        .query(&mut c)
+        .unwrap();
+    let many = lines(0..20_000, "b"); // the bulk path
+    for (args, stdin) in [
+        (vec!["add", t.as_str()], "a\n"),
+        (vec!["add", t.as_str()], many.as_str()),
+        (vec!["check", t.as_str(), "a"], ""),
+        (vec!["info", t.as_str()], ""),
+    ] {
+        let (code, _, err) = run(&args, stdin);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains(&format!("{seg:?} (a list)")),
+            "{args:?}: {err}"
+        );
+    }
+    let meta = "bloomkit:{f}:meta";
+    let _: () = redis::cmd("DEL").arg(meta).query(&mut c).unwrap();
+    let _: () = redis::cmd("SET").arg(meta).arg("x").query(&mut c).unwrap();
+    let (code, _, err) = run(&["check", &t, "a"], "");
+    assert!(code == 2 && err.contains("(a string)"), "{err}");
+    let (code, _, err) = run(&["create", "--force", &t, "-n", "100", "-p", "0.01"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("another type"), "{err}");
+    assert_eq!(run(&["add", &t, "a"], "").0, 0);
+}

@@ -167,16 +167,29 @@ where
     r
 }
 
+/// Runs `$filter.$add(&$part)` and kills the server meanwhile ([`kill_during`]): a fault
+/// counts in `$faults`; a success must have written every element.
+macro_rules! killed_add {
+    ($server:ident, $delay:expr, $faults:ident, $part:ident, $filter:ident, $add:ident) => {{
+        let (f2, p2) = ($filter.clone(), $part.clone());
+        let op = async move { f2.$add(&p2).await.map(drop) };
+        if kill_during(&mut $server, $delay, op).await.is_ok() {
+            let present = after_restart(|| $filter.contains_batch(&$part)).await;
+            assert!(
+                present.iter().all(|&p| p),
+                "{}.{} acknowledged elements it did not write",
+                stringify!($filter),
+                stringify!($add)
+            );
+        } else {
+            $faults += 1;
+        }
+    }};
+}
+
 #[tokio::test]
 async fn a_server_killed_mid_batch_never_acknowledges_unwritten_elements() {
-    let mut server = Server::start_with(&[
-        "--save",
-        "",
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
-    ]);
+    let mut server = Server::start_durable();
     let options = Options {
         timeout: Duration::from_secs(2),
     };
@@ -198,63 +211,10 @@ async fn a_server_killed_mid_batch_never_acknowledges_unwritten_elements() {
     let mut faults = 0;
     for (round, delay) in [5u64, 40, 150].into_iter().enumerate() {
         let part = xs[round * 50_000..(round + 1) * 50_000].to_vec();
-        let (f2, p2) = (f.clone(), part.clone());
-        if kill_during(&mut server, delay, async move {
-            f2.insert_batch(&p2).await.map(drop)
-        })
-        .await
-        .is_ok()
-        {
-            let present = after_restart(|| f.contains_batch(&part)).await;
-            assert!(present.iter().all(|&p| p), "acknowledged but not written");
-        } else {
-            faults += 1;
-        }
-        let (f2, p2) = (f.clone(), part.clone());
-        if kill_during(&mut server, delay, async move {
-            f2.insert_bulk(&p2).await.map(drop)
-        })
-        .await
-        .is_ok()
-        {
-            let present = after_restart(|| f.contains_batch(&part)).await;
-            assert!(
-                present.iter().all(|&p| p),
-                "bulk acknowledged but not written"
-            );
-        } else {
-            faults += 1;
-        }
-        let (c2, p2) = (c.clone(), part.clone());
-        if kill_during(&mut server, delay, async move {
-            c2.insert_batch(&p2).await.map(drop)
-        })
-        .await
-        .is_ok()
-        {
-            let present = after_restart(|| c.contains_batch(&part)).await;
-            assert!(
-                present.iter().all(|&p| p),
-                "counting add acknowledged, not written"
-            );
-        } else {
-            faults += 1;
-        }
-        let (w2, p2) = (w.clone(), part.clone());
-        if kill_during(&mut server, delay, async move {
-            w2.insert_batch(&p2).await.map(drop)
-        })
-        .await
-        .is_ok()
-        {
-            let present = after_restart(|| w.contains_batch(&part)).await;
-            assert!(
-                present.iter().all(|&p| p),
-                "window add acknowledged, not written"
-            );
-        } else {
-            faults += 1;
-        }
+        killed_add!(server, delay, faults, part, f, insert_batch);
+        killed_add!(server, delay, faults, part, f, insert_bulk);
+        killed_add!(server, delay, faults, part, c, insert_batch);
+        killed_add!(server, delay, faults, part, w, insert_batch);
         let (f2, p2) = (f.clone(), part.clone());
         let _ = kill_during(&mut server, delay, async move {
             f2.contains_batch(&p2).await.map(drop)

@@ -345,14 +345,7 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
 
 #[tokio::test]
 async fn acknowledged_adds_survive_sigkill_with_aof_always() {
-    let mut server = Server::start_with(&[
-        "--save",
-        "",
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
-    ]);
+    let mut server = Server::start_durable();
     let options = Options {
         timeout: Duration::from_millis(1000),
     };

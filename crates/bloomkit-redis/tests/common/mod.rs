@@ -42,6 +42,19 @@ impl Server {
         Server::start_with(&["--save", "", "--appendonly", "no"])
     }
 
+    /// Starts a standalone server that writes every acknowledged write to its AOF before
+    /// answering (`appendfsync always`), so a SIGKILL loses none.
+    pub fn start_durable() -> Server {
+        Server::start_with(&[
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+        ])
+    }
+
     /// Starts a server with extra arguments.
     pub fn start_with(extra: &[&str]) -> Server {
         let tmp = tempfile::tempdir().unwrap();
