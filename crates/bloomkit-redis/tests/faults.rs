@@ -16,6 +16,20 @@ async fn keys(conn: &Connection, pattern: &str) -> Vec<String> {
     conn.query(redis::cmd("KEYS").arg(pattern)).await.unwrap()
 }
 
+/// Sets `maxmemory` to the memory the server has allocated now plus `margin` bytes.
+fn set_maxmemory(server: &Server, margin: i64) {
+    let used: i64 = server
+        .cli(&["MEMORY", "STATS"])
+        .lines()
+        .skip_while(|l| *l != "total.allocated")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let limit = (used + margin).to_string();
+    server.cli(&["CONFIG", "SET", "maxmemory", &limit]);
+}
+
 /// Retries `op` while it fails with a fault (the server restarting), for up to 10 s.
 async fn after_restart<T: std::fmt::Debug, F: std::future::Future<Output = Result<T, Error>>>(
     mut op: impl FnMut() -> F,
@@ -239,20 +253,7 @@ async fn out_of_memory_is_a_typed_error_with_no_partial_acknowledgement() {
     let c = CountingRedisFilter::create(&conn, "c", 2_000_000, 0.01)
         .await
         .unwrap();
-    let used: u64 = server
-        .cli(&["MEMORY", "STATS"])
-        .lines()
-        .skip_while(|l| *l != "total.allocated")
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    server.cli(&[
-        "CONFIG",
-        "SET",
-        "maxmemory",
-        &(used + (512 << 10)).to_string(),
-    ]);
+    set_maxmemory(&server, 512 << 10);
     server.cli(&["CONFIG", "SET", "maxmemory-policy", "noeviction"]);
     let xs = items(0..300_000);
     let oom = |r: Result<Vec<bool>, Error>| match r {
@@ -289,20 +290,7 @@ async fn an_evicted_segment_gives_gone_never_absent_answers() {
     let total = f.info().await.unwrap().segments as usize;
     // Memory runs short under allkeys-lru: Redis evicts keys, segments among them.
     server.cli(&["CONFIG", "SET", "maxmemory-policy", "allkeys-lru"]);
-    let used: u64 = server
-        .cli(&["MEMORY", "STATS"])
-        .lines()
-        .skip_while(|l| *l != "total.allocated")
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    server.cli(&[
-        "CONFIG",
-        "SET",
-        "maxmemory",
-        &(used - (200 << 10)).to_string(),
-    ]);
+    set_maxmemory(&server, -(200 << 10));
     server.cli(&["SET", "trigger", "x"]); // a write makes Redis evict
     let segments = keys(&conn, "bloomkit:{f:*:s*}").await.len();
     assert!(
