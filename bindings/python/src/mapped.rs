@@ -318,9 +318,10 @@ impl MappedFilter {
         self.map.fpp()
     }
 
-    /// The estimated number of distinct elements added, rounded (reads every page).
+    /// The estimated number of distinct elements added, rounded (reads every page);
+    /// `sys.maxsize` for a saturated filter (every bit set), whose estimate is infinite.
     fn __len__(&self) -> usize {
-        self.map.estimated_len().max(0.0).round() as usize
+        crate::filters::len_of(self.map.estimated_len())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
