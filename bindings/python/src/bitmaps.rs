@@ -11,7 +11,7 @@ use crate::filters::positive;
 use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, Seen, TwoBitMap};
 use bloomkit::codec::native;
 use bloomkit::{file, AnyFilter, Filter as _};
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyType};
 use std::path::PathBuf;
@@ -110,10 +110,28 @@ impl IntIterator {
     }
 }
 
-fn snapshot(values: impl Iterator<Item = i128>) -> IntIterator {
-    IntIterator {
-        values: values.collect::<Vec<_>>().into_iter(),
+/// A snapshot of `values` (16 bytes each). Grown by fallible reservations, each checked
+/// against the machine's available memory first: iterating a large dense bitmap (a bit per
+/// integer in the bitmap, 128 in the snapshot) is a `MemoryError`, not an abort or the kernel
+/// killing the process.
+fn snapshot(values: impl Iterator<Item = i128>) -> PyResult<IntIterator> {
+    let mut out: Vec<i128> = Vec::new();
+    for v in values {
+        if out.len() == out.capacity() {
+            let more = out.len().max(1024);
+            let bytes = ((out.len() + more) as u64).saturating_mul(16);
+            crate::memory::ensure_fits(bytes, || "a snapshot of the bitmap's integers".into())?;
+            out.try_reserve_exact(more).map_err(|_| {
+                PyMemoryError::new_err(format!(
+                    "cannot allocate {bytes} bytes for a snapshot of the bitmap's integers"
+                ))
+            })?;
+        }
+        out.push(v);
     }
+    Ok(IntIterator {
+        values: out.into_iter(),
+    })
 }
 
 /// A class over one bitmap kind: `$variant` of `AnyFilter` holding `$ty`, with the methods
@@ -338,7 +356,7 @@ bitmap_class!(PyBitmap, "Bitmap", Bitmap, Bitmap, {
 
     /// The integers present, ascending (a snapshot taken now: 16 bytes per integer).
     fn __iter__(&self) -> PyResult<IntIterator> {
-        Ok(snapshot(self.get()?.iter()))
+        snapshot(self.get()?.iter())
     }
 
     /// A new bitmap with the integers of both (the ranges must be equal: `ValueError`).
@@ -440,12 +458,12 @@ bitmap_class!(PyTwoBitMap, "TwoBitMap", TwoBitMap, TwoBitMap, {
 
     /// The integers seen exactly once, ascending (a snapshot).
     fn singles(&self) -> PyResult<IntIterator> {
-        Ok(snapshot(self.get()?.singles()))
+        snapshot(self.get()?.singles())
     }
 
     /// The integers seen more than once, ascending (a snapshot).
     fn repeated(&self) -> PyResult<IntIterator> {
-        Ok(snapshot(self.get()?.repeated()))
+        snapshot(self.get()?.repeated())
     }
 });
 
