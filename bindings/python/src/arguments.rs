@@ -44,6 +44,11 @@ impl Whole {
         }))
     }
 
+    /// Any integer that fits in an `i128`.
+    pub fn i128(self, name: &str) -> PyResult<i128> {
+        self.in_range(name, i128::MIN, i128::MAX)
+    }
+
     /// A count of at least 1 that fits in 64 bits.
     pub fn positive(self, name: &str) -> PyResult<u64> {
         Ok(self.in_range(name, 1, u64::MAX.into())? as u64)

@@ -6,8 +6,8 @@
 //! `clear`, `len`) plus the methods of their own. Their elements are Python `int`s of the
 //! range; integers are not hashed, so a bitmap answers exactly.
 
+use crate::arguments::Whole;
 use crate::errors;
-use crate::filters::positive;
 use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, Seen, TwoBitMap};
 use bloomkit::codec::native;
 use bloomkit::{file, AnyFilter, Filter as _};
@@ -66,7 +66,7 @@ fn for_each_int_chunk(
 fn range_and_form(
     start: i128,
     end: i128,
-    expected: Option<i128>,
+    expected: Option<Whole>,
     form: Option<&str>,
 ) -> PyResult<(KeyRange, BitmapForm)> {
     let range = KeyRange::new(start, end).map_err(errors::core)?;
@@ -80,7 +80,7 @@ fn range_and_form(
         }
         None => {
             let expected = match expected {
-                Some(n) => positive("expected", n)?,
+                Some(n) => n.positive("expected")?,
                 None => 0,
             };
             BitmapForm::choose(range, expected)
@@ -172,8 +172,8 @@ macro_rules! bitmap_class {
             /// present) or else the one that suits `expected` distinct integers.
             #[new]
             #[pyo3(signature = (start, end, expected = None, form = None))]
-            fn new(start: i128, end: i128, expected: Option<i128>, form: Option<&str>) -> PyResult<Self> {
-                let (range, form) = range_and_form(start, end, expected, form)?;
+            fn new(start: Whole, end: Whole, expected: Option<Whole>, form: Option<&str>) -> PyResult<Self> {
+                let (range, form) = range_and_form(start.i128("start")?, end.i128("end")?, expected, form)?;
                 Ok(Self::wrap(<$ty>::with_form(range, form).map_err(errors::core)?))
             }
 

@@ -158,3 +158,17 @@ def test_iterating_more_integers_than_memory_holds_is_a_memory_error(monkeypatch
         t.singles()
     monkeypatch.setenv("BLOOMKIT_MEM_AVAILABLE", str(1 << 30))
     assert sum(1 for _ in iter(b)) == 10**7
+
+
+def test_range_arguments_of_any_size_raise_value_error_naming_them():
+    for make, message in [
+        (lambda: bloomkit.Bitmap(0, 2**200), "end"),
+        (lambda: bloomkit.Bitmap(-(2**200), 10), "start"),
+        (lambda: bloomkit.TwoBitMap(0, 2**70), "range|end"),
+        (lambda: bloomkit.Bitmap(0, 100, expected=2**100), "expected"),
+        (lambda: bloomkit.Bitmap(0, 100, expected=-1), "expected"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make()
+    with pytest.raises(TypeError):
+        bloomkit.Bitmap(0, 10.5)
