@@ -6,12 +6,12 @@
 //! `clear`, `len`) plus the methods of their own. Their elements are Python `int`s of the
 //! range; integers are not hashed, so a bitmap answers exactly.
 
+use crate::arguments::Whole;
 use crate::errors;
-use crate::filters::positive;
 use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, Seen, TwoBitMap};
 use bloomkit::codec::native;
 use bloomkit::{file, AnyFilter, Filter as _};
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyType};
 use std::path::PathBuf;
@@ -66,7 +66,7 @@ fn for_each_int_chunk(
 fn range_and_form(
     start: i128,
     end: i128,
-    expected: Option<i128>,
+    expected: Option<Whole>,
     form: Option<&str>,
 ) -> PyResult<(KeyRange, BitmapForm)> {
     let range = KeyRange::new(start, end).map_err(errors::core)?;
@@ -80,7 +80,7 @@ fn range_and_form(
         }
         None => {
             let expected = match expected {
-                Some(n) => positive("expected", n)?,
+                Some(n) => n.positive("expected")?,
                 None => 0,
             };
             BitmapForm::choose(range, expected)
@@ -110,10 +110,28 @@ impl IntIterator {
     }
 }
 
-fn snapshot(values: impl Iterator<Item = i128>) -> IntIterator {
-    IntIterator {
-        values: values.collect::<Vec<_>>().into_iter(),
+/// A snapshot of `values` (16 bytes each). Grown by fallible reservations, each checked
+/// against the machine's available memory first: iterating a large dense bitmap (a bit per
+/// integer in the bitmap, 128 in the snapshot) is a `MemoryError`, not an abort or the kernel
+/// killing the process.
+fn snapshot(values: impl Iterator<Item = i128>) -> PyResult<IntIterator> {
+    let mut out: Vec<i128> = Vec::new();
+    for v in values {
+        if out.len() == out.capacity() {
+            let more = out.len().max(1024);
+            let bytes = ((out.len() + more) as u64).saturating_mul(16);
+            crate::memory::ensure_fits(bytes, || "a snapshot of the bitmap's integers".into())?;
+            out.try_reserve_exact(more).map_err(|_| {
+                PyMemoryError::new_err(format!(
+                    "cannot allocate {bytes} bytes for a snapshot of the bitmap's integers"
+                ))
+            })?;
+        }
+        out.push(v);
     }
+    Ok(IntIterator {
+        values: out.into_iter(),
+    })
 }
 
 /// A class over one bitmap kind: `$variant` of `AnyFilter` holding `$ty`, with the methods
@@ -154,8 +172,8 @@ macro_rules! bitmap_class {
             /// present) or else the one that suits `expected` distinct integers.
             #[new]
             #[pyo3(signature = (start, end, expected = None, form = None))]
-            fn new(start: i128, end: i128, expected: Option<i128>, form: Option<&str>) -> PyResult<Self> {
-                let (range, form) = range_and_form(start, end, expected, form)?;
+            fn new(start: Whole, end: Whole, expected: Option<Whole>, form: Option<&str>) -> PyResult<Self> {
+                let (range, form) = range_and_form(start.i128("start")?, end.i128("end")?, expected, form)?;
                 Ok(Self::wrap(<$ty>::with_form(range, form).map_err(errors::core)?))
             }
 
@@ -338,7 +356,7 @@ bitmap_class!(PyBitmap, "Bitmap", Bitmap, Bitmap, {
 
     /// The integers present, ascending (a snapshot taken now: 16 bytes per integer).
     fn __iter__(&self) -> PyResult<IntIterator> {
-        Ok(snapshot(self.get()?.iter()))
+        snapshot(self.get()?.iter())
     }
 
     /// A new bitmap with the integers of both (the ranges must be equal: `ValueError`).
@@ -440,12 +458,12 @@ bitmap_class!(PyTwoBitMap, "TwoBitMap", TwoBitMap, TwoBitMap, {
 
     /// The integers seen exactly once, ascending (a snapshot).
     fn singles(&self) -> PyResult<IntIterator> {
-        Ok(snapshot(self.get()?.singles()))
+        snapshot(self.get()?.singles())
     }
 
     /// The integers seen more than once, ascending (a snapshot).
     fn repeated(&self) -> PyResult<IntIterator> {
-        Ok(snapshot(self.get()?.repeated()))
+        snapshot(self.get()?.repeated())
     }
 });
 

@@ -1,6 +1,7 @@
 //! `bloomkit.DLeftCountingFilter`: the d-left counting filter (fingerprints in a d-left hash
 //! table), which removes elements like a counting Bloom filter in about half its memory.
 
+use crate::arguments::Whole;
 use crate::elements::with_key;
 use crate::filters::{sized, Class, Filter};
 use bloomkit::{AnyFilter, DLeftCountingFilter};
@@ -15,7 +16,7 @@ pub struct PyDLeftCountingFilter;
 #[pymethods]
 impl PyDLeftCountingFilter {
     #[new]
-    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(
             sized(Class::DLeft, capacity, fpp, DLeftCountingFilter::new)?
                 .add_subclass(PyDLeftCountingFilter),

@@ -2,6 +2,7 @@
 //! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
+use crate::arguments::Whole;
 use crate::dleft::PyDLeftCountingFilter;
 use crate::elements::{bool_list, for_each_hashed, for_each_key_chunk, with_key, Element};
 use crate::errors;
@@ -600,9 +601,10 @@ impl Filter {
         }
     }
 
-    /// The estimated number of distinct elements added, rounded.
+    /// The estimated number of distinct elements added, rounded; `sys.maxsize` for a saturated
+    /// filter (every bit set), whose estimate is infinite.
     fn __len__(&self, py: Python<'_>) -> usize {
-        self.estimated_len(py).round() as usize
+        len_of(self.estimated_len(py))
     }
 
     /// The estimated number of distinct elements added.
@@ -694,12 +696,13 @@ impl Filter {
         if let (Some(n), Some(p)) = (self.capacity(py), self.fpp(py)) {
             s += &format!("capacity={n}, fpp={p}, ");
         }
-        s += &format!(
-            "bits={}, hashes={}, len≈{})",
-            params.bits,
-            params.hashes,
-            self.__len__(py)
-        );
+        let estimate = self.estimated_len(py);
+        s += &format!("bits={}, hashes={}, ", params.bits, params.hashes);
+        s += &if estimate.is_finite() {
+            format!("len≈{})", len_of(estimate))
+        } else {
+            "saturated)".to_string()
+        };
         s
     }
 
@@ -794,6 +797,13 @@ impl Filter {
     }
 }
 
+/// `len()` of an estimated count: rounded, and `sys.maxsize` (the most `len()` may return) for
+/// an infinite estimate, which a saturated filter (every bit set) gives.
+pub(crate) fn len_of(estimate: f64) -> usize {
+    // A float-to-integer `as` saturates: infinity becomes `usize::MAX`.
+    (estimate.max(0.0).round() as usize).min(isize::MAX as usize)
+}
+
 /// A capacity argument: a positive integer (`ValueError` for zero or negative).
 pub fn positive(name: &str, value: i128) -> PyResult<u64> {
     if value <= 0 {
@@ -834,13 +844,34 @@ pub(crate) fn new_filter(
 /// A filter of `class` built for `capacity` elements at `fpp` by `build`, recording that design.
 pub(crate) fn sized<T: Into<AnyFilter>>(
     class: Class,
-    capacity: i128,
+    capacity: Whole,
     fpp: f64,
     build: impl FnOnce(u64, f64) -> bloomkit::Result<T>,
 ) -> PyResult<PyClassInitializer<Filter>> {
-    let capacity = positive("capacity", capacity)?;
+    let name = if class == Class::CountWindow {
+        "window"
+    } else {
+        "capacity"
+    };
+    let capacity = capacity.positive(name)?;
+    ensure_fits(class, capacity, fpp)?;
     let filter = build(capacity, fpp).map_err(errors::core)?;
     new_filter(class, filter.into(), Some(Design { capacity, fpp }))
+}
+
+/// A `MemoryError` (before anything is allocated) when a filter of `class` for `capacity`
+/// elements at `fpp` needs more memory than the machine has available. The need counted is a
+/// classic filter's bits of that design (4 bits each for a counting filter): the other kinds
+/// use about as many or more. Parameters the library refuses are left to it.
+pub(crate) fn ensure_fits(class: Class, capacity: u64, fpp: f64) -> PyResult<()> {
+    let Ok(params) = bloomkit::math::params_for(capacity, fpp) else {
+        return Ok(());
+    };
+    let per_bit = if class == Class::Counting { 4 } else { 1 };
+    let bytes = params.bits.div_ceil(8).saturating_mul(per_bit);
+    crate::memory::ensure_fits(bytes, || {
+        format!("a {} for {capacity} elements at fpp {fpp}", class.name())
+    })
 }
 
 fn classic_of(py: Python<'_>, filter: &Filter) -> PyResult<BloomFilter> {
@@ -897,9 +928,12 @@ with_hot_methods! {
     impl PyBloomFilter {
     #[new]
     #[pyo3(signature = (capacity, fpp, preset = "bloomkit"))]
-    fn new(capacity: i128, fpp: f64, preset: &str) -> PyResult<PyClassInitializer<Self>> {
-        let capacity = positive("capacity", capacity)?;
+    fn new(capacity: Whole, fpp: f64, preset: &str) -> PyResult<PyClassInitializer<Self>> {
+        let capacity = capacity.positive("capacity")?;
         let spec = Spec::preset(self::preset(preset)?, capacity, fpp).map_err(errors::core)?;
+        crate::memory::ensure_fits(spec.bits().div_ceil(8), || {
+            format!("a BloomFilter for {capacity} elements at fpp {fpp}")
+        })?;
         let f = BloomFilter::from_spec(spec).map_err(errors::core)?;
         Ok(
             new_filter(Class::Classic, f.into(), Some(Design { capacity, fpp }))?
@@ -910,10 +944,10 @@ with_hot_methods! {
     /// A filter of exactly `bits` bits and `hashes` probes, hashed and probed as `preset` does.
     #[staticmethod]
     #[pyo3(signature = (bits, hashes, preset = "bloomkit"))]
-    fn with_params(py: Python<'_>, bits: i128, hashes: i128, preset: &str) -> PyResult<PyObject> {
-        let bits = positive("bits", bits)?;
-        let hashes = u32::try_from(positive("hashes", hashes)?)
-            .map_err(|_| PyValueError::new_err("too many hash functions"))?;
+    fn with_params(py: Python<'_>, bits: Whole, hashes: Whole, preset: &str) -> PyResult<PyObject> {
+        let bits = bits.positive("bits")?;
+        let hashes = hashes.u32_from("hashes", 1)?;
+        crate::memory::ensure_fits(bits.div_ceil(8), || format!("a filter of {bits} bits"))?;
         let p = self::preset(preset)?;
         let spec = Spec::with_bits(bits, hashes)
             .map_err(errors::core)?
@@ -993,7 +1027,7 @@ with_hot_methods! {
     }
 
     #[new]
-    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(
             sized(Class::Blocked, capacity, fpp, BlockedBloomFilter::new)?
                 .add_subclass(PyBlockedBloomFilter),
@@ -1009,7 +1043,7 @@ pub struct PyCountingBloomFilter;
 #[pymethods]
 impl PyCountingBloomFilter {
     #[new]
-    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(
             sized(Class::Counting, capacity, fpp, CountingBloomFilter::new)?
                 .add_subclass(PyCountingBloomFilter),
@@ -1037,21 +1071,26 @@ pub struct PyScalableBloomFilter;
 #[pymethods]
 impl PyScalableBloomFilter {
     #[new]
-    #[pyo3(signature = (initial_capacity, fpp, growth = 2, tightening = 0.5, max_layers = None, max_capacity = None))]
+    #[pyo3(signature = (initial_capacity, fpp, growth = Whole::from(2), tightening = 0.5, max_layers = None, max_capacity = None))]
     fn new(
-        initial_capacity: i128,
+        initial_capacity: Whole,
         fpp: f64,
-        growth: u32,
+        growth: Whole,
         tightening: f64,
-        max_layers: Option<u32>,
-        max_capacity: Option<u64>,
+        max_layers: Option<Whole>,
+        max_capacity: Option<Whole>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let initial_capacity = positive("initial_capacity", initial_capacity)?;
+        let initial_capacity = initial_capacity.positive("initial_capacity")?;
+        ensure_fits(Class::Scalable, initial_capacity, fpp)?;
         let mut config = bloomkit::ScalableConfig::new(initial_capacity, fpp);
-        config.growth = growth;
+        config.growth = growth.u32_from("growth", 0)?;
         config.tightening = tightening;
-        config.max_layers = max_layers;
-        config.max_capacity = max_capacity;
+        config.max_layers = max_layers
+            .map(|n| n.u32_from("max_layers", 0))
+            .transpose()?;
+        config.max_capacity = max_capacity
+            .map(|n| n.u64_from("max_capacity", 0))
+            .transpose()?;
         let f = ScalableBloomFilter::with_config(config).map_err(errors::core)?;
         Ok(new_filter(Class::Scalable, f.into(), None)?.add_subclass(PyScalableBloomFilter))
     }
@@ -1076,7 +1115,7 @@ pub struct PyAtomicBloomFilter;
 #[pymethods]
 impl PyAtomicBloomFilter {
     #[new]
-    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(
             sized(Class::AtomicClassic, capacity, fpp, BloomFilter::new)?
                 .add_subclass(PyAtomicBloomFilter),
@@ -1091,7 +1130,7 @@ pub struct PyAtomicBlockedBloomFilter;
 #[pymethods]
 impl PyAtomicBlockedBloomFilter {
     #[new]
-    fn new(capacity: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(capacity: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(
             sized(Class::AtomicBlocked, capacity, fpp, BlockedBloomFilter::new)?
                 .add_subclass(PyAtomicBlockedBloomFilter),

@@ -2,6 +2,7 @@
 //! Python. A thin layer: element types become Rust keys (`elements.rs`), errors become Python
 //! exceptions (`errors.rs`), and every operation is the Rust crates'.
 
+mod arguments;
 mod bitmaps;
 mod dleft;
 mod elements;
@@ -9,6 +10,7 @@ mod errors;
 mod filters;
 mod guarded;
 mod mapped;
+mod memory;
 mod redis;
 mod windows;
 

@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// `errno` of a stale file handle (Linux and the BSDs agree on the name, not the number; the
 /// message says what happened either way).
@@ -40,6 +41,10 @@ pub struct MappedFilter {
     watch: Option<PathWatch>,
     /// Whether this object set bits since the file was last sealed.
     wrote: AtomicBool,
+    /// Held with the file's lock: `flock` excludes other open files, not the threads of this
+    /// process that share this object's, so without it one thread's `flush` could seal the file
+    /// between another's dirty mark and its bits (a clean mark over a stale checksum).
+    writer: Mutex<()>,
 }
 
 impl MappedFilter {
@@ -77,6 +82,7 @@ impl MappedFilter {
             watch: writable.then(|| PathWatch::new(&absolute, identity)),
             path,
             wrote: AtomicBool::new(false),
+            writer: Mutex::new(()),
         })
     }
 
@@ -100,6 +106,7 @@ impl MappedFilter {
         py: Option<Python<'_>>,
         f: impl FnOnce() -> bloomkit::Result<R>,
     ) -> bloomkit::Result<R> {
+        let _writer = self.lock_writer(py);
         let file = self.map.file();
         let locking = match py {
             Some(py) => match file.try_lock() {
@@ -130,6 +137,25 @@ impl MappedFilter {
         };
         let _ = file.unlock();
         result
+    }
+
+    /// Takes this object's writer mutex: tried first with the GIL held (as the file's lock);
+    /// only a wait for another thread releases the GIL.
+    fn lock_writer(&self, py: Option<Python<'_>>) -> MutexGuard<'_, ()> {
+        loop {
+            match (self.writer.try_lock(), py) {
+                (Ok(guard), _) => return guard,
+                // A thread that panicked under the mutex left nothing half-done that it guards.
+                (Err(TryLockError::Poisoned(p)), _) => return p.into_inner(),
+                // Waits without the GIL (a guard cannot leave `allow_threads`), then tries again.
+                (Err(TryLockError::WouldBlock), Some(py)) => {
+                    py.allow_threads(|| drop(self.writer.lock()))
+                }
+                (Err(TryLockError::WouldBlock), None) => {
+                    return self.writer.lock().unwrap_or_else(|p| p.into_inner())
+                }
+            }
+        }
     }
 
     /// Adds a batch in place under the lock; for each element, whether it was new.
@@ -292,9 +318,10 @@ impl MappedFilter {
         self.map.fpp()
     }
 
-    /// The estimated number of distinct elements added, rounded (reads every page).
+    /// The estimated number of distinct elements added, rounded (reads every page);
+    /// `sys.maxsize` for a saturated filter (every bit set), whose estimate is infinite.
     fn __len__(&self) -> usize {
-        self.map.estimated_len().max(0.0).round() as usize
+        crate::filters::len_of(self.map.estimated_len())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -1,8 +1,9 @@
 //! `bloomkit.CountWindowFilter` and `bloomkit.TimeWindowFilter`: filters that forget, the
 //! last `window` insertions or what was added within the last `window` seconds.
 
+use crate::arguments::Whole;
 use crate::errors;
-use crate::filters::{new_filter, positive, sized, Class, Filter};
+use crate::filters::{new_filter, sized, Class, Filter};
 use bloomkit::codec::native::Design;
 use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
 use bloomkit::AnyFilter;
@@ -31,7 +32,7 @@ fn count_window<R>(
 #[pymethods]
 impl PyCountWindowFilter {
     #[new]
-    fn new(window: i128, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(window: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
         Ok(
             sized(Class::CountWindow, window, fpp, CountWindowFilter::new)?
                 .add_subclass(PyCountWindowFilter),
@@ -106,13 +107,17 @@ impl PyTimeWindowFilter {
     #[pyo3(signature = (window, capacity, fpp, generations = None))]
     fn new(
         window: f64,
-        capacity: i128,
+        capacity: Whole,
         fpp: f64,
-        generations: Option<u32>,
+        generations: Option<Whole>,
     ) -> PyResult<PyClassInitializer<Self>> {
         let window = seconds("window", window)?;
-        let capacity = positive("capacity", capacity)?;
-        let generations = generations.unwrap_or_else(|| default_generations(capacity));
+        let capacity = capacity.positive("capacity")?;
+        crate::filters::ensure_fits(Class::TimeWindow, capacity, fpp)?;
+        let generations = match generations {
+            Some(n) => n.u32_from("generations", 0)?,
+            None => default_generations(capacity),
+        };
         let f = TimeWindowFilter::new(window, generations, capacity, fpp).map_err(errors::core)?;
         Ok(
             new_filter(Class::TimeWindow, f.into(), Some(Design { capacity, fpp }))?

@@ -142,3 +142,33 @@ def test_the_cli_reads_python_bitmaps_and_python_reads_the_clis(cli, tmp_path, k
     assert [v in theirs for v in (9, 99, 999, 10)] == [True, True, True, False]
     if cls is bloomkit.TwoBitMap:
         assert list(theirs.singles()) == [9, 999] and theirs.count(99) == 2
+
+
+def test_iterating_more_integers_than_memory_holds_is_a_memory_error(monkeypatch):
+    # The snapshot of a dense bitmap takes 128 times its bits: checked against the available
+    # memory (BLOOMKIT_MEM_AVAILABLE stands for MemAvailable) as it grows, never an abort.
+    b = bloomkit.Bitmap(0, 10**7, form="dense")
+    assert b.add_many(range(10**7)) == 10**7
+    monkeypatch.setenv("BLOOMKIT_MEM_AVAILABLE", str(100 << 20))
+    with pytest.raises(MemoryError, match="snapshot"):
+        iter(b)
+    t = bloomkit.TwoBitMap(0, 10**7)
+    t.add_many(range(10**7))
+    with pytest.raises(MemoryError, match="snapshot"):
+        t.singles()
+    monkeypatch.setenv("BLOOMKIT_MEM_AVAILABLE", str(1 << 30))
+    assert sum(1 for _ in iter(b)) == 10**7
+
+
+def test_range_arguments_of_any_size_raise_value_error_naming_them():
+    for make, message in [
+        (lambda: bloomkit.Bitmap(0, 2**200), "end"),
+        (lambda: bloomkit.Bitmap(-(2**200), 10), "start"),
+        (lambda: bloomkit.TwoBitMap(0, 2**70), "range|end"),
+        (lambda: bloomkit.Bitmap(0, 100, expected=2**100), "expected"),
+        (lambda: bloomkit.Bitmap(0, 100, expected=-1), "expected"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make()
+    with pytest.raises(TypeError):
+        bloomkit.Bitmap(0, 10.5)

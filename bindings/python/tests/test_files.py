@@ -9,6 +9,7 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -261,6 +262,47 @@ def test_memory_mapped_read_only_and_read_write(tmp_path, kind):
     ro.verify()
     g = kind.load(path)  # a checked load: the checksum is valid again
     assert all(e in g for e in ["new", "more", "still more", *KEYS])
+
+
+@pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter])
+def test_threads_adding_and_flushing_one_mapping_leave_it_sealed(tmp_path, kind):
+    # The file lock excludes processes, not the threads of one that share a mapping: a flush of
+    # one thread must not seal the file between another's dirty mark and its bits (which left
+    # a clean mark over a stale checksum: the next checked load refused the file).
+    path = tmp_path / "threads.bloom"
+    kind(1_000_000, 0.001).save(path)
+    rw = kind.open_mmap(path, writable=True)
+    stop = threading.Event()
+    errors = []
+
+    def add(t):
+        try:
+            for i in range(60):
+                rw.add_many(f"{t}-{i}-{j}" for j in range(1000))
+                rw.add(f"{t}-{i}-single")
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    def flush():
+        while not stop.is_set():
+            rw.flush()
+
+    flusher = threading.Thread(target=flush)
+    adders = [threading.Thread(target=add, args=(t,)) for t in range(3)]
+    flusher.start()
+    for t in adders:
+        t.start()
+    for t in adders:
+        t.join(timeout=120)
+    stop.set()
+    flusher.join(timeout=120)
+    assert not errors and not any(t.is_alive() for t in [flusher, *adders])
+    rw.close()
+    assert not kind.open_mmap(path).dirty
+    g = kind.load(path)  # checked: the checksum covers every bit
+    assert all(g.contains_many(f"{t}-{i}-{j}" for t in range(3) for i in range(60)
+                               for j in range(1000)))
+    assert all(f"{t}-{i}-single" in g for t in range(3) for i in range(60))
 
 
 def test_a_damaged_file_is_not_opened_for_writing(tmp_path):

@@ -3,6 +3,7 @@
 import collections
 import copy
 import pickle
+import sys
 import threading
 
 import pytest
@@ -298,3 +299,75 @@ def test_batches_are_taken_4096_at_a_time():
     g.add_many(str(i) for i in range(8192))
     assert g.contains_many(str(i) for i in range(8192)) == [True] * 8192
     assert len(g.contains_many(iter(range(12_345)))) == 12_345
+
+
+def test_integer_arguments_out_of_range_raise_value_error_naming_them():
+    # Any Python int is taken, however large, and refused by name (not by an OverflowError
+    # in C's words, "Python int too large to convert to C long").
+    cases = [
+        (lambda: bloomkit.BloomFilter(2**200, 0.01), "capacity .* too large"),
+        (lambda: bloomkit.BlockedBloomFilter(-(2**200), 0.01), "capacity must be a positive"),
+        (lambda: bloomkit.CountingBloomFilter(2**64, 0.01), "capacity 18446744073709551616"),
+        (lambda: bloomkit.DLeftCountingFilter(2**70, 0.01), "capacity"),
+        (lambda: bloomkit.CountWindowFilter(2**100, 0.01), "window"),
+        (lambda: bloomkit.TimeWindowFilter(1, 2**100, 0.01), "capacity"),
+        (lambda: bloomkit.TimeWindowFilter(1, 100, 0.01, generations=-1), "generations"),
+        (lambda: bloomkit.TimeWindowFilter(1, 100, 0.01, generations=2**40), "generations"),
+        (lambda: bloomkit.BloomFilter.with_params(2**64, 3), "bits"),
+        (lambda: bloomkit.BloomFilter.with_params(64, 2**32), "hashes"),
+        (lambda: bloomkit.BloomFilter.with_params(64, 0), "hashes"),
+        (lambda: bloomkit.ScalableBloomFilter(2**100, 0.01), "initial_capacity"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, growth=-1), "growth"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, growth=2**40), "growth"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, max_layers=-1), "max_layers"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, max_capacity=-5), "max_capacity"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, max_capacity=2**64), "max_capacity"),
+    ]
+    for make, message in cases:
+        with pytest.raises(ValueError, match=message):
+            make()
+    with pytest.raises(TypeError):
+        bloomkit.ScalableBloomFilter(10, 0.01, growth=2.5)
+    s = bloomkit.ScalableBloomFilter(10, 0.01, growth=4, max_layers=3, max_capacity=10**6)
+    s.add_many(range(100))
+    assert s.layers == 3
+
+
+def test_a_filter_larger_than_the_available_memory_is_refused_before_allocating(monkeypatch):
+    # Linux lets an allocation beyond the free memory succeed and kills the process as the
+    # pages are touched: the size is checked against MemAvailable first (BLOOMKIT_MEM_AVAILABLE
+    # stands for it here, as for the CLI).
+    monkeypatch.setenv("BLOOMKIT_MEM_AVAILABLE", str(100 << 20))
+    too_large = [
+        lambda: bloomkit.BloomFilter.with_params(8 * (200 << 20), 3),
+        lambda: bloomkit.BloomFilter(10**9, 0.01),
+        lambda: bloomkit.BloomFilter(10**9, 0.01, preset="guava"),
+        lambda: bloomkit.BlockedBloomFilter(10**9, 0.01),
+        lambda: bloomkit.AtomicBloomFilter(10**9, 0.01),
+        lambda: bloomkit.CountingBloomFilter(2 * 10**8, 0.01),  # 240 MB of 4-bit counters
+        lambda: bloomkit.DLeftCountingFilter(10**9, 0.01),
+        lambda: bloomkit.CountWindowFilter(10**9, 0.01),
+        lambda: bloomkit.ScalableBloomFilter(10**9, 0.01),
+        lambda: bloomkit.TimeWindowFilter(60, 10**9, 0.01),
+    ]
+    for make in too_large:
+        with pytest.raises(MemoryError, match="more than this machine has available"):
+            make()
+    assert bloomkit.BloomFilter(10**6, 0.01).bits < 8 * (100 << 20)  # what fits is made
+    assert bloomkit.BloomFilter.with_params(8 * (90 << 20), 3).bits == 8 * (90 << 20)
+    monkeypatch.setenv("BLOOMKIT_MEM_AVAILABLE", "lots")
+    with pytest.raises(ValueError, match="BLOOMKIT_MEM_AVAILABLE"):
+        bloomkit.BloomFilter(10**9, 0.01)
+
+
+@pytest.mark.parametrize("kind", PLAIN_KINDS)
+def test_a_saturated_filter_has_a_length_and_a_repr(kind):
+    # Every bit set: the estimate is infinite, and len() answers the most it may.
+    f = kind(1, 0.5)
+    f.add_many(range(100_000))
+    assert f.estimated_len() == float("inf")
+    assert len(f) == sys.maxsize
+    assert repr(f).endswith("saturated)")
+    g = bloomkit.BloomFilter.with_params(64, 1)
+    g.add_many(range(10_000))
+    assert len(g) == sys.maxsize and len(copy.copy(g)) == sys.maxsize

@@ -294,3 +294,50 @@ def test_bad_settings_are_refused(tmp_path):
     crawler = get_crawler(settings_dict={"BLOOMKIT_DUPEFILTER_FPP": 2})
     with pytest.raises(ValueError):
         BloomDupeFilter.from_crawler(crawler)
+
+
+@pytest.mark.parametrize("setting,value", [
+    ("BLOOMKIT_DUPEFILTER_CAPACITY", 0),
+    ("BLOOMKIT_DUPEFILTER_CAPACITY", -5),
+    ("BLOOMKIT_DUPEFILTER_CAPACITY", "many"),
+    ("BLOOMKIT_DUPEFILTER_FPP", 0),
+    ("BLOOMKIT_DUPEFILTER_FPP", 1),
+    ("BLOOMKIT_DUPEFILTER_FPP", -0.1),
+    ("BLOOMKIT_DUPEFILTER_FPP", "nan"),
+    ("BLOOMKIT_DUPEFILTER_SAVE_INTERVAL", -1),
+    ("BLOOMKIT_DUPEFILTER_SAVE_INTERVAL", "nan"),
+])
+@pytest.mark.parametrize("kind", ["blocked", "scalable"])
+def test_bad_sizing_settings_are_refused_at_startup_naming_the_setting(tmp_path, setting, value, kind):
+    # With a file or without: the crawl does not start (a NaN interval would never save, a
+    # negative one would save on every request; a scalable file would only fail at its first save).
+    for path in (None, tmp_path / "f.bloom"):
+        settings = {setting: value, "BLOOMKIT_DUPEFILTER_KIND": kind}
+        if path:
+            settings["BLOOMKIT_DUPEFILTER_PATH"] = str(path)
+        with pytest.raises(ValueError, match=setting if value != "many" else "invalid literal"):
+            BloomDupeFilter.from_crawler(get_crawler(settings_dict=settings))
+        assert path is None or not path.exists()
+
+
+def test_a_bad_kind_is_refused_before_connecting_to_redis():
+    # Port 9 (discard) on loopback: nothing listens there, and the kind is checked first.
+    crawler = get_crawler(settings_dict={"BLOOMKIT_DUPEFILTER_KIND": "nope",
+                                         "BLOOMKIT_DUPEFILTER_REDIS_URL": "redis://127.0.0.1:9/"})
+    with pytest.raises(ValueError, match="BLOOMKIT_DUPEFILTER_KIND"):
+        BloomDupeFilter.from_crawler(crawler)
+
+
+def test_a_path_that_cannot_hold_the_filter_is_refused_at_startup(tmp_path):
+    directory = tmp_path / "a-directory.bloom"
+    directory.mkdir()
+    for kind in ("blocked", "classic", "scalable"):
+        crawler = get_crawler(settings_dict={"BLOOMKIT_DUPEFILTER_PATH": str(directory),
+                                             "BLOOMKIT_DUPEFILTER_KIND": kind})
+        with pytest.raises(OSError):
+            BloomDupeFilter.from_crawler(crawler)
+        crawler = get_crawler(settings_dict={
+            "BLOOMKIT_DUPEFILTER_PATH": str(tmp_path / "missing-dir" / "f.bloom"),
+            "BLOOMKIT_DUPEFILTER_KIND": kind})
+        with pytest.raises(OSError):
+            BloomDupeFilter.from_crawler(crawler)

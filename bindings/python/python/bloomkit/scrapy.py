@@ -94,6 +94,7 @@ class BloomDupeFilter(BaseDupeFilter):
         debug: bool = False,
         stats=None,
     ) -> None:
+        _check_settings(capacity, fpp, kind, save_interval)
         self.fingerprinter = fingerprinter
         self.path = path
         self.save_interval = save_interval
@@ -110,10 +111,6 @@ class BloomDupeFilter(BaseDupeFilter):
                 self.filter = bloomkit.redis.RedisFilter(redis_url, redis_key, capacity, fpp)
             self.path = None
             return
-        if kind not in _LOCAL_KINDS:
-            raise ValueError(
-                f"BLOOMKIT_DUPEFILTER_KIND must be one of {', '.join(_LOCAL_KINDS)}, got {kind!r}"
-            )
         if not path:
             self.filter = _LOCAL_KINDS[kind](capacity, fpp)
         elif kind == "scalable" or not _mappable(path):
@@ -230,6 +227,30 @@ class BloomDupeFilter(BaseDupeFilter):
         stats = self.stats or getattr(getattr(spider, "crawler", None), "stats", None)
         if stats is not None:
             stats.inc_value("dupefilter/filtered")
+
+
+def _check_settings(capacity, fpp, kind, save_interval) -> None:
+    """Refuses bad sizing settings when the crawl starts (`ValueError` naming the setting), not
+    when the first request arrives or the first save is due."""
+    if kind not in _LOCAL_KINDS:
+        raise ValueError(
+            f"BLOOMKIT_DUPEFILTER_KIND must be one of {', '.join(_LOCAL_KINDS)}, got {kind!r}"
+        )
+    if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+        raise ValueError(
+            f"BLOOMKIT_DUPEFILTER_CAPACITY must be a whole number of requests of at least 1, "
+            f"got {capacity!r}"
+        )
+    if not isinstance(fpp, (int, float)) or not 0 < fpp < 1:
+        raise ValueError(
+            f"BLOOMKIT_DUPEFILTER_FPP must be a probability between 0 and 1 (exclusive), "
+            f"got {fpp!r}"
+        )
+    if not isinstance(save_interval, (int, float)) or not save_interval >= 0:
+        raise ValueError(
+            f"BLOOMKIT_DUPEFILTER_SAVE_INTERVAL must be a number of seconds of at least 0, "
+            f"got {save_interval!r}"
+        )
 
 
 def _mappable(path: str) -> bool:
