@@ -112,6 +112,34 @@ def test_unreachable_server_raises_redis_error():
     assert issubclass(bloomkit.RedisError, Exception)
 
 
+def test_passwords_never_show_in_exceptions_or_reprs(redis_url):
+    """An ACL user with a password on the session's server: every failure's message and repr,
+    and the repr of a working filter, leave the password out."""
+    secret = "pw-Py77-never-shown"
+    user = "bk-" + name()
+    port = redis_url.rstrip("/").rsplit(":", 1)[1]
+    subprocess.run(["redis-cli", "-p", port, "ACL", "SETUSER", user, "on", ">" + secret,
+                    "~*", "+@all"], check=True, capture_output=True)
+    good = f"redis://{user}:{secret}@127.0.0.1:{port}/"
+    shown = []
+    for cls in (RedisFilter, CountingRedisFilter):
+        f = cls(good, name(), 100, 0.01)
+        f.add("x")
+        shown.append(repr(f))
+    for url in [
+        f"redis://{user}:{secret}x@127.0.0.1:{port}/",  # WRONGPASS
+        f"redis://{user}:{secret}@127.0.0.1:{free_port()}/",  # nobody listening
+        f"redis://{user}:{secret}@[::1:{port}/",  # bad syntax
+        f"redis://{user}:{secret}@127.0.0.1:{port}x/",
+        f"rediss://{user}:{secret}@127.0.0.1:{port}/",
+    ]:
+        with pytest.raises((RedisError, ValueError)) as e:
+            RedisFilter(url, "x", 100, 0.01, timeout=2)
+        shown += [str(e.value), repr(e.value)]
+    for s in shown:
+        assert secret not in s, s
+
+
 def sized(cls):
     """(create, open) of a kind sized by capacity and fpp."""
     return (lambda url, key: cls(url, key, 10_000, 0.001)), (lambda url, key: cls(url, key))
