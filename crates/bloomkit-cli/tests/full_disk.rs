@@ -345,24 +345,11 @@ fn exports_imports_and_merges_that_cannot_write_leave_nothing() {
     let h_before = read(&h);
     disk.leave_free(4 << 10);
     let out = disk.path("out");
+    let export = |from, format, to| vec!["export", from, "--format", format, "-o", to];
     for args in [
-        vec![
-            "export",
-            g.as_str(),
-            "--format",
-            "guava",
-            "-o",
-            out.as_str(),
-        ],
-        vec!["export", go.as_str(), "--format", "go", "-o", out.as_str()],
-        vec![
-            "export",
-            go.as_str(),
-            "--format",
-            "go-json",
-            "-o",
-            out.as_str(),
-        ],
+        export(g.as_str(), "guava", out.as_str()),
+        export(go.as_str(), "go", out.as_str()),
+        export(go.as_str(), "go-json", out.as_str()),
         vec!["import", guava_file.as_str(), out.as_str()],
         vec!["merge", out.as_str(), g.as_str(), h.as_str()],
         vec!["intersect", out.as_str(), g.as_str(), h.as_str()],
@@ -374,15 +361,7 @@ fn exports_imports_and_merges_that_cannot_write_leave_nothing() {
     for args in [
         vec!["merge", h.as_str(), h.as_str(), g.as_str()],
         vec!["import", guava_file.as_str(), h.as_str(), "--force"],
-        vec![
-            "export",
-            g.as_str(),
-            "--format",
-            "guava",
-            "-o",
-            h.as_str(),
-            "--force",
-        ],
+        [export(g.as_str(), "guava", h.as_str()), vec!["--force"]].concat(),
     ] {
         disk.fails(&args, b"", &h);
         assert_eq!(read(&h), h_before, "{args:?}");

@@ -36,13 +36,7 @@ async fn every_key_of_every_kind_gets_the_ttl_and_vanishes() {
     let counting = CountingRedisFilter::create_with(&conn, "counting", 2_000, 0.01, small)
         .await
         .unwrap();
-    let window = TimeWindowRedisFilter::create(
-        &conn,
-        "window",
-        WindowParams::new(Duration::from_secs(3_600), 4, 1_000, 0.01),
-    )
-    .await
-    .unwrap();
+    let window = common::hour_window(&conn, "window", 1_000).await;
     let redisson = RedissonFilter::create(&conn, "redisson", 1_000, 0.01)
         .await
         .unwrap();

@@ -12,6 +12,13 @@ use common::{items, segments_of, Server};
 use std::time::{Duration, Instant};
 
 /// Keys matching `pattern` (KEYS: test servers hold a few keys).
+/// A plain filter "f" for `n` elements at 1 %, in segments of `segment_bits`.
+async fn plain(conn: &Connection, n: u64, segment_bits: u64) -> RedisFilter {
+    RedisFilter::create_with(conn, "f", n, 0.01, segments_of(segment_bits))
+        .await
+        .unwrap()
+}
+
 async fn keys(conn: &Connection, pattern: &str) -> Vec<String> {
     conn.query(redis::cmd("KEYS").arg(pattern)).await.unwrap()
 }
@@ -48,9 +55,7 @@ async fn after_restart<T: std::fmt::Debug, F: std::future::Future<Output = Resul
 #[tokio::test]
 async fn keys_of_another_type_are_named_and_create_force_clears_a_bad_meta_key() {
     let (server, conn) = common::start().await;
-    let f = RedisFilter::create_with(&conn, "f", 20_000, 0.01, segments_of(1 << 14))
-        .await
-        .unwrap();
+    let f = plain(&conn, 20_000, 1 << 14).await;
     let c = CountingRedisFilter::create(&conn, "c", 1000, 0.01)
         .await
         .unwrap();
@@ -208,19 +213,11 @@ async fn a_server_killed_mid_batch_never_acknowledges_unwritten_elements() {
         timeout: Duration::from_secs(2),
     };
     let conn = Connection::open(&server.url(), &options).await.unwrap();
-    let f = RedisFilter::create_with(&conn, "f", 400_000, 0.01, segments_of(1 << 20))
-        .await
-        .unwrap();
+    let f = plain(&conn, 400_000, 1 << 20).await;
     let c = CountingRedisFilter::create(&conn, "c", 200_000, 0.01)
         .await
         .unwrap();
-    let w = TimeWindowRedisFilter::create(
-        &conn,
-        "w",
-        WindowParams::new(Duration::from_secs(3600), 4, 200_000, 0.01),
-    )
-    .await
-    .unwrap();
+    let w = common::hour_window(&conn, "w", 200_000).await;
     let xs = items(0..150_000);
     let mut faults = 0;
     for (round, delay) in [5u64, 40, 150].into_iter().enumerate() {
@@ -271,20 +268,14 @@ async fn out_of_memory_is_a_typed_error_with_no_partial_acknowledgement() {
     // The filters work again and hold what a successful add writes.
     let r = f.insert_bulk(&xs[..1000]).await.unwrap();
     assert_eq!(r.len(), 1000);
-    assert!(f
-        .contains_batch(&xs[..1000])
-        .await
-        .unwrap()
-        .iter()
-        .all(|&p| p));
+    let found = f.contains_batch(&xs[..1000]).await.unwrap();
+    assert!(found.iter().all(|&x| x));
 }
 
 #[tokio::test]
 async fn an_evicted_segment_gives_gone_never_absent_answers() {
     let (server, conn) = common::start().await;
-    let f = RedisFilter::create_with(&conn, "f", 200_000, 0.01, segments_of(1 << 18))
-        .await
-        .unwrap();
+    let f = plain(&conn, 200_000, 1 << 18).await;
     let xs = items(0..100_000);
     f.insert_bulk(&xs).await.unwrap();
     let total = f.info().await.unwrap().segments as usize;

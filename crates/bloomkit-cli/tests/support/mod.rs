@@ -101,12 +101,7 @@ pub fn run_command(command: &mut Command, stdin: &[u8]) -> Run {
     });
     let out = child.wait_with_output().expect("runs");
     writer.join().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    let code = out
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("{command:?} killed: {:?} {err}", out.status));
-    clean(code, &err);
+    let (code, err) = exit_and_stderr(&out, &format!("{command:?}"));
     Run {
         code,
         out: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -133,12 +128,17 @@ pub fn spawn_limited(ulimit: &str, args: &[&str], stdin: Stdio) -> Child {
 
 /// Waits for a run; returns its exit status and standard error (checked by [`clean`]).
 pub fn finished(child: Child) -> (i32, String) {
-    let out = child.wait_with_output().unwrap();
+    exit_and_stderr(&child.wait_with_output().unwrap(), "a limited run")
+}
+
+/// The exit status and standard error of the finished run `what`, checked by [`clean`]; a run
+/// killed by a signal fails the test.
+fn exit_and_stderr(out: &std::process::Output, what: &str) -> (i32, String) {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let code = out
         .status
         .code()
-        .unwrap_or_else(|| panic!("killed: {:?} {err}", out.status));
+        .unwrap_or_else(|| panic!("{what} killed: {:?} {err}", out.status));
     clean(code, &err);
     (code, err)
 }

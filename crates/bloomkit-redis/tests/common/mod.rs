@@ -311,3 +311,15 @@ pub fn start_blocking() -> (Server, bloomkit_redis::blocking::BlockingConnection
     .unwrap();
     (server, c)
 }
+
+/// A time-window filter `name` of one hour in 4 generations, `n` insertions per window at 1 %.
+pub async fn hour_window(
+    conn: &bloomkit_redis::Connection,
+    name: &str,
+    n: u64,
+) -> bloomkit_redis::TimeWindowRedisFilter {
+    let params = bloomkit_redis::WindowParams::new(Duration::from_secs(3600), 4, n, 0.01);
+    bloomkit_redis::TimeWindowRedisFilter::create(conn, name, params)
+        .await
+        .unwrap()
+}
