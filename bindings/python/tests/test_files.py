@@ -270,7 +270,7 @@ def test_threads_adding_and_flushing_one_mapping_leave_it_sealed(tmp_path, kind)
     # one thread must not seal the file between another's dirty mark and its bits (which left
     # a clean mark over a stale checksum: the next checked load refused the file).
     path = tmp_path / "threads.bloom"
-    kind(1_000_000, 0.001).save(path)
+    kind(100_000, 0.001).save(path)
     rw = kind.open_mmap(path, writable=True)
     stop = threading.Event()
     errors = []
@@ -278,14 +278,18 @@ def test_threads_adding_and_flushing_one_mapping_leave_it_sealed(tmp_path, kind)
     def add(t):
         try:
             for i in range(60):
-                rw.add_many(f"{t}-{i}-{j}" for j in range(1000))
+                rw.add_many(f"{t}-{i}-{j}" for j in range(500))
                 rw.add(f"{t}-{i}-single")
         except Exception as e:  # reported below
             errors.append(e)
 
     def flush():
+        # Flushes between the adders' batches, without starving them (each flush checksums
+        # the whole file under the lock; a loop without a pause let the adders run past the
+        # join timeout on a slow 2-core machine).
         while not stop.is_set():
             rw.flush()
+            stop.wait(0.002)
 
     flusher = threading.Thread(target=flush)
     adders = [threading.Thread(target=add, args=(t,)) for t in range(3)]
@@ -301,7 +305,7 @@ def test_threads_adding_and_flushing_one_mapping_leave_it_sealed(tmp_path, kind)
     assert not kind.open_mmap(path).dirty
     g = kind.load(path)  # checked: the checksum covers every bit
     assert all(g.contains_many(f"{t}-{i}-{j}" for t in range(3) for i in range(60)
-                               for j in range(1000)))
+                               for j in range(500)))
     assert all(f"{t}-{i}-single" in g for t in range(3) for i in range(60))
 
 
