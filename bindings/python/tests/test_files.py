@@ -1,6 +1,7 @@
 """Native files, memory mapping, Guava and Go formats: round trips and golden values from the
 Rust tests' data (crates/bloomkit/tests)."""
 
+import array
 import contextlib
 import errno
 import os
@@ -517,3 +518,50 @@ def test_foreign_formats_refuse_what_they_cannot_hold():
             bloomkit.BloomFilter.from_go(bad)
     with pytest.raises(ValueError):
         bloomkit.BloomFilter.from_go_json("{not json")
+
+
+def test_every_from_bytes_takes_any_bytes_like_object():
+    # bytes, bytearray, memoryview (also of a slice) and other buffers (array) alike.
+    def forms(data):
+        return [data, bytearray(data), memoryview(data),
+                memoryview(b"xx" + data + b"yy")[2:-2], array.array("B", data)]
+
+    for kind in (bloomkit.BloomFilter, bloomkit.BlockedBloomFilter, bloomkit.CountingBloomFilter,
+                 bloomkit.ScalableBloomFilter, bloomkit.AtomicBloomFilter,
+                 bloomkit.AtomicBlockedBloomFilter, bloomkit.DLeftCountingFilter,
+                 bloomkit.CountWindowFilter):
+        f = kind(1000, 0.01)
+        f.add_many(KEYS)
+        for data in forms(f.to_bytes()):
+            g = kind.from_bytes(data)
+            assert type(g) is kind and all(g.contains_many(KEYS)), (kind, type(data))
+    for data in forms(bloomkit.TimeWindowFilter(60, 1000, 0.01).to_bytes()):
+        assert type(bloomkit.Filter.from_bytes(data)) is bloomkit.TimeWindowFilter
+    for cls in (bloomkit.Bitmap, bloomkit.TwoBitMap):
+        b = cls(0, 1000)
+        b.add_many([3, 30, 300])
+        for data in forms(b.to_bytes()):
+            c = cls.from_bytes(data)
+            assert type(c) is cls and [v for v in range(1000) if v in c] == [3, 30, 300]
+    guava = bloomkit.BloomFilter(1000, 0.01, preset="guava")
+    guava.add_many(KEYS)
+    for data in forms(guava.to_guava()):
+        assert bloomkit.BloomFilter.from_guava(data).to_guava() == guava.to_guava()
+    go = bloomkit.BloomFilter(1000, 0.01, preset="go")
+    go.add_many(KEYS)
+    for data in forms(go.to_go()):
+        assert bloomkit.BloomFilter.from_go(data).to_go() == go.to_go()
+    for data in forms(go.to_go_json().encode()):
+        assert bloomkit.BloomFilter.from_go_json(data).to_go() == go.to_go()
+    # Damaged data is still a ValueError, whatever holds it.
+    with pytest.raises(ValueError):
+        bloomkit.BloomFilter.from_bytes(bytearray(b"hello world" * 20))
+    # Other types are refused by name, as CPython refuses them.
+    for call in (bloomkit.BloomFilter.from_bytes, bloomkit.Bitmap.from_bytes,
+                 bloomkit.BloomFilter.from_guava, bloomkit.BloomFilter.from_go):
+        with pytest.raises(TypeError, match="a bytes-like object is required, not 'str'"):
+            call("not bytes")
+        with pytest.raises(TypeError, match="a bytes-like object is required, not 'list'"):
+            call([1, 2, 3])
+    with pytest.raises(TypeError, match="a bytes-like object is required, not 'list'"):
+        bloomkit.BloomFilter.from_go_json([1, 2, 3])
