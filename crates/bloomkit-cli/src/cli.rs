@@ -53,7 +53,8 @@ pub struct Cli {
     pub no_progress: bool,
 
     /// Print the command's summary as one JSON object: on standard output, or on standard
-    /// error for dedup, whose standard output is the new lines (see docs/CLI.md).
+    /// error for dedup, sort-unique and singles, whose standard output is their lines (see
+    /// docs/CLI.md).
     #[arg(long, global = true)]
     pub json: bool,
 
@@ -291,10 +292,10 @@ pub struct Integers {
 /// Options of the commands that change a filter.
 #[derive(Debug, Clone, Args)]
 pub struct SaveArgs {
-    /// For a file saved whole (scalable, counting): save at least every N lines (classic and
-    /// blocked files are changed in place, batch by batch). A line is saved before it is
-    /// acknowledged (dedup prints it, add counts it), so a signal or crash loses nothing
-    /// acknowledged.
+    /// For a file saved whole (scalable, counting, d-left, bitmap, expiring): save at least
+    /// every N lines (classic and blocked files are changed in place, batch by batch). A line
+    /// is saved before it is acknowledged (dedup prints it, add counts it), so a signal or
+    /// crash loses nothing acknowledged.
     #[arg(long, value_parser = parse_save_every, default_value = "1000000", value_name = "N")]
     pub save_every: usize,
 }
@@ -424,8 +425,8 @@ EXAMPLES:
 
     /// Remove items from a counting filter.
     #[command(after_help = "\
-Only counting filters can remove. Remove only items you know were added: removing a false
-positive would make other items test absent. An item that is certainly absent is an error,
+Only counting (but not minimal-increase), d-left and bitmap filters can remove. Remove only
+items you know were added: removing a false positive would make other items test absent. An item that is certainly absent is an error,
 and the lines of its --save-every chunk are not applied.
 
 EXAMPLES:
@@ -456,7 +457,8 @@ EXAMPLES:
     #[command(after_help = "\
 With --json: a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity, fpp,
 estimated_items, fill_ratio, estimated_fpp, over_capacity and saturated (and layout for
-blocked filters, layers for scalable ones, window for expiring ones).
+blocked, d-left, minimal-increase counting and bitmap filters, range for bitmaps, layers for
+scalable ones, window for expiring ones).
 
 EXAMPLES:
   bloomkit create seen.bloom -n 1e6 -p 0.001

@@ -52,7 +52,7 @@
 //! | `bitmap/` | [`bitmap::Bitmap`], [`bitmap::TwoBitMap`]: exact sets of integers of a range, dense or roaring; [`bitmap::MappedBitmap`] |
 //! | `filter.rs`, `any.rs`, `kind.rs` | the [`Filter`] trait, [`AnyFilter`], [`Kind`]: any kind chosen at run time |
 //! | `codec/` | bytes: [`codec::native`] (`docs/FORMAT.md`), [`codec::guava`], [`codec::go`] |
-//! | `file.rs`, `sharing.rs`, `mmap.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping |
+//! | `file.rs`, `sharing.rs`, `mmap.rs`, `path_watch.rs` | files: atomic saves and loads, locks for files shared by processes, filters used in place from a mapping, a cheap check that a shared file's path was not replaced |
 //! | `clock.rs` | [`clock::Clock`]: where filters that forget read the time |
 //! | `std_traits.rs` | the standard traits: `Extend`, `FromIterator`, `\|=`, `&=`, `Debug` |
 //! | `window/` | [`window::CountWindowFilter`], [`window::TimeWindowFilter`]: filters that forget (the last `N` insertions, the last span of time) and their sizing |
@@ -86,7 +86,7 @@
 //!
 //! The stable API is what the crate root exports and the public modules shown in this
 //! documentation: [`bitmap`], [`blocked`], [`classic`], [`clock`], [`codec`], [`concurrent`], [`counting`], [`dleft`], [`file`](mod@file),
-//! [`hash`], [`key`], [`math`], [`mmap`], [`scalable`], [`sharing`], [`std_traits`] and [`window`]. The modules `probe` and
+//! [`hash`], [`key`], [`math`], [`mmap`], [`path_watch`], [`scalable`], [`sharing`], [`std_traits`] and [`window`]. The modules `probe` and
 //! `storage` are public only for bloomkit's own command-line tool, Redis crate, benchmarks and
 //! tests; they are hidden from this documentation and may change in any release.
 
