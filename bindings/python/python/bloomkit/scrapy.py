@@ -5,7 +5,7 @@ Enable it in the project's settings::
     DUPEFILTER_CLASS = "bloomkit.scrapy.BloomDupeFilter"
 
 It remembers request fingerprints (Scrapy's ``REQUEST_FINGERPRINTER_CLASS``) in a Bloom filter
-instead of a Python set: about 2 bytes per request at the default false-positive rate instead
+instead of a Python set: about 3 bytes per request at the default false-positive rate instead
 of about 100, and state that survives the process or is shared between processes.
 
 Where the filter lives (settings, Scrapy style):
