@@ -33,7 +33,8 @@ class Filter:
     def update(self, *iterables: Iterable[Element]) -> None:
         """Adds the elements of every iterable (as ``set.update``)."""
     def remove(self, element: Element) -> None:
-        """Counting filters only (``TypeError`` otherwise); ``KeyError`` if absent."""
+        """Counting and d-left filters only (``TypeError`` otherwise, and for a counting filter
+        with minimal increase); ``KeyError`` if absent."""
     def clear(self) -> None:
         """Removes every element."""
     def __len__(self) -> int:
@@ -55,7 +56,8 @@ class Filter:
     def memory_bytes(self) -> int: ...
     @property
     def kind(self) -> str:
-        """``classic``, ``blocked``, ``counting`` or ``scalable``."""
+        """``classic``, ``blocked``, ``counting``, ``dleft``, ``scalable``, ``count-window`` or
+        ``time-window``."""
     def __or__(self: _F, other: _F) -> _F: ...
     def __and__(self: _F, other: _F) -> _F: ...
     def __ior__(self: _F, other: _F) -> _F: ...
