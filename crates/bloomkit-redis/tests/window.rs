@@ -233,6 +233,97 @@ async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
     assert!(fast.insert(&"again").await.unwrap(), "the filter lives on");
 }
 
+/// The calls `INFO commandstats` counts for `command` (0 if none).
+async fn calls(conn: &Connection, command: &str) -> u64 {
+    common::command_stats(conn)
+        .await
+        .get(command)
+        .map_or(0, |&(calls, _)| calls)
+}
+
+/// On a standalone server an add is a transaction (`EXEC`, no script) that keeps every
+/// guarantee of the script: the generation key gets the shared absolute expiry; once the
+/// filter has a time to live, no generation key outlives the anchor, even one first written by
+/// a handle that did not know; a handle of a deleted filter gets `Gone` and leaves no key.
+#[tokio::test]
+async fn adds_are_transactions_that_keep_the_scripts_guarantees() {
+    let (_server, conn, _clock, f) = on_manual_clock("tx", 2).await;
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+    assert!(f
+        .insert_batch(&items(0..600))
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    assert!(f
+        .insert_batch(&items(0..600))
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| !x));
+    assert!(f
+        .contains_batch(&items(0..600))
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    assert!(
+        calls(&conn, "exec").await >= 6,
+        "3 groups of at most 256, twice"
+    );
+    assert_eq!(
+        calls(&conn, "evalsha").await + calls(&conn, "eval").await,
+        0
+    );
+    let c = f.current_generation();
+    let key = f.generation_key(c, 0);
+    let at: i64 = conn
+        .query(redis::cmd("PEXPIRETIME").arg(&key))
+        .await
+        .unwrap();
+    assert_eq!(at as u64, f.expires_at_ms(c));
+
+    // The filter gets a time to live; a handle opened before adds into a new generation.
+    let old = f
+        .clone()
+        .with_clock(Arc::new(ManualClock::new(hour_now() + HOUR)));
+    f.expire(Duration::from_secs(600)).await.unwrap();
+    assert!(old
+        .insert_batch(&items(600..900))
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    let anchor: i64 = conn
+        .query(redis::cmd("PTTL").arg(f.anchor_key(0)))
+        .await
+        .unwrap();
+    let next = f.generation_key(c + 1, 0);
+    let ttl: i64 = conn.query(redis::cmd("PTTL").arg(&next)).await.unwrap();
+    assert!(anchor > 0 && anchor <= 600_000, "{anchor}");
+    assert!(
+        ttl > 0 && ttl <= anchor,
+        "generation key {ttl} ms, anchor {anchor} ms"
+    );
+    assert!(old
+        .contains_batch(&items(0..900))
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+
+    // Deleted under a writer that never read it: Gone, and the key the transaction wrote is
+    // deleted again.
+    let writer = TimeWindowRedisFilter::open(&conn, "tx").await.unwrap();
+    f.delete().await.unwrap();
+    assert!(matches!(writer.insert(&"x").await, Err(Error::Gone(_))));
+    let keys: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+}
+
 #[tokio::test]
 async fn different_window_parameters_are_refused_naming_both() {
     let (_server, conn) = common::start().await;
