@@ -780,7 +780,7 @@ impl Stored for CountingRedisFilter {
             layout,
             spec,
             capacity: m.num("capacity")?,
-            fpp: m.num("fpp")?,
+            fpp: m.fpp()?,
             id,
             keys,
         })

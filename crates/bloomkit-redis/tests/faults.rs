@@ -131,6 +131,39 @@ async fn tampered_scalable_parameters_are_corrupt_metadata() {
     s.insert("ok").await.unwrap();
 }
 
+/// A plain or counting filter's stored `fpp` that no client could have written is corrupt
+/// metadata naming the filter and the field, at open.
+#[tokio::test]
+async fn a_stored_fpp_outside_0_1_is_corrupt_metadata() {
+    let (server, conn) = common::start().await;
+    RedisFilter::create(&conn, "p", 1000, 0.01).await.unwrap();
+    CountingRedisFilter::create(&conn, "c", 1000, 0.01)
+        .await
+        .unwrap();
+    for name in ["p", "c"] {
+        let meta = format!("bloomkit:{{{name}}}:meta");
+        for value in ["abc", "NaN", "0", "1", "-0.01", "1.5", "inf", ""] {
+            server.cli(&["HSET", &meta, "fpp", value]);
+            let r = if name == "p" {
+                RedisFilter::open(&conn, name).await.map(drop)
+            } else {
+                CountingRedisFilter::open(&conn, name).await.map(drop)
+            };
+            match r {
+                Err(e @ Error::CorruptMetadata { .. }) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(&format!("{name:?}")), "{value}: {msg}");
+                    assert!(msg.contains("fpp"), "{value}: {msg}");
+                }
+                r => panic!("{name}: fpp = {value:?}: {r:?}"),
+            }
+        }
+        server.cli(&["HSET", &meta, "fpp", "0.01"]);
+    }
+    RedisFilter::open(&conn, "p").await.unwrap();
+    CountingRedisFilter::open(&conn, "c").await.unwrap();
+}
+
 #[tokio::test]
 async fn tampered_counting_and_window_metadata_is_corrupt() {
     let (server, conn) = common::start().await;
