@@ -390,6 +390,11 @@ impl TimeWindowRedisFilter {
         &self.id
     }
 
+    /// The connection.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
     /// The window parameters.
     pub fn params(&self) -> &WindowParams {
         &self.params
@@ -837,11 +842,6 @@ impl TimeWindowRedisFilter {
             .await?;
         }
         Ok(())
-    }
-
-    /// The connection.
-    pub(crate) fn connection(&self) -> &Connection {
-        &self.conn
     }
 }
 
