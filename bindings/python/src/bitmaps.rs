@@ -6,7 +6,7 @@
 //! `clear`, `len`) plus the methods of their own. Their elements are Python `int`s of the
 //! range; integers are not hashed, so a bitmap answers exactly.
 
-use crate::arguments::Whole;
+use crate::arguments::{BytesLike, Whole};
 use crate::errors;
 use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, Seen, TwoBitMap};
 use bloomkit::codec::native;
@@ -226,11 +226,11 @@ macro_rules! bitmap_class {
                 Ok(PyBytes::new(py, &bytes))
             }
 
-            /// A bitmap from bloomkit's native format; `ValueError` if the data is damaged or
-            /// holds another kind.
+            /// A bitmap from bloomkit's native format (any bytes-like object); `ValueError` if
+            /// the data is damaged or holds another kind.
             #[classmethod]
-            fn from_bytes(_cls: &Bound<'_, PyType>, data: &[u8]) -> PyResult<Self> {
-                Self::decode(native::from_bytes(data, &[]).map_err(errors::core)?)
+            fn from_bytes(_cls: &Bound<'_, PyType>, data: BytesLike<'_>) -> PyResult<Self> {
+                Self::decode(native::from_bytes(data.as_bytes(), &[]).map_err(errors::core)?)
             }
 
             /// Saves to `path` in bloomkit's native format, atomically. The `bloomkit` CLI
@@ -349,8 +349,10 @@ bitmap_class!(PyBitmap, "Bitmap", Bitmap, Bitmap, {
         Ok(Self::wrap(b.to_form(form).map_err(errors::core)?))
     }
 
-    /// How many integers present are at most `value`.
-    fn rank(&self, value: i128) -> PyResult<u64> {
+    /// How many integers present are at most `value` (a 64-bit integer, as the elements:
+    /// `ValueError` otherwise).
+    fn rank(&self, value: Whole) -> PyResult<u64> {
+        let value = value.between("value", i64::MIN.into(), u64::MAX.into())?;
         Ok(self.get()?.rank(value))
     }
 

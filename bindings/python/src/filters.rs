@@ -2,7 +2,7 @@
 //! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
-use crate::arguments::Whole;
+use crate::arguments::{BytesLike, Whole};
 use crate::dleft::PyDLeftCountingFilter;
 use crate::elements::{bool_list, for_each_hashed, for_each_key_chunk, with_key, Element};
 use crate::errors;
@@ -18,7 +18,7 @@ use bloomkit::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 use pyo3::PyClassInitializer;
 use std::path::PathBuf;
 use std::sync::RwLock;
@@ -747,11 +747,12 @@ impl Filter {
         Ok(PyBytes::new(py, &bytes))
     }
 
-    /// A filter from bloomkit's native format; `ValueError` if the data is damaged or of
-    /// another kind than the class.
+    /// A filter from bloomkit's native format (any bytes-like object); `ValueError` if the
+    /// data is damaged or of another kind than the class.
     #[classmethod]
-    fn from_bytes(cls: &Bound<'_, PyType>, data: &[u8]) -> PyResult<PyObject> {
+    fn from_bytes(cls: &Bound<'_, PyType>, data: BytesLike<'_>) -> PyResult<PyObject> {
         let py = cls.py();
+        let data = data.as_bytes();
         let decoded = py
             .allow_threads(|| native::from_bytes(data, &[]))
             .map_err(errors::core)?;
@@ -802,17 +803,6 @@ impl Filter {
 pub(crate) fn len_of(estimate: f64) -> usize {
     // A float-to-integer `as` saturates: infinity becomes `usize::MAX`.
     (estimate.max(0.0).round() as usize).min(isize::MAX as usize)
-}
-
-/// A capacity argument: a positive integer (`ValueError` for zero or negative).
-pub fn positive(name: &str, value: i128) -> PyResult<u64> {
-    if value <= 0 {
-        return Err(PyValueError::new_err(format!(
-            "{name} must be a positive integer, got {value}"
-        )));
-    }
-    u64::try_from(value)
-        .map_err(|_| PyValueError::new_err(format!("{name} {value} does not fit in 64 bits")))
 }
 
 fn preset(name: &str) -> PyResult<Preset> {
@@ -966,10 +956,10 @@ with_hot_methods! {
         ))
     }
 
-    /// Reads Guava's `BloomFilter.writeTo` format.
+    /// Reads Guava's `BloomFilter.writeTo` format (any bytes-like object).
     #[staticmethod]
-    fn from_guava(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
-        wrap_classic(py, guava::from_bytes(data).map_err(errors::core)?)
+    fn from_guava(py: Python<'_>, data: BytesLike<'_>) -> PyResult<PyObject> {
+        wrap_classic(py, guava::from_bytes(data.as_bytes()).map_err(errors::core)?)
     }
 
     /// The filter in Go bits-and-blooms' binary `WriteTo` format (preset `"go"`).
@@ -978,10 +968,10 @@ with_hot_methods! {
         Ok(PyBytes::new(py, &go::to_bytes(&f).map_err(errors::core)?))
     }
 
-    /// Reads Go bits-and-blooms' binary `WriteTo` format.
+    /// Reads Go bits-and-blooms' binary `WriteTo` format (any bytes-like object).
     #[staticmethod]
-    fn from_go(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
-        wrap_classic(py, go::from_bytes(data).map_err(errors::core)?)
+    fn from_go(py: Python<'_>, data: BytesLike<'_>) -> PyResult<PyObject> {
+        wrap_classic(py, go::from_bytes(data.as_bytes()).map_err(errors::core)?)
     }
 
     /// The filter as Go bits-and-blooms' `MarshalJSON` writes it.
@@ -990,14 +980,14 @@ with_hot_methods! {
         go::to_json(&f).map_err(errors::core)
     }
 
-    /// Reads Go bits-and-blooms' JSON (`str` or `bytes`).
+    /// Reads Go bits-and-blooms' JSON (a `str` or any bytes-like object).
     #[staticmethod]
     fn from_go_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        let bytes: Vec<u8> = match data.extract::<String>() {
-            Ok(s) => s.into_bytes(),
-            Err(_) => data.extract::<Vec<u8>>()?,
+        let json = match data.downcast::<PyString>() {
+            Ok(s) => go::from_json(s.to_cow()?.as_bytes()),
+            Err(_) => go::from_json(data.extract::<BytesLike<'_>>()?.as_bytes()),
         };
-        wrap_classic(py, go::from_json(&bytes).map_err(errors::core)?)
+        wrap_classic(py, json.map_err(errors::core)?)
     }
 
     /// Maps a native file of a classic filter without reading it: `writable=False` for

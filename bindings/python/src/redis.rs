@@ -4,10 +4,10 @@
 //! Every kind is bloomkit-redis's blocking handle (`bloomkit_redis::blocking`), which runs the
 //! async filter on a small runtime of its connection.
 
+use crate::arguments::Whole;
 use crate::elements::{for_each_chunk, with_key, Element};
 use crate::errors;
-use crate::filters::positive;
-use crate::windows::{default_generations, seconds};
+use crate::windows::{generations_or_default, seconds};
 use bloomkit_redis::blocking::{self, BlockingConnection};
 use bloomkit_redis::{FilterOptions, Options, ScalableParams, WindowParams};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -30,9 +30,9 @@ fn options(timeout: f64) -> PyResult<Options> {
 }
 
 /// Both of capacity and fpp (create, or open if identical), or neither (open).
-fn sizing(capacity: Option<i128>, fpp: Option<f64>) -> PyResult<Option<(u64, f64)>> {
+fn sizing(capacity: Option<Whole>, fpp: Option<f64>) -> PyResult<Option<(u64, f64)>> {
     match (capacity, fpp) {
-        (Some(n), Some(p)) => Ok(Some((positive("capacity", n)?, p))),
+        (Some(n), Some(p)) => Ok(Some((n.positive("capacity")?, p))),
         (None, None) => Ok(None),
         _ => Err(PyValueError::new_err(
             "give both capacity and fpp (to create the filter) or neither (to open it)",
@@ -276,7 +276,7 @@ macro_rules! sized_class {
                 py: Python<'_>,
                 url: &str,
                 name: &str,
-                capacity: Option<i128>,
+                capacity: Option<Whole>,
                 fpp: Option<f64>,
                 timeout: f64,
             ) -> PyResult<PyClassInitializer<Self>> {
@@ -347,19 +347,20 @@ pub struct PyScalableRedisFilter;
 #[pymethods]
 impl PyScalableRedisFilter {
     #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, growth = 2, tightening = 0.5, timeout = 5.0))]
+    #[pyo3(signature = (url, name, capacity = None, fpp = None, growth = Whole::from(2), tightening = 0.5, timeout = 5.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         url: &str,
         name: &str,
-        capacity: Option<i128>,
+        capacity: Option<Whole>,
         fpp: Option<f64>,
-        growth: u64,
+        growth: Whole,
         tightening: f64,
         timeout: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let sizing = sizing(capacity, fpp)?;
+        let growth = growth.u64_from("growth", 0)?;
         let init = SharedFilter::build(py, "ScalableRedisFilter", name, timeout, |options| {
             let conn = BlockingConnection::open(url, options)?;
             Ok(Remote::Scalable(match sizing {
@@ -393,14 +394,14 @@ impl PyTimeWindowRedisFilter {
         url: &str,
         name: &str,
         window: Option<f64>,
-        capacity: Option<i128>,
+        capacity: Option<Whole>,
         fpp: Option<f64>,
-        generations: Option<u32>,
+        generations: Option<Whole>,
         timeout: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let params = match (window, sizing(capacity, fpp)?) {
             (Some(w), Some((n, p))) => {
-                let generations = generations.unwrap_or_else(|| default_generations(n));
+                let generations = generations_or_default(generations, n)?;
                 Some(WindowParams::new(seconds("window", w)?, generations, n, p))
             }
             (None, None) if generations.is_none() => None,

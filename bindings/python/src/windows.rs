@@ -76,9 +76,13 @@ pub(crate) fn seconds(name: &str, value: f64) -> PyResult<Duration> {
         })
 }
 
-/// The generations of a time window when not given: 30, or `capacity` if smaller (as the CLI).
-pub(crate) fn default_generations(capacity: u64) -> u32 {
-    capacity.clamp(1, 30) as u32
+/// The generations of a time window: those given, else 30, or `capacity` if smaller (as the
+/// CLI).
+pub(crate) fn generations_or_default(given: Option<Whole>, capacity: u64) -> PyResult<u32> {
+    match given {
+        Some(n) => n.u32_from("generations", 0),
+        None => Ok(capacity.clamp(1, 30) as u32),
+    }
 }
 
 /// A filter of what was added within the last `window` seconds: generations of blocked
@@ -114,10 +118,7 @@ impl PyTimeWindowFilter {
         let window = seconds("window", window)?;
         let capacity = capacity.positive("capacity")?;
         crate::filters::ensure_fits(Class::TimeWindow, capacity, fpp)?;
-        let generations = match generations {
-            Some(n) => n.u32_from("generations", 0)?,
-            None => default_generations(capacity),
-        };
+        let generations = generations_or_default(generations, capacity)?;
         let f = TimeWindowFilter::new(window, generations, capacity, fpp).map_err(errors::core)?;
         Ok(
             new_filter(Class::TimeWindow, f.into(), Some(Design { capacity, fpp }))?

@@ -172,3 +172,30 @@ def test_range_arguments_of_any_size_raise_value_error_naming_them():
             make()
     with pytest.raises(TypeError):
         bloomkit.Bitmap(0, 10.5)
+
+
+def test_rank_takes_any_64_bit_integer_and_refuses_others_naming_the_argument():
+    b = bloomkit.Bitmap(0, 100)
+    b.add_many([1, 50])
+    assert b.rank(-(2**63)) == 0 and b.rank(2**64 - 1) == 2  # beyond the range: clamped
+    for value, message in [
+        (2**200, f"^value {2**200} is too large: at most 18446744073709551615$"),
+        (2**64, "^value 18446744073709551616 is too large"),
+        (-(2**200), f"^value must be at least -9223372036854775808, got {-(2**200)}$"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            b.rank(value)
+    for value, type_name in [(True, "bool"), (1.5, "float"), ("7", "str")]:
+        with pytest.raises(TypeError, match=f"^value must be an integer, not {type_name}$"):
+            b.rank(value)
+
+
+def test_bools_are_refused_as_range_arguments_naming_them():
+    for cls in (bloomkit.Bitmap, bloomkit.TwoBitMap):
+        for make, argument in [
+            (lambda: cls(False, 10), "start"),
+            (lambda: cls(0, True), "end"),
+            (lambda: cls(0, 10, expected=True), "expected"),
+        ]:
+            with pytest.raises(TypeError, match=f"^{argument} must be an integer, not bool$"):
+                make()

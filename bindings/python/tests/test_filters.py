@@ -326,11 +326,48 @@ def test_integer_arguments_out_of_range_raise_value_error_naming_them():
     for make, message in cases:
         with pytest.raises(ValueError, match=message):
             make()
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^growth must be an integer, not float$"):
         bloomkit.ScalableBloomFilter(10, 0.01, growth=2.5)
     s = bloomkit.ScalableBloomFilter(10, 0.01, growth=4, max_layers=3, max_capacity=10**6)
     s.add_many(range(100))
     assert s.layers == 3
+
+
+def test_bools_are_refused_as_integer_arguments_naming_them():
+    # bool is an int subclass: True would otherwise be a capacity of 1 (and False of 0).
+    cases = [
+        (lambda: bloomkit.BloomFilter(True, 0.01), "capacity"),
+        (lambda: bloomkit.BlockedBloomFilter(False, 0.01), "capacity"),
+        (lambda: bloomkit.CountingBloomFilter(True, 0.01), "capacity"),
+        (lambda: bloomkit.AtomicBloomFilter(True, 0.01), "capacity"),
+        (lambda: bloomkit.AtomicBlockedBloomFilter(True, 0.01), "capacity"),
+        (lambda: bloomkit.DLeftCountingFilter(True, 0.01), "capacity"),
+        (lambda: bloomkit.CountWindowFilter(True, 0.01), "window"),
+        (lambda: bloomkit.TimeWindowFilter(60, True, 0.01), "capacity"),
+        (lambda: bloomkit.TimeWindowFilter(60, 100, 0.01, generations=True), "generations"),
+        (lambda: bloomkit.BloomFilter.with_params(True, 3), "bits"),
+        (lambda: bloomkit.BloomFilter.with_params(64, True), "hashes"),
+        (lambda: bloomkit.ScalableBloomFilter(True, 0.01), "initial_capacity"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, growth=True), "growth"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, max_layers=True), "max_layers"),
+        (lambda: bloomkit.ScalableBloomFilter(10, 0.01, max_capacity=False), "max_capacity"),
+    ]
+    for make, name in cases:
+        with pytest.raises(TypeError, match=f"^{name} must be an integer, not bool$"):
+            make()
+    # Other ints and objects with __index__ are still integers.
+    class Index:
+        def __init__(self, value):
+            self.value = value
+
+        def __index__(self):
+            return self.value
+
+    assert bloomkit.BloomFilter(Index(1000), 0.01).capacity == 1000
+    with pytest.raises(ValueError, match=f"^capacity {2**200} is too large"):
+        bloomkit.BloomFilter(Index(2**200), 0.01)
+    with pytest.raises(TypeError, match="^capacity must be an integer, not str$"):
+        bloomkit.BloomFilter("1000", 0.01)
 
 
 def test_a_filter_larger_than_the_available_memory_is_refused_before_allocating(monkeypatch):

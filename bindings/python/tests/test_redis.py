@@ -95,6 +95,41 @@ def test_bad_input(redis_url):
         ScalableRedisFilter(redis_url, name())
 
 
+def test_integer_arguments_are_refused_naming_them_before_connecting():
+    # Checked before any connection: nothing listens on port 1.
+    url = "redis://127.0.0.1:1/"
+    huge = 2**200
+    too_large = [
+        (lambda: RedisFilter(url, "x", huge, 0.01), f"capacity {huge} is too large"),
+        (lambda: RedissonFilter(url, "x", huge, 0.01), "capacity .* too large"),
+        (lambda: CountingRedisFilter(url, "x", 2**64, 0.01), "capacity 18446744073709551616"),
+        (lambda: ScalableRedisFilter(url, "x", huge, 0.01), "capacity .* too large"),
+        (lambda: ScalableRedisFilter(url, "x", 100, 0.01, growth=huge), "growth .* too large"),
+        (lambda: ScalableRedisFilter(url, "x", 100, 0.01, growth=-1), "growth must be at least 0"),
+        (lambda: TimeWindowRedisFilter(url, "x", 60, huge, 0.01), "capacity .* too large"),
+        (lambda: TimeWindowRedisFilter(url, "x", 60, 100, 0.01, generations=2**32),
+         "generations 4294967296 is too large: at most 4294967295"),
+        (lambda: TimeWindowRedisFilter(url, "x", 60, 100, 0.01, generations=-1),
+         "generations must be at least 0, got -1"),
+        (lambda: RedisFilter(url, "x", -huge, 0.01), "capacity must be a positive integer, got -"),
+    ]
+    for make, message in too_large:
+        with pytest.raises(ValueError, match=message):
+            make()
+    bools = [
+        (lambda: RedisFilter(url, "x", True, 0.01), "capacity"),
+        (lambda: RedissonFilter(url, "x", True, 0.01), "capacity"),
+        (lambda: CountingRedisFilter(url, "x", False, 0.01), "capacity"),
+        (lambda: ScalableRedisFilter(url, "x", True, 0.01), "capacity"),
+        (lambda: ScalableRedisFilter(url, "x", 100, 0.01, growth=True), "growth"),
+        (lambda: TimeWindowRedisFilter(url, "x", 60, True, 0.01), "capacity"),
+        (lambda: TimeWindowRedisFilter(url, "x", 60, 100, 0.01, generations=True), "generations"),
+    ]
+    for make, argument in bools:
+        with pytest.raises(TypeError, match=f"^{argument} must be an integer, not bool$"):
+            make()
+
+
 def test_another_kind_under_the_name_is_refused(redis_url):
     key = name()
     RedisFilter(redis_url, key, 1000, 0.01).add("x")

@@ -214,7 +214,8 @@ impl Drop for Killed {
 }
 
 /// An import is read into memory whole: a file or an input larger than the memory available
-/// is refused (before reading, for a file) instead of filling the machine's memory.
+/// is refused (before reading, for a file; after its header, for standard input) instead of
+/// filling the machine's memory.
 #[test]
 fn imports_larger_than_the_memory_available_are_refused() {
     let d = tempfile::tempdir().unwrap();
@@ -243,12 +244,29 @@ fn imports_larger_than_the_memory_available_are_refused() {
         err.contains("big.guava: loading this filter needs 2.0 MiB of memory, more than this machine has available"),
         "{err}"
     );
-    let zero = std::fs::File::open("/dev/zero").unwrap();
+    // A Guava header of 262,143 words (2 MiB), then endless zeros.
+    let mut head = vec![1u8, 7];
+    head.extend_from_slice(&((2 << 20) / 8 - 1i32).to_be_bytes());
+    let mut stream = std::process::Command::new("sh")
+        .args(["-c", "printf \"$1\"; exec cat /dev/zero", "sh"])
+        .arg(
+            head.iter()
+                .map(|b| format!("\\{b:03o}"))
+                .collect::<String>(),
+        )
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let (code, err) = limited(
         &["import", "-", "--format", "guava", &out],
-        Stdio::from(zero),
+        Stdio::from(stream.stdout.take().unwrap()),
     );
+    let _ = stream.kill();
+    let _ = stream.wait();
     assert_eq!(code, 2);
-    assert!(err.contains("standard input: more than"), "{err}");
+    assert!(
+        err.contains("standard input: its header describes a filter of 2097150 bytes, more than this machine has available"),
+        "{err}"
+    );
     assert!(!std::path::Path::new(&out).exists());
 }

@@ -43,18 +43,81 @@ fn dev_zero_as_input_is_a_clear_error() {
     assert_eq!(std::fs::read(&f).unwrap(), before);
 }
 
-#[test]
-fn an_endless_import_from_standard_input_is_a_clear_error() {
+/// Runs `import - <args…> out` with `head` then endless zero bytes on its standard input, fed
+/// by this test until the process stops reading; the exit status, standard error and how many
+/// bytes it had read at most (the bytes written before the pipe closed).
+fn import_endless(args: &[&str], head: &[u8]) -> (i32, String, u64) {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("x.bloom").to_string_lossy().into_owned();
-    let zero = std::fs::File::open("/dev/zero").unwrap();
-    let (code, err) = finished(limited(
-        &["import", "-", "--format", "guava", &out],
-        Stdio::from(zero),
-    ));
+    let mut all = vec!["import", "-"];
+    all.extend_from_slice(args);
+    all.push(&out);
+    let mut child = limited(&all, Stdio::piped());
+    let mut stdin = child.stdin.take().unwrap();
+    let zeros = vec![0u8; 1 << 16];
+    let mut written = 0u64;
+    if stdin.write_all(head).is_ok() {
+        written += head.len() as u64;
+        // 8 GB: far more than the 256 MiB the process may hold.
+        while written < 8 << 30 && stdin.write_all(&zeros).is_ok() {
+            written += zeros.len() as u64;
+        }
+    }
+    drop(stdin);
+    let (code, err) = finished(child);
+    assert!(!d.path().join("x.bloom").exists(), "{err}");
+    (code, err, written)
+}
+
+#[test]
+fn an_endless_import_stops_after_the_header_it_starts_with() {
+    // Zeros are no Guava header: refused after the first bytes.
+    let (code, err, written) = import_endless(&["--format", "guava"], b"");
+    assert_eq!(code, 2);
+    assert!(err.starts_with("bloomkit: standard input: "), "{err}");
+    assert!(written < 64 << 20, "read {written} bytes of zeros");
+    // A Guava header of 1,000 words, then endless zeros: read to the header's 8,006 bytes
+    // and one more, then refused, with or without --format.
+    let mut guava = vec![1u8, 7];
+    guava.extend_from_slice(&1000i32.to_be_bytes());
+    for args in [&["--format", "guava"][..], &[]] {
+        let (code, err, written) = import_endless(args, &guava);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains("standard input: more bytes follow the 8006 that its header describes"),
+            "{args:?}: {err}"
+        );
+        assert!(written < 64 << 20, "{args:?}: read {written} bytes");
+    }
+}
+
+#[test]
+fn an_import_whose_header_describes_more_than_the_memory_is_refused_before_reading_it() {
+    // A Go header that claims 2^40 bits (128 GiB of words), with 1 MiB of memory available.
+    let mut go = Vec::new();
+    for v in [1u64 << 40, 7, 1 << 40] {
+        go.extend_from_slice(&v.to_be_bytes());
+    }
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("x.bloom").to_string_lossy().into_owned();
+    let r = run_command(
+        bk(&["import", "-", "--format", "go", &out]).env("BLOOMKIT_MEM_AVAILABLE", "1048576"),
+        &go,
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.err.contains("its header describes a filter of 137438953496 bytes, more than this machine has available"),
+        "{}",
+        r.err
+    );
+}
+
+#[test]
+fn an_endless_json_import_is_a_clear_error() {
+    // JSON has no header that gives its length: read up to what the memory allows.
+    let (code, err, _) = import_endless(&["--format", "go-json"], b"{\"m\": ");
     assert_eq!(code, 2);
     assert!(err.contains("too large to hold in memory"), "{err}");
-    assert!(!d.path().join("x.bloom").exists());
 }
 
 #[test]

@@ -115,23 +115,102 @@ pub(crate) fn export(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads standard input whole; memory that cannot be had is an error, not an abort (the input
-/// may be endless, as `/dev/zero` is).
-fn read_stdin() -> Result<Vec<u8>> {
+/// Reads an import's standard input: first the few bytes that hold a Guava or Go header, then
+/// only as many more as the headers they could be describe (plus one, so that extra bytes are
+/// seen), so an endless or hostile input is refused after its header rather than after filling
+/// the memory. Only JSON, whose length no header gives, is read up to the memory available.
+fn read_stdin(format: Option<Format>) -> Result<Input> {
     let mut input = std::io::stdin().lock();
     let mut bytes = Vec::new();
+    let whole = read_up_to(&mut input, &mut bytes, HEADER_PREFIX)?;
+    let available = crate::memory::available()?.unwrap_or(u64::MAX);
+    match justified_len(&bytes, format) {
+        Justified::Nothing => return Ok(Input { bytes, whole }),
+        Justified::Unknown => {
+            if !read_up_to(&mut input, &mut bytes, available)? {
+                bail!(
+                    "standard input: more than {} bytes, too large to hold in memory",
+                    bytes.len()
+                );
+            }
+        }
+        Justified::Header(len) if len > available => bail!(
+            "standard input: its header describes a filter of {} bytes, more than this \
+             machine has available ({})",
+            len,
+            crate::commands::human_bytes(available)
+        ),
+        Justified::Header(len) => {
+            if !read_up_to(&mut input, &mut bytes, len.saturating_add(1))? {
+                bail!(
+                    "standard input: more bytes follow the {len} that its header describes; \
+                     give a single filter, whole"
+                );
+            }
+        }
+    }
+    Ok(Input { bytes, whole: true })
+}
+
+/// An import's input as read.
+struct Input {
+    bytes: Vec<u8>,
+    /// Whether `bytes` is all of it (not only the first bytes, which were enough to refuse it).
+    whole: bool,
+}
+
+/// The bytes that hold every header [`justified_len`] reads (Go's `m`, `k` and length).
+const HEADER_PREFIX: u64 = 24;
+
+/// How much of an input its first bytes justify reading.
+#[derive(Debug, PartialEq)]
+enum Justified {
+    /// The length the Guava or Go header it starts with gives (the longer if both could).
+    Header(u64),
+    /// No header gives it: JSON, read up to the memory available.
+    Unknown,
+    /// Nothing more: the first bytes are no header the format (or any format) has, and the
+    /// decoder says what is wrong with them.
+    Nothing,
+}
+
+fn justified_len(prefix: &[u8], format: Option<Format>) -> Justified {
+    let may = |f: Format| format.is_none_or(|g| g == f);
+    let first = prefix.iter().find(|b| !b.is_ascii_whitespace());
+    if may(Format::GoJson) && first.is_none_or(|&b| b == b'{') {
+        return Justified::Unknown;
+    }
+    let mut len = None;
+    if (may(Format::Guava) || may(Format::Guava32)) && prefix.len() >= 6 && prefix[0] <= 1 {
+        let words = i32::from_be_bytes([prefix[2], prefix[3], prefix[4], prefix[5]]);
+        if prefix[1] >= 1 && words > 0 {
+            len = Some(6 + 8 * words as u64);
+        }
+    }
+    if may(Format::Go) && prefix.len() >= 24 {
+        let be = |i: usize| u64::from_be_bytes(prefix[i..i + 8].try_into().expect("8 bytes"));
+        let (m, k, set) = (be(0), be(8), be(16));
+        if m > 0 && k >= 1 && set == m {
+            let go = m.div_ceil(64).saturating_mul(8).saturating_add(24);
+            len = len.max(Some(go));
+        }
+    }
+    len.map_or(Justified::Nothing, Justified::Header)
+}
+
+/// Appends from `input` to `bytes` until it holds `limit` bytes or the input ends; whether the
+/// input ended. Memory that cannot be had is an error, not an abort.
+fn read_up_to(input: &mut impl Read, bytes: &mut Vec<u8>, limit: u64) -> Result<bool> {
     let mut chunk = vec![0u8; 1 << 20];
-    // Never more than the machine has available (an endless input would otherwise be held
-    // until the allocator gives up, long after the machine started swapping).
-    let limit = crate::memory::available()?.unwrap_or(u64::MAX);
-    loop {
-        let n = match input.read(&mut chunk) {
-            Ok(0) => return Ok(bytes),
+    while (bytes.len() as u64) < limit {
+        let want = (limit - bytes.len() as u64).min(chunk.len() as u64) as usize;
+        let n = match input.read(&mut chunk[..want]) {
+            Ok(0) => return Ok(true),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e).context("reading standard input"),
         };
-        if (bytes.len() + n) as u64 > limit || bytes.try_reserve(n).is_err() {
+        if bytes.try_reserve(n).is_err() {
             bail!(
                 "standard input: more than {} bytes, too large to hold in memory",
                 bytes.len()
@@ -139,6 +218,7 @@ fn read_stdin() -> Result<Vec<u8>> {
         }
         bytes.extend_from_slice(&chunk[..n]);
     }
+    Ok(false)
 }
 
 /// The CLI format of a detected one (`None` for bloomkit's own).
@@ -153,7 +233,8 @@ fn cli_format(d: Detected) -> Option<Format> {
 }
 
 /// What to say about a file that is not in the format it was said (or found) to be in.
-fn looks_like(file: &Path, bytes: &[u8]) -> String {
+fn looks_like(file: &Path, input: &Input) -> String {
+    let bytes = &input.bytes[..];
     match detect(bytes) {
         Some(Detected::Native) => format!(
             "it is a bloomkit filter file already: use it as it is, or copy it (cp {} ...)",
@@ -165,7 +246,8 @@ fn looks_like(file: &Path, bytes: &[u8]) -> String {
             cli_format(d).map_or("?", format_name)
         ),
         None => format!(
-            "its {} bytes look like no format bloomkit reads (Guava, Go binary, Go JSON)",
+            "its {}{} bytes look like no format bloomkit reads (Guava, Go binary, Go JSON)",
+            if input.whole { "" } else { "first " },
             bytes.len()
         ),
     }
@@ -180,43 +262,50 @@ pub(crate) fn import(
     out: &Output,
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
-    let bytes = if file.as_os_str() == "-" {
-        read_stdin()?
+    let input = if file.as_os_str() == "-" {
+        read_stdin(format)?
     } else {
         // A regular file only (a FIFO would block, /dev/zero never end), read up to its size,
         // which must fit in the memory available.
         crate::memory::ensure_loadable(file)?;
-        bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?
+        let bytes = bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?;
+        Input { bytes, whole: true }
     };
-    let detected = detect(&bytes);
+    let name = if file.as_os_str() == "-" {
+        "standard input".to_string()
+    } else {
+        file.display().to_string()
+    };
+    let bytes = &input.bytes[..];
+    let detected = detect(bytes);
     let format = match (format, detected) {
         (Some(f), _) => f,
         (None, Some(d)) => match cli_format(d) {
             Some(f) => f,
-            None => bail!("{}: {}", file.display(), looks_like(file, &bytes)),
+            None => bail!("{}: {}", name, looks_like(file, &input)),
         },
         (None, None) => bail!(
             "{}: {}; give --format if you know it",
-            file.display(),
-            looks_like(file, &bytes)
+            name,
+            looks_like(file, &input)
         ),
     };
     let filter = match format {
-        Format::Guava | Format::Guava32 => guava::from_bytes(&bytes),
-        Format::Go => go::from_bytes(&bytes),
-        Format::GoJson => go::from_json(&bytes),
+        Format::Guava | Format::Guava32 => guava::from_bytes(bytes),
+        Format::Go => go::from_bytes(bytes),
+        Format::GoJson => go::from_json(bytes),
     }
     .map_err(|e| {
         // Name the real problem: the file is in another format than the one given.
         if detected.and_then(cli_format) != Some(format) {
             anyhow!(
                 "{}: not a {} filter ({e}); {}",
-                file.display(),
+                name,
                 format_name(format),
-                looks_like(file, &bytes)
+                looks_like(file, &input)
             )
         } else {
-            anyhow!("{}: {e}", file.display())
+            anyhow!("{name}: {e}")
         }
     })?;
     if let Location::File(path) = &location {
