@@ -20,7 +20,7 @@
 //!   `E = (c + G + 2)·L + L/2` is the same absolute time for every client. A missing anchor:
 //!   the filter is gone, the generation key just written is deleted and the add fails with
 //!   [`Error::Gone`]. An anchor with a time to live (the filter was given one, see
-//!   [`crate::expire`]): the generation key must not outlive it, so [`ADD_SCRIPT`] (which
+//!   [`crate::expire`]): the generation key must not outlive it, so `ADD_SCRIPT` (which
 //!   sets `E` and caps it at the anchor's time to live, atomically) runs once more with no
 //!   bits, and the handle uses the script for its later adds. On a cluster adds use the script
 //!   (as the plain filter does). So Redis frees a generation by itself, whether or not any
@@ -293,7 +293,7 @@ pub struct TimeWindowRedisFilter {
     latest_ms: Arc<AtomicU64>,
     /// Generation keys `(generation, segment)` this handle has seen exist.
     known: Arc<Mutex<BTreeSet<(u64, u32)>>>,
-    /// Adds run [`ADD_SCRIPT`]: set once an add found that the anchors have a time to live.
+    /// Adds run `ADD_SCRIPT`: set once an add found that the anchors have a time to live.
     script_adds: Arc<AtomicBool>,
 }
 
@@ -535,7 +535,7 @@ impl TimeWindowRedisFilter {
         Ok(old)
     }
 
-    /// [`ADD_SCRIPT`] with the bits of the elements `idx`; returns the old bits.
+    /// `ADD_SCRIPT` with the bits of the elements `idx`; returns the old bits.
     async fn add_by_script(
         &self,
         anchor: &str,
@@ -554,7 +554,7 @@ impl TimeWindowRedisFilter {
             .map_err(|e| e.about(&self.name))
     }
 
-    /// The same handle adding through [`ADD_SCRIPT`] always, as on a cluster (for the
+    /// The same handle adding through `ADD_SCRIPT` always, as on a cluster (for the
     /// benchmark that compares it with the transaction).
     #[doc(hidden)]
     pub fn with_script_adds(mut self) -> Self {
