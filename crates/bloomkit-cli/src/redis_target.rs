@@ -119,6 +119,21 @@ fn valid_host(host: &str) -> bool {
     name_ok && port_ok
 }
 
+/// A filter name for messages: as it is when every character prints as itself, else quoted
+/// with Rust's escapes (`"ev\nil\u{1b}[31m"`), so that a name holding a newline, an escape
+/// sequence or another control or invisible character cannot forge output lines or drive the
+/// terminal.
+pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let plain = name
+        .chars()
+        .all(|c| matches!(c, '"' | '\'' | '\\') || c.escape_debug().count() == 1);
+    if plain {
+        name.into()
+    } else {
+        format!("{name:?}").into()
+    }
+}
+
 impl RedisUrl {
     /// Parses a TARGET if it is a Redis URL (`None`: not a URL at all, a file path).
     pub fn parse(target: &str) -> Result<Option<RedisUrl>> {
@@ -185,7 +200,10 @@ impl RedisUrl {
             bail!("{shown}://{host}/{db}/: missing filter name after the database number");
         }
         if cluster && db != 0 {
-            bail!("{shown}://{host}/{db}/{name}: Redis Cluster has only database 0");
+            bail!(
+                "{shown}://{host}/{db}/{}: Redis Cluster has only database 0",
+                shown_name(name)
+            );
         }
         let addr = if host.ends_with(']') || !host.starts_with('[') && !host.contains(':') {
             format!("{host}:6379")
@@ -214,7 +232,7 @@ impl RedisUrl {
         } else {
             String::new()
         };
-        format!("{scheme}://{}/{db}{}", self.addr, self.name)
+        format!("{scheme}://{}/{db}{}", self.addr, shown_name(&self.name))
     }
 
     /// The password: from the URL, else `--password-file` (its first line), else
@@ -803,6 +821,18 @@ mod tests {
         assert_eq!((u.db, u.name.as_str()), (3, "x:y"));
         assert_eq!(u.password, Some(Password("s@cret".into())));
         assert_eq!(u.display(), "redis://h:1/3/x:y");
+        // Names that do not print as themselves are quoted and escaped.
+        let u = RedisUrl::parse("redis://h:1/ev\nil\u{1b}[31mX")
+            .unwrap()
+            .unwrap();
+        assert_eq!(u.name, "ev\nil\u{1b}[31mX");
+        assert_eq!(u.display(), r#"redis://h:1/"ev\nil\u{1b}[31mX""#);
+        for plain in ["a b", "x\"y", "caf\u{e9}", "a\\b", "it's"] {
+            assert_eq!(super::shown_name(plain), plain);
+        }
+        for quoted in ["\t", "a\rb", "\u{202e}evil", "\u{7f}"] {
+            assert_eq!(super::shown_name(quoted), format!("{quoted:?}"));
+        }
         assert!(!format!("{u:?}").contains("s@cret"));
         let u = RedisUrl::parse("redis://user:pw@h/a/b").unwrap().unwrap();
         assert_eq!((u.addr.as_str(), u.name.as_str()), ("h:6379", "a/b"));

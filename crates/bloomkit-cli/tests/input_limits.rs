@@ -92,6 +92,41 @@ fn an_endless_import_stops_after_the_header_it_starts_with() {
 }
 
 #[test]
+fn an_import_file_is_read_no_further_than_its_header_describes() {
+    // A Guava header of 1,000 words, then 64 MiB of zeros: the process reads 8,007 bytes, so
+    // it fits in a 4 MiB heap (`ulimit -d`), where reading the file whole could not.
+    let d = tempfile::tempdir().unwrap();
+    let long = d.path().join("long.guava");
+    let mut head = vec![1u8, 7];
+    head.extend_from_slice(&1000i32.to_be_bytes());
+    let mut f = std::fs::File::create(&long).unwrap();
+    f.write_all(&head).unwrap();
+    f.set_len(64 << 20).unwrap();
+    let long = long.to_string_lossy().into_owned();
+    let out = d.path().join("x.bloom").to_string_lossy().into_owned();
+    let (code, err) = data_limited(4096, &["import", &long, &out], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("long.guava: more bytes follow the 8006 that its header describes"),
+        "{err}"
+    );
+    // Zeros are no header at all: refused on their first 24 bytes.
+    let zeros = d.path().join("zeros.bin");
+    std::fs::File::create(&zeros)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let zeros = zeros.to_string_lossy().into_owned();
+    let (code, err) = data_limited(4096, &["import", &zeros, &out], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("zeros.bin: its first 24 bytes look like no format bloomkit reads"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&out).exists());
+}
+
+#[test]
 fn an_import_whose_header_describes_more_than_the_memory_is_refused_before_reading_it() {
     // A Go header that claims 2^40 bits (128 GiB of words), with 1 MiB of memory available.
     let mut go = Vec::new();

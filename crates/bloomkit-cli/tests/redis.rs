@@ -368,7 +368,8 @@ fn writer_fails_typed_when_its_filter_is_recreated_and_writes_nothing_into_the_n
     let new = filter_id(&mut c, "w").unwrap();
     assert_ne!(new, old);
     let err = writer.finish_gone();
-    assert!(err.contains("items before it were applied"), "{err}");
+    assert!(err.contains("acknowledged the "), "{err}");
+    assert!(err.contains("depends on its persistence"), "{err}");
     // Not one bit in the new filter, and no key of the old one left behind.
     assert_eq!(bits_of(&mut c, "w", &new), 0);
     assert_eq!(bits_of(&mut c, "w", &old), 0);
@@ -625,7 +626,9 @@ fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_u
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("gave up after"), "{err}");
     let applied: u64 = err
-        .split(" items before it were applied")
+        .split(
+            " items before it (whether they survive a server restart depends on its persistence)",
+        )
         .next()
         .and_then(|r| r.rsplit(' ').next())
         .and_then(|n| n.parse().ok())
@@ -926,4 +929,40 @@ fn keys_of_another_type_are_named_and_create_force_replaces_a_bad_meta_key() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("another type"), "{err}");
     assert_eq!(run(&["add", &t, "a"], "").0, 0);
+}
+
+/// A filter name holding a newline and an escape sequence is shown quoted and escaped in every
+/// message (`"ev\nbloomkit: forged\u{1b}[31m"`): it can neither forge an output line nor drive
+/// the terminal. The filter itself keeps its exact name.
+#[test]
+fn hostile_filter_names_are_escaped_in_messages() {
+    let (server, _dir) = Server::start();
+    let name = "ev\nbloomkit: forged\u{1b}[31m";
+    let t = server.target(name);
+    let shown = format!("{name:?}");
+    let runs: [(&[&str], i32); 7] = [
+        (&["check", &t, "x"], 2),
+        (&["create", &t, "-n", "1000", "-p", "0.01"], 0),
+        (&["create", &t, "-n", "1000", "-p", "0.001"], 2),
+        (&["add", &t, "a", "b"], 0),
+        (&["info", &t], 0),
+        (&["expire", &t, "1h"], 0),
+        (&["create", &t, "--force", "--window", "1h", "-n", "100"], 0),
+    ];
+    for (args, want) in runs {
+        let (code, out, err) = run(args, "");
+        assert_eq!(code, want, "{args:?}: {err}");
+        let all = format!("{out}{err}");
+        assert!(!all.contains('\u{1b}'), "{args:?}: {all:?}");
+        assert!(
+            !all.lines().any(|l| l.starts_with("bloomkit: forged")),
+            "{args:?}: {all:?}"
+        );
+        if args[0] != "add" {
+            assert!(all.contains(&shown), "{args:?} names it escaped: {all:?}");
+        }
+    }
+    // The name itself is intact in Redis.
+    let mut c = redis_at(server.port, 0);
+    assert!(filter_id(&mut c, name).is_some());
 }

@@ -3,6 +3,7 @@
 //!
 //! - time-window checks (a single-generation filter, then filters whose every generation is
 //!   filled) against RedisBloom's `BF.MEXISTS` on a filter of the same `n` at 1 %;
+//! - time-window adds through the transaction against the script it replaced;
 //! - counting adds and removes against the per-bit `SETBIT` pipeline of the seed designs
 //!   (a classic filter, one `SETBIT` per bit, pipelined per batch).
 //!
@@ -228,6 +229,66 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
     single.delete().await.unwrap();
 }
 
+/// Time-window adds on a standalone server: the transaction (`MULTI; EXISTS; BITFIELD;
+/// PEXPIREAT; PTTL; EXEC`, the default) against the script it replaced (still used on a
+/// cluster and for filters with a time to live), interleaved, each pass into an emptied
+/// generation of its own filter.
+async fn window_add_rows(conn: &Connection, server: u32) {
+    let (n, per_pass) = (800_000u64, 200_000u64);
+    println!(
+        "\n### Time-window adds (4 generations, n = {n} per window, p = 1 %, {per_pass} new elements per pass, batches of {BATCH})\n"
+    );
+    let data = items(0..per_pass);
+    let params = WindowParams::new(Duration::from_millis(4 * HOUR), 4, n, P);
+    let clock = Arc::new(ManualClock::new(SystemClock.now_ms() / HOUR * HOUR));
+    let open = async |name: &str| {
+        TimeWindowRedisFilter::create(conn, name, params)
+            .await
+            .unwrap()
+            .with_clock(clock.clone())
+    };
+    let tx = open("wa-tx").await;
+    let script = open("wa-script").await.with_script_adds();
+    let adds = async |f: &TimeWindowRedisFilter| {
+        f.clear().await.unwrap();
+        for b in data.chunks(BATCH) {
+            assert!(f.insert_batch(b).await.unwrap().iter().any(|&x| x));
+        }
+    };
+    let mut passes: Vec<[Pass; 2]> = Vec::new();
+    for _ in 0..PASSES {
+        let t = measure(conn, server, &["exec"], data.len(), async || {
+            adds(&tx).await
+        })
+        .await;
+        let s = measure(conn, server, &["evalsha"], data.len(), async || {
+            adds(&script).await
+        })
+        .await;
+        passes.push([t, s]);
+    }
+    let col = |i: usize, g: fn(&Pass) -> f64| median(passes.iter().map(|p| g(&p[i])).collect());
+    println!("| add through | adds/s | server µs/element of the add command (commandstats) | CPU µs/element client + server |");
+    println!("|---|---:|---:|---:|");
+    for (i, what) in [(0, "transaction (`EXEC`)"), (1, "script (`EVALSHA`)")] {
+        println!(
+            "| {what} | {:.0} | {:.2} | {:.2} + {:.2} |",
+            col(i, |p| p.rate),
+            col(i, |p| p.server_us),
+            col(i, |p| p.client_cpu_us),
+            col(i, |p| p.server_cpu_us)
+        );
+    }
+    let ratio: Vec<f64> = passes.iter().map(|p| p[0].rate / p[1].rate).collect();
+    println!(
+        "\ntransaction ÷ script adds/s per pass: {} (median {:.2})",
+        show(&ratio),
+        median(ratio.clone())
+    );
+    tx.delete().await.unwrap();
+    script.delete().await.unwrap();
+}
+
 /// Microseconds the server has spent so far on the commands `top` (`INFO commandstats`).
 /// Name the commands the client sends: a transaction's `EXEC` and a script's `EVALSHA`
 /// include the commands they run, which are counted under their own names as well.
@@ -381,6 +442,7 @@ async fn main() {
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     if only.as_deref() != Some("counting") {
         window_rows(&conn, server.pid(), redisbloom).await;
+        window_add_rows(&conn, server.pid()).await;
     }
     if only.as_deref() != Some("window") {
         counting_rows(&conn, server.pid()).await;

@@ -547,7 +547,7 @@ impl CountingRedisFilter {
             .groups
             .iter()
             .map(|(seg, idx)| self.add_group(&b, *seg, idx));
-        let replies = try_join_all(futs).await?;
+        let replies = segments::join_writes(futs).await?;
         let mut new = vec![false; keys.len()];
         let mut saturated = vec![false; keys.len()];
         for ((_, idx), values) in b.groups.iter().zip(replies) {
@@ -780,7 +780,7 @@ impl Stored for CountingRedisFilter {
             layout,
             spec,
             capacity: m.num("capacity")?,
-            fpp: m.num("fpp")?,
+            fpp: m.fpp()?,
             id,
             keys,
         })

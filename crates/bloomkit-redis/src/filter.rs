@@ -560,7 +560,7 @@ impl Stored for RedisFilter {
             layout: m.register_layout(segment_count(m.name, m.fields)?)?,
             hashing,
             capacity: m.num("capacity")?,
-            fpp: m.num("fpp")?,
+            fpp: m.fpp()?,
             add_method: AddMethod::default(),
             id,
             key_of: Arc::new(move |s| keys.segment(s)),

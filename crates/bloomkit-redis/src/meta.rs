@@ -87,6 +87,13 @@ impl Meta<'_> {
         num(self.name, self.fields, f)
     }
 
+    /// Field `fpp`, a false-positive rate strictly between 0 and 1 ([`Error::CorruptMetadata`]
+    /// naming the field otherwise: missing, not a number, NaN, 0, 1, negative, above 1).
+    pub fn fpp(&self) -> Result<f64> {
+        bloomkit::math::check_fpp(self.num("fpp")?)
+            .map_err(|e| self.corrupt(format!("field fpp: {e}")))
+    }
+
     /// [`Error::CorruptMetadata`] of this filter.
     pub fn corrupt(&self, reason: impl std::fmt::Display) -> Error {
         Error::CorruptMetadata {

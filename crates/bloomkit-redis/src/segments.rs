@@ -339,14 +339,62 @@ pub(crate) async fn write_if_exists(
     name: &str,
     cmd: redis::Cmd,
 ) -> Result<Vec<i64>> {
+    Ok(write_if_guard_exists(conn, key, key, name, cmd, Vec::new())
+        .await?
+        .0)
+}
+
+/// Runs `MULTI; EXISTS guard; cmd; then…; EXEC` (atomic), where `cmd` is a `BITFIELD` write of
+/// `key` (the guard itself, or a key in its slot named after the same filter id) and `then`
+/// are commands with integer replies. Returns the replies of `cmd` and of `then`. If `guard`
+/// did not exist, the filter was deleted: `cmd` may have created `key` again, under the
+/// deleted filter's id, which no other filter uses; it is deleted and the write fails with
+/// [`Error::Gone`].
+pub(crate) async fn write_if_guard_exists(
+    conn: &Connection,
+    guard: &str,
+    key: &str,
+    name: &str,
+    cmd: redis::Cmd,
+    then: Vec<redis::Cmd>,
+) -> Result<(Vec<i64>, Vec<i64>)> {
     let mut pipe = redis::pipe();
-    pipe.atomic().cmd("EXISTS").arg(key).add_command(cmd);
-    let (exists, values): (i64, Vec<i64>) = conn.pipe(&pipe).await?;
+    pipe.atomic().cmd("EXISTS").arg(guard).add_command(cmd);
+    for c in then {
+        pipe.add_command(c);
+    }
+    let replies: Vec<redis::Value> = conn.pipe(&pipe).await?;
+    let mut it = replies.into_iter();
+    let mut next = || {
+        it.next()
+            .ok_or_else(|| unexpected("transaction reply length"))
+    };
+    let exists: i64 = parse(next()?)?;
+    let values: Vec<i64> = parse(next()?)?;
+    let rest = it.map(parse).collect::<Result<Vec<i64>>>()?;
     if exists == 0 {
         let _: i64 = conn.query(redis::cmd("DEL").arg(key)).await?;
         return Err(Error::Gone(name.to_string()));
     }
-    Ok(values)
+    Ok((values, rest))
+}
+
+/// Runs every write of `futs` to the end, then returns their results, or the first error.
+/// Unlike `try_join_all`, a failed write does not cancel the others half-way: a guarded write
+/// that found its filter deleted must still delete the key its transaction wrote
+/// ([`write_if_guard_exists`]).
+pub(crate) async fn join_writes<T>(
+    futs: impl IntoIterator<Item = impl std::future::Future<Output = Result<T>>>,
+) -> Result<Vec<T>> {
+    futures_util::future::join_all(futs)
+        .await
+        .into_iter()
+        .collect()
+}
+
+/// A reply as `T`.
+pub(crate) fn parse<T: redis::FromRedisValue>(v: redis::Value) -> Result<T> {
+    redis::from_redis_value(v).map_err(|e| unexpected(&e.to_string()))
 }
 
 /// Sets each element's bits; returns whether each element was new (had a bit unset).
@@ -389,7 +437,7 @@ pub(crate) async fn add(
             }
         }
     });
-    Ok(ungroup(&groups, try_join_all(futs).await?, probes.len()))
+    Ok(ungroup(&groups, join_writes(futs).await?, probes.len()))
 }
 
 /// The number of arguments [`write_set_bits`] writes.

@@ -14,11 +14,17 @@
 //! generation `g` is the key `bloomkit:{E:ID:s<i>}:g<g>`, in the slot of segment `i`'s
 //! **anchor** `bloomkit:{E:ID:s<i>}` (one zero byte, created with the filter, no expiry).
 //!
-//! - **insert**: sets the element's bits in generation `c` (one script per segment and 256
-//!   elements: it checks the anchor exists, runs `BITFIELD SET u1 …` on the generation key and
-//!   sets its expiry with `PEXPIREAT (c + G + 2)·L + L/2`, the same absolute time for every
-//!   client; never later than the anchor's own expiry, see [`crate::expire`]). So Redis frees
-//!   a generation by itself, whether or not any client is running.
+//! - **insert**: sets the element's bits in generation `c`, per segment and 256 elements, on
+//!   a standalone server with the transaction `MULTI; EXISTS <anchor>; BITFIELD <generation
+//!   key> SET u1 …; PEXPIREAT <generation key> E; PTTL <anchor>; EXEC`, where
+//!   `E = (c + G + 2)·L + L/2` is the same absolute time for every client. A missing anchor:
+//!   the filter is gone, the generation key just written is deleted and the add fails with
+//!   [`Error::Gone`]. An anchor with a time to live (the filter was given one, see
+//!   [`crate::expire`]): the generation key must not outlive it, so `ADD_SCRIPT` (which
+//!   sets `E` and caps it at the anchor's time to live, atomically) runs once more with no
+//!   bits, and the handle uses the script for its later adds. On a cluster adds use the script
+//!   (as the plain filter does). So Redis frees a generation by itself, whether or not any
+//!   client is running.
 //! - **contains**: tests the element in generations `c − G − 1 ..= c + 1` (the window, one
 //!   more generation at each end for clock skew): one pipeline per batch, with one
 //!   `BITFIELD_RO` per generation key the client knows to exist, one `EXISTS` per generation
@@ -41,14 +47,14 @@ use crate::keys::{self, SegmentKeys};
 use crate::meta::{
     check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
-use crate::segments::{self, check_command, groups, Span};
+use crate::segments::{self, check_command, groups, parse, Span};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use bloomkit::{Hashing, Incompatibility, Key};
-use futures_util::future::{try_join, try_join_all};
+use futures_util::future::{join, try_join_all};
 use redis::{Script, Value};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
@@ -63,6 +69,11 @@ pub const MAX_GENERATIONS: u32 = 1000;
 /// `BLOOMKIT_GONE` without writing if the anchor is gone; otherwise writes, sets the
 /// generation's expiry, caps it at the anchor's remaining time to live (if the filter has one),
 /// and returns the old bits.
+///
+/// Kept beside the faster transaction ([`TimeWindowRedisFilter::insert_batch`]) because a
+/// transaction cannot make the cap: `MULTI` commands cannot depend on each other's replies,
+/// and `PEXPIRE … LT` needs the anchor's time to live as an argument. So the script runs
+/// for filters whose anchors have a time to live, and on a cluster.
 static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(concat!(
         r#"
@@ -282,6 +293,8 @@ pub struct TimeWindowRedisFilter {
     latest_ms: Arc<AtomicU64>,
     /// Generation keys `(generation, segment)` this handle has seen exist.
     known: Arc<Mutex<BTreeSet<(u64, u32)>>>,
+    /// Adds run `ADD_SCRIPT`: set once an add found that the anchors have a time to live.
+    script_adds: Arc<AtomicBool>,
 }
 
 debug_fields!(TimeWindowRedisFilter {
@@ -377,6 +390,11 @@ impl TimeWindowRedisFilter {
         &self.id
     }
 
+    /// The connection.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
     /// The window parameters.
     pub fn params(&self) -> &WindowParams {
         &self.params
@@ -431,45 +449,117 @@ impl TimeWindowRedisFilter {
         Ok(self.insert_batch(&[key]).await?[0])
     }
 
-    /// Adds a batch to the current generation (one script per segment and 256 elements) while
+    /// Adds a batch to the current generation (one transaction or script per segment and 256
+    /// elements, see the module docs) while
     /// reading the other generations in the same round trip; returns for each element whether
     /// it was new: absent from every generation a check reads before this call. An element
     /// seen again is added again, so it is remembered for a window from its latest sighting.
     pub async fn insert_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let probes: Vec<RegisterProbe> = keys.iter().map(|k| self.probe(k)).collect();
         let c = self.current_generation();
-        let (older, added) = try_join(
+        // `join`, not `try_join`: a failed read must not cancel the add half-way, between a
+        // transaction that wrote into a deleted filter's generation key and the `DEL` of it.
+        let (older, added) = join(
             self.read_generations(&probes, c, Some(c)),
             self.add_to(c, &probes),
         )
-        .await?;
+        .await;
+        let added = added?;
+        let older = older?;
         Ok(older.iter().zip(added).map(|(&o, a)| !o && a).collect())
     }
 
     /// Sets the probes' bits in generation `g`; whether each had a bit unset there.
     async fn add_to(&self, g: u64, probes: &[RegisterProbe]) -> Result<Vec<bool>> {
         let groups = groups(probes);
-        let at = self.expires_at_ms(g).to_string();
-        let futs = groups.iter().map(|(seg, idx)| {
-            let at = &at;
-            async move {
-                let args = segments::set_bits_args(probes, idx);
-                let (anchor, gen) = (self.anchor_key(*seg), self.generation_key(g, *seg));
-                let mut cmd = script_cmd(&ADD_SCRIPT, &[&anchor, &gen], 1 + args);
-                cmd.arg(at);
-                segments::write_set_bits(&mut cmd, probes, idx);
-                let old: Vec<i64> = self
-                    .conn
-                    .eval(&ADD_SCRIPT, &cmd)
-                    .await
-                    .map_err(|e| e.about(&self.name))?;
-                segments::new_from_old_bits(probes, idx, old)
-            }
+        let at = self.expires_at_ms(g);
+        let futs = groups.iter().map(|(seg, idx)| async move {
+            let old = self.add_group(g, *seg, at, probes, idx).await?;
+            segments::new_from_old_bits(probes, idx, old)
         });
-        let flags = try_join_all(futs).await?;
+        let flags = segments::join_writes(futs).await?;
         self.lock_known()
             .extend(groups.iter().map(|(s, _)| (g, *s)));
         Ok(segments::ungroup(&groups, flags, probes.len()))
+    }
+
+    /// Sets the bits of the elements `idx` in segment `seg` of generation `g`, whose key
+    /// expires at `at`; returns the old bits.
+    ///
+    /// The transaction's result equals the script's when the anchor has no time to live (its
+    /// `PTTL`, read in the same transaction, is -1 or 0: the script caps only at a positive
+    /// one). Otherwise the key has just got `at`, later than the anchor's expiry, and the
+    /// script runs again with no bits to cap it, before the add is acknowledged. A client
+    /// killed in between leaves the key to expire at `at`, up to `W + 2.5·L` after its anchor
+    /// (memory only: no reader reaches a key of a gone filter). That happens at most once per
+    /// handle, on its first add after the filter got a time to live.
+    async fn add_group(
+        &self,
+        g: u64,
+        seg: u32,
+        at: u64,
+        probes: &[RegisterProbe],
+        idx: &[usize],
+    ) -> Result<Vec<i64>> {
+        let (anchor, gen) = (self.anchor_key(seg), self.generation_key(g, seg));
+        if self.conn.is_cluster() || self.script_adds.load(Ordering::Relaxed) {
+            return self.add_by_script(&anchor, &gen, at, probes, idx).await;
+        }
+        let args = segments::set_bits_args(probes, idx);
+        let mut cmd = redis::Cmd::with_capacity(2 + args, 16 * args);
+        cmd.arg("BITFIELD").arg(&gen);
+        segments::write_set_bits(&mut cmd, probes, idx);
+        let mut expire = redis::cmd("PEXPIREAT");
+        expire.arg(&gen).arg(at);
+        let mut anchor_ttl = redis::cmd("PTTL");
+        anchor_ttl.arg(&anchor);
+        let (old, then) = segments::write_if_guard_exists(
+            &self.conn,
+            &anchor,
+            &gen,
+            &self.name,
+            cmd,
+            vec![expire, anchor_ttl],
+        )
+        .await?;
+        if then.get(1).is_some_and(|&ttl| ttl > 0) {
+            self.script_adds.store(true, Ordering::Relaxed);
+            if let Err(e) = self.add_by_script(&anchor, &gen, at, probes, &[]).await {
+                if matches!(e, Error::Gone(_)) {
+                    // The anchor expired meanwhile: so must the key.
+                    let _: i64 = self.conn.query(redis::cmd("DEL").arg(&gen)).await?;
+                }
+                return Err(e);
+            }
+        }
+        Ok(old)
+    }
+
+    /// `ADD_SCRIPT` with the bits of the elements `idx`; returns the old bits.
+    async fn add_by_script(
+        &self,
+        anchor: &str,
+        gen: &str,
+        at: u64,
+        probes: &[RegisterProbe],
+        idx: &[usize],
+    ) -> Result<Vec<i64>> {
+        let args = segments::set_bits_args(probes, idx);
+        let mut cmd = script_cmd(&ADD_SCRIPT, &[anchor, gen], 1 + args);
+        cmd.arg(at);
+        segments::write_set_bits(&mut cmd, probes, idx);
+        self.conn
+            .eval(&ADD_SCRIPT, &cmd)
+            .await
+            .map_err(|e| e.about(&self.name))
+    }
+
+    /// The same handle adding through `ADD_SCRIPT` always, as on a cluster (for the
+    /// benchmark that compares it with the transaction).
+    #[doc(hidden)]
+    pub fn with_script_adds(mut self) -> Self {
+        self.script_adds = Arc::new(AtomicBool::new(true));
+        self
     }
 
     /// Whether the element is in the window.
@@ -753,16 +843,6 @@ impl TimeWindowRedisFilter {
         }
         Ok(())
     }
-
-    /// The connection.
-    pub(crate) fn connection(&self) -> &Connection {
-        &self.conn
-    }
-}
-
-/// A pipeline reply as `T`.
-fn parse<T: redis::FromRedisValue>(v: Value) -> Result<T> {
-    redis::from_redis_value(v).map_err(|e| segments::unexpected(&e.to_string()))
 }
 
 impl Stored for TimeWindowRedisFilter {
@@ -796,6 +876,7 @@ impl Stored for TimeWindowRedisFilter {
             clock: Arc::new(SystemClock),
             latest_ms: Arc::new(AtomicU64::new(0)),
             known: Arc::new(Mutex::new(BTreeSet::new())),
+            script_adds: Arc::new(AtomicBool::new(false)),
         })
     }
 }

@@ -131,9 +131,12 @@ async fn tampered_scalable_parameters_are_corrupt_metadata() {
     s.insert("ok").await.unwrap();
 }
 
+/// Tampered fields (a plain or counting filter's `fpp` outside (0, 1) among them) are corrupt
+/// metadata naming the filter and saying what is wrong, at open.
 #[tokio::test]
-async fn tampered_counting_and_window_metadata_is_corrupt() {
+async fn tampered_plain_counting_and_window_metadata_is_corrupt() {
     let (server, conn) = common::start().await;
+    RedisFilter::create(&conn, "p", 1000, 0.01).await.unwrap();
     CountingRedisFilter::create(&conn, "c", 1000, 0.01)
         .await
         .unwrap();
@@ -141,30 +144,39 @@ async fn tampered_counting_and_window_metadata_is_corrupt() {
     TimeWindowRedisFilter::create(&conn, "w", params)
         .await
         .unwrap();
-    let cases = [
+    let mut cases = vec![
         ("c", "hashes", "0", "at least one hash"),
         ("c", "hashes", "1000", "more than the maximum"),
         ("c", "segment_counters", "99999999999999", "too large"),
         ("w", "max_segment_bits", "1", "segment size"),
         ("w", "generations", "4000000000", "generations"),
     ];
+    for name in ["p", "c"] {
+        for value in ["abc", "NaN", "0", "1", "-0.01", "1.5", "inf", ""] {
+            cases.push((name, "fpp", value, "field fpp"));
+        }
+    }
     for (name, field, value, says) in cases {
         let meta = format!("bloomkit:{{{name}}}:meta");
         let old = server.cli(&["HGET", &meta, field]);
         server.cli(&["HSET", &meta, field, value]);
-        let r = if name == "c" {
-            CountingRedisFilter::open(&conn, name).await.map(drop)
-        } else {
-            TimeWindowRedisFilter::open(&conn, name).await.map(drop)
+        let r = match name {
+            "p" => RedisFilter::open(&conn, name).await.map(drop),
+            "c" => CountingRedisFilter::open(&conn, name).await.map(drop),
+            _ => TimeWindowRedisFilter::open(&conn, name).await.map(drop),
         };
         match r {
             Err(e @ Error::CorruptMetadata { .. }) => {
-                assert!(e.to_string().contains(says), "{field} = {value}: {e}")
+                let msg = e.to_string();
+                assert!(msg.contains(says), "{field} = {value}: {msg}");
+                assert!(msg.contains(&format!("{name:?}")), "{msg}");
             }
-            r => panic!("{field} = {value}: {r:?}"),
+            r => panic!("{name}: {field} = {value:?}: {r:?}"),
         }
         server.cli(&["HSET", &meta, field, &old]);
     }
+    RedisFilter::open(&conn, "p").await.unwrap();
+    CountingRedisFilter::open(&conn, "c").await.unwrap();
     TimeWindowRedisFilter::open(&conn, "w").await.unwrap();
 }
 
@@ -209,10 +221,7 @@ macro_rules! killed_add {
 #[tokio::test]
 async fn a_server_killed_mid_batch_never_acknowledges_unwritten_elements() {
     let mut server = Server::start_durable();
-    let options = Options {
-        timeout: Duration::from_secs(2),
-    };
-    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let conn = common::connect_with_timeout(&server, 2000).await.unwrap();
     let f = plain(&conn, 400_000, 1 << 20).await;
     let c = CountingRedisFilter::create(&conn, "c", 200_000, 0.01)
         .await
@@ -299,10 +308,7 @@ async fn an_evicted_segment_gives_gone_never_absent_answers() {
 #[tokio::test]
 async fn a_paused_server_times_out_and_a_timed_out_add_may_land_later() {
     let (server, _) = common::start().await;
-    let options = Options {
-        timeout: Duration::from_millis(400),
-    };
-    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let conn = common::connect_with_timeout(&server, 400).await.unwrap();
     let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
     f.insert("before").await.unwrap();
     server.cli(&["CLIENT", "PAUSE", "1500", "WRITE"]);

@@ -294,10 +294,7 @@ async fn redisson_golden_values_and_interop() {
 #[tokio::test]
 async fn killed_server_gives_typed_errors_then_reconnects() {
     let mut server = Server::start();
-    let options = Options {
-        timeout: Duration::from_millis(1500),
-    };
-    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let conn = common::connect_with_timeout(&server, 1500).await.unwrap();
     let f = RedisFilter::create(&conn, "f", 1000, 0.01).await.unwrap();
     f.insert("before").await.unwrap();
     server.kill();
@@ -334,7 +331,7 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
     // A fresh connection to a dead port fails with a typed error within the timeout.
     server.kill();
     let start = Instant::now();
-    let r = Connection::open(&server.url(), &options).await;
+    let r = common::connect_with_timeout(&server, 1500).await;
     assert!(matches!(&r, Err(e) if e.is_fault()), "{r:?}");
     assert!(start.elapsed() < Duration::from_millis(3000));
 }
@@ -342,10 +339,7 @@ async fn killed_server_gives_typed_errors_then_reconnects() {
 #[tokio::test]
 async fn acknowledged_adds_survive_sigkill_with_aof_always() {
     let mut server = Server::start_durable();
-    let options = Options {
-        timeout: Duration::from_millis(1000),
-    };
-    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let conn = common::connect_with_timeout(&server, 1000).await.unwrap();
     let f = RedisFilter::create(&conn, "durable", 200_000, 0.01)
         .await
         .unwrap();
@@ -374,7 +368,7 @@ async fn acknowledged_adds_survive_sigkill_with_aof_always() {
         "the writer made progress before the kill"
     );
     server.restart();
-    let conn = Connection::open(&server.url(), &options).await.unwrap();
+    let conn = common::connect_with_timeout(&server, 1000).await.unwrap();
     let g = RedisFilter::open(&conn, "durable").await.unwrap();
     let lost = g
         .contains_batch(&acked)

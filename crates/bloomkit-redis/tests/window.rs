@@ -233,6 +233,86 @@ async fn generation_keys_expire_by_themselves_and_a_lost_one_is_no_error() {
     assert!(fast.insert(&"again").await.unwrap(), "the filter lives on");
 }
 
+/// The calls `INFO commandstats` counts for `command` (0 if none).
+async fn calls(conn: &Connection, command: &str) -> u64 {
+    common::command_stats(conn)
+        .await
+        .get(command)
+        .map_or(0, |&(calls, _)| calls)
+}
+
+/// `command key`'s integer reply (`PTTL`, `PEXPIRETIME`).
+async fn int(conn: &Connection, command: &str, key: &str) -> i64 {
+    conn.query(redis::cmd(command).arg(key)).await.unwrap()
+}
+
+/// Whether every answer is `want`.
+fn all(answers: Vec<bool>, want: bool) -> bool {
+    answers.iter().all(|&x| x == want)
+}
+
+/// Deletes the filter through `f`; then `other`, another handle of it, gets `Gone` for an add
+/// and a check, and no key is left (none re-created).
+async fn assert_gone_after_delete(
+    conn: &Connection,
+    f: TimeWindowRedisFilter,
+    other: &TimeWindowRedisFilter,
+) {
+    f.delete().await.unwrap();
+    assert!(matches!(other.insert(&"x").await, Err(Error::Gone(_))));
+    assert!(matches!(other.contains(&"x").await, Err(Error::Gone(_))));
+    let keys: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+}
+
+/// On a standalone server an add is a transaction (`EXEC`, no script) that keeps every
+/// guarantee of the script: the generation key gets the shared absolute expiry; once the
+/// filter has a time to live, no generation key outlives the anchor, even one first written by
+/// a handle that did not know; a handle of a deleted filter gets `Gone` and leaves no key.
+#[tokio::test]
+async fn adds_are_transactions_that_keep_the_scripts_guarantees() {
+    let (_server, conn, _clock, f) = on_manual_clock("tx", 2).await;
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+    let data = items(0..600);
+    assert!(all(f.insert_batch(&data).await.unwrap(), true));
+    assert!(all(f.insert_batch(&data).await.unwrap(), false));
+    assert!(all(f.contains_batch(&data).await.unwrap(), true));
+    assert!(
+        calls(&conn, "exec").await >= 6,
+        "3 groups of at most 256, twice"
+    );
+    assert_eq!(
+        calls(&conn, "evalsha").await + calls(&conn, "eval").await,
+        0
+    );
+    let c = f.current_generation();
+    let at = int(&conn, "PEXPIRETIME", &f.generation_key(c, 0)).await;
+    assert_eq!(at as u64, f.expires_at_ms(c));
+
+    // The filter gets a time to live; a handle opened before adds into a new generation.
+    let old = f
+        .clone()
+        .with_clock(Arc::new(ManualClock::new(hour_now() + HOUR)));
+    f.expire(Duration::from_secs(600)).await.unwrap();
+    assert!(all(old.insert_batch(&items(600..900)).await.unwrap(), true));
+    let anchor = int(&conn, "PTTL", &f.anchor_key(0)).await;
+    let ttl = int(&conn, "PTTL", &f.generation_key(c + 1, 0)).await;
+    assert!(anchor > 0 && anchor <= 600_000, "{anchor}");
+    assert!(
+        ttl > 0 && ttl <= anchor,
+        "generation key {ttl} ms, anchor {anchor} ms"
+    );
+    assert!(all(old.contains_batch(&items(0..900)).await.unwrap(), true));
+
+    // Deleted under a writer that never read it: Gone, and the key its transaction wrote is
+    // deleted again.
+    let writer = TimeWindowRedisFilter::open(&conn, "tx").await.unwrap();
+    assert_gone_after_delete(&conn, f, &writer).await;
+}
+
 #[tokio::test]
 async fn different_window_parameters_are_refused_naming_both() {
     let (_server, conn) = common::start().await;
@@ -288,11 +368,7 @@ async fn different_window_parameters_are_refused_naming_both() {
     // Deleted under a client: Gone, and nothing re-created.
     let f = TimeWindowRedisFilter::open(&conn, "w").await.unwrap();
     let g = f.clone();
-    f.delete().await.unwrap();
-    assert!(matches!(g.insert(&"x").await, Err(Error::Gone(_))));
-    assert!(matches!(g.contains(&"x").await, Err(Error::Gone(_))));
-    let keys: Vec<String> = conn.query(redis::cmd("KEYS").arg("*")).await.unwrap();
-    assert!(keys.is_empty(), "{keys:?}");
+    assert_gone_after_delete(&conn, f, &g).await;
 }
 
 #[tokio::test]

@@ -115,35 +115,35 @@ pub(crate) fn export(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads an import's standard input: first the few bytes that hold a Guava or Go header, then
-/// only as many more as the headers they could be describe (plus one, so that extra bytes are
-/// seen), so an endless or hostile input is refused after its header rather than after filling
-/// the memory. Only JSON, whose length no header gives, is read up to the memory available.
-fn read_stdin(format: Option<Format>) -> Result<Input> {
-    let mut input = std::io::stdin().lock();
+/// Reads an import's input (`name` in messages): first the few bytes that hold a Guava or Go
+/// header, then only as many more as the headers they could be describe (plus one, so that
+/// extra bytes are seen), so an endless, huge or hostile input is refused after its header
+/// rather than after filling the memory. Only JSON, whose length no header gives, is read up to
+/// the memory available.
+fn read_input(mut input: impl Read, name: &str) -> Result<Input> {
     let mut bytes = Vec::new();
-    let whole = read_up_to(&mut input, &mut bytes, HEADER_PREFIX)?;
+    let whole = read_up_to(&mut input, &mut bytes, HEADER_PREFIX, name)?;
     let available = crate::memory::available()?.unwrap_or(u64::MAX);
-    match justified_len(&bytes, format) {
+    match justified_len(&bytes) {
         Justified::Nothing => return Ok(Input { bytes, whole }),
         Justified::Unknown => {
-            if !read_up_to(&mut input, &mut bytes, available)? {
+            if !read_up_to(&mut input, &mut bytes, available, name)? {
                 bail!(
-                    "standard input: more than {} bytes, too large to hold in memory",
+                    "{name}: more than {} bytes, too large to hold in memory",
                     bytes.len()
                 );
             }
         }
         Justified::Header(len) if len > available => bail!(
-            "standard input: its header describes a filter of {} bytes, more than this \
+            "{name}: its header describes a filter of {} bytes, more than this \
              machine has available ({})",
             len,
             crate::commands::human_bytes(available)
         ),
         Justified::Header(len) => {
-            if !read_up_to(&mut input, &mut bytes, len.saturating_add(1))? {
+            if !read_up_to(&mut input, &mut bytes, len.saturating_add(1), name)? {
                 bail!(
-                    "standard input: more bytes follow the {len} that its header describes; \
+                    "{name}: more bytes follow the {len} that its header describes; \
                      give a single filter, whole"
                 );
             }
@@ -169,25 +169,26 @@ enum Justified {
     Header(u64),
     /// No header gives it: JSON, read up to the memory available.
     Unknown,
-    /// Nothing more: the first bytes are no header the format (or any format) has, and the
+    /// Nothing more: the first bytes are no header any format has, and the
     /// decoder says what is wrong with them.
     Nothing,
 }
 
-fn justified_len(prefix: &[u8], format: Option<Format>) -> Justified {
-    let may = |f: Format| format.is_none_or(|g| g == f);
+/// Every format is considered, whatever `--format` says: an input in another format is read
+/// whole, so that the error can name the format it is in.
+fn justified_len(prefix: &[u8]) -> Justified {
     let first = prefix.iter().find(|b| !b.is_ascii_whitespace());
-    if may(Format::GoJson) && first.is_none_or(|&b| b == b'{') {
+    if first.is_none_or(|&b| b == b'{') {
         return Justified::Unknown;
     }
     let mut len = None;
-    if (may(Format::Guava) || may(Format::Guava32)) && prefix.len() >= 6 && prefix[0] <= 1 {
+    if prefix.len() >= 6 && prefix[0] <= 1 {
         let words = i32::from_be_bytes([prefix[2], prefix[3], prefix[4], prefix[5]]);
         if prefix[1] >= 1 && words > 0 {
             len = Some(6 + 8 * words as u64);
         }
     }
-    if may(Format::Go) && prefix.len() >= 24 {
+    if prefix.len() >= 24 {
         let be = |i: usize| u64::from_be_bytes(prefix[i..i + 8].try_into().expect("8 bytes"));
         let (m, k, set) = (be(0), be(8), be(16));
         if m > 0 && k >= 1 && set == m {
@@ -200,7 +201,7 @@ fn justified_len(prefix: &[u8], format: Option<Format>) -> Justified {
 
 /// Appends from `input` to `bytes` until it holds `limit` bytes or the input ends; whether the
 /// input ended. Memory that cannot be had is an error, not an abort.
-fn read_up_to(input: &mut impl Read, bytes: &mut Vec<u8>, limit: u64) -> Result<bool> {
+fn read_up_to(input: &mut impl Read, bytes: &mut Vec<u8>, limit: u64, name: &str) -> Result<bool> {
     let mut chunk = vec![0u8; 1 << 20];
     while (bytes.len() as u64) < limit {
         let want = (limit - bytes.len() as u64).min(chunk.len() as u64) as usize;
@@ -208,11 +209,11 @@ fn read_up_to(input: &mut impl Read, bytes: &mut Vec<u8>, limit: u64) -> Result<
             Ok(0) => return Ok(true),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e).context("reading standard input"),
+            Err(e) => return Err(e).with_context(|| format!("reading {name}")),
         };
         if bytes.try_reserve(n).is_err() {
             bail!(
-                "standard input: more than {} bytes, too large to hold in memory",
+                "{name}: more than {} bytes, too large to hold in memory",
                 bytes.len()
             );
         }
@@ -263,13 +264,13 @@ pub(crate) fn import(
 ) -> Result<ExitCode> {
     let location = Location::parse(target)?;
     let input = if file.as_os_str() == "-" {
-        read_stdin(format)?
+        read_input(std::io::stdin().lock(), "standard input")?
     } else {
-        // A regular file only (a FIFO would block, /dev/zero never end), read up to its size,
-        // which must fit in the memory available.
+        // A regular file only (a FIFO would block, /dev/zero never end), no larger than the
+        // memory available, and read no further than its header describes.
         crate::memory::ensure_loadable(file)?;
-        let bytes = bloomkit::file::read_regular(file).map_err(|e| anyhow!("{e}"))?;
-        Input { bytes, whole: true }
+        let opened = bloomkit::file::open_regular(file, "reading").map_err(|e| anyhow!("{e}"))?;
+        read_input(opened, &file.display().to_string())?
     };
     let name = if file.as_os_str() == "-" {
         "standard input".to_string()

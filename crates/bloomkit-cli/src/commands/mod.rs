@@ -158,16 +158,17 @@ pub(crate) fn check_parent(path: &std::path::Path) -> Result<()> {
 }
 
 /// Says what happened to the target when a command stopped on an error part-way, after
-/// `applied` items had been applied (and, for a file, saved).
+/// `applied` items had been applied (for a file, saved; for Redis, acknowledged by a server
+/// that may keep them only in memory).
 pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
     match (target.location(), applied) {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
         (Location::Redis(_), n) if target.kind() == bloomkit::Kind::Counting => format!(
-            "the {n} items before it were applied, the batch after them may be in part; a counting filter counts every change, so check before running it again"
+            "the server acknowledged the {n} items before it (whether they survive a server restart depends on its persistence); the batch after them may be in part; a counting filter counts every change, so check before running it again"
         ),
         (Location::Redis(_), n) => format!(
-            "the {n} items before it were applied, the batch after them may be in part; running it again is safe: adding an element twice changes nothing"
+            "the server acknowledged the {n} items before it (whether they survive a server restart depends on its persistence); the batch after them may be in part; running it again is safe: adding an element twice changes nothing"
         ),
     }
 }

@@ -202,6 +202,18 @@ pub async fn connect(s: &Server) -> bloomkit_redis::Connection {
         .unwrap()
 }
 
+/// A connection to the standalone server `s` whose commands time out after `ms` milliseconds
+/// (the tests that kill or pause the server).
+pub async fn connect_with_timeout(
+    s: &Server,
+    ms: u64,
+) -> bloomkit_redis::Result<bloomkit_redis::Connection> {
+    let options = bloomkit_redis::Options {
+        timeout: Duration::from_millis(ms),
+    };
+    bloomkit_redis::Connection::open(&s.url(), &options).await
+}
+
 /// A connection to the cluster `c`.
 pub async fn connect_cluster(c: &Cluster) -> bloomkit_redis::Connection {
     let urls = c.urls();
