@@ -86,7 +86,8 @@ fn number(x: f64) -> Value {
 
 /// The filter's JSON object, as `info --json` prints it: exactly kind, scheme, bits, hashes,
 /// bytes, capacity, fpp, estimated_items, fill_ratio, estimated_fpp, over_capacity,
-/// saturated, plus layout for blocked filters and layers for scalable ones.
+/// saturated, plus layout where the kind has one (blocked, d-left, minimal-increase counting,
+/// bitmaps), range for bitmaps, window for expiring filters and layers for scalable ones.
 pub fn filter_json(d: &Description) -> Value {
     let h = health(d);
     let mut v = json!({

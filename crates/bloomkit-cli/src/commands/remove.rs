@@ -1,4 +1,4 @@
-//! `bloomkit remove` (counting filters).
+//! `bloomkit remove`: counting filters (not minimal-increase ones), d-left filters and bitmaps.
 
 use crate::cli::Update;
 use crate::commands::{finish, plural, write_policy};
