@@ -181,6 +181,44 @@ fn count_window_bad_parameters_are_typed_errors() {
     assert!(matches!(refusal(0, 0.01), Error::InvalidParameters(_)));
     assert!(matches!(refusal(100, 0.0), Error::InvalidFpp(_)));
     assert!(matches!(refusal(u64::MAX, 0.01), Error::TooLarge { .. }));
+    // The shape constructors record the target without sizing by it; it is still checked.
+    let shape = sizing::age_partitioned_for(1000, 0.01).unwrap();
+    for p in [f64::NAN, 0.0, 1.0, -0.5] {
+        let e = CountWindowFilter::from_shape(shape, 1000, p, Hashing::Xxh3).unwrap_err();
+        assert!(matches!(e, Error::InvalidFpp(_)), "{p}: {e}");
+    }
+}
+
+/// Found by the `native_sealed` fuzz target: a count-window file whose recorded target FPR
+/// is NaN decoded into a filter unequal to itself. Every count-window fixture with its target
+/// replaced by NaN (and its checksum recomputed) is now refused as corrupt.
+#[test]
+fn a_count_window_file_with_a_nan_target_is_corrupt() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    for name in [
+        "v1/count-window-slices.bloom",
+        "v2/count-window-blocked-lanes.bloom",
+        "v2/count-window-split-lanes.bloom",
+    ] {
+        let Ok(mut bytes) = std::fs::read(format!("{dir}/{name}")) else {
+            panic!("fixture {name}");
+        };
+        let decoded = native::from_bytes(&bytes, &[]).unwrap();
+        let AnyFilter::CountWindow(f) = &decoded.filter else {
+            panic!("{name} is a count window");
+        };
+        let target = f.fpp().to_le_bytes();
+        let at = bytes[..128]
+            .windows(8)
+            .position(|w| w == target)
+            .expect("the target FPR is in the header");
+        bytes[at..at + 8].copy_from_slice(&f64::NAN.to_le_bytes());
+        let body = bytes.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        let e = native::from_bytes(&bytes, &[]).unwrap_err();
+        assert!(matches!(e, Error::Corrupt { .. }), "{name}: {e}");
+    }
 }
 
 const DAY: Duration = Duration::from_secs(86_400);

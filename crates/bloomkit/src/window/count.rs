@@ -112,7 +112,8 @@ impl CountWindowFilter {
 
     /// An empty filter of exactly this shape in the paper's layout (one bit array per slice,
     /// as [`sizing::age_partitioned_for`] sizes it), remembering `window` (at most the shape's
-    /// [`window`](AgePartitioned::window)) at target `fpp` (recorded, not checked).
+    /// [`window`](AgePartitioned::window)) at target `fpp` (recorded; it must be a
+    /// probability, `0 < fpp < 1`).
     pub fn from_shape(
         shape: AgePartitioned,
         window: u64,
@@ -131,7 +132,7 @@ impl CountWindowFilter {
     }
 
     /// An empty filter of exactly this blocked shape, remembering `window` (at most its
-    /// `l·g`) at target `fpp` (recorded, not checked).
+    /// `l·g`) at target `fpp` (recorded; it must be a probability, `0 < fpp < 1`).
     pub fn from_blocked_shape(
         shape: BlockedAgePartitioned,
         window: u64,
@@ -202,6 +203,9 @@ impl CountWindowFilter {
         storage: Storage,
         inserted: u64,
     ) -> Result<Self> {
+        // The target is only recorded, but it must be a probability: a NaN read from a file
+        // would make the filter unequal to itself.
+        math::check_fpp(fpp)?;
         Ok(CountWindowFilter {
             ages: Ages::after(inserted, shape.slices() as usize, shape.generation),
             shape,
