@@ -5,7 +5,7 @@ use crate::commands::open;
 use crate::summary::{report_written, Output, Summary};
 use crate::target::{Context, Location, Target};
 use anyhow::{anyhow, bail, Context as _, Result};
-use bloomkit::codec::{detect, go, guava, Detected};
+use bloomkit::codec::{described_len, detect, go, guava, Detected, DESCRIBED_LEN_PREFIX};
 use bloomkit::{AnyFilter, Filter, Scheme};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -122,7 +122,7 @@ pub(crate) fn export(
 /// the memory available.
 fn read_input(mut input: impl Read, name: &str) -> Result<Input> {
     let mut bytes = Vec::new();
-    let whole = read_up_to(&mut input, &mut bytes, HEADER_PREFIX, name)?;
+    let whole = read_up_to(&mut input, &mut bytes, DESCRIBED_LEN_PREFIX as u64, name)?;
     let available = crate::memory::available()?.unwrap_or(u64::MAX);
     match justified_len(&bytes) {
         Justified::Nothing => return Ok(Input { bytes, whole }),
@@ -159,13 +159,10 @@ struct Input {
     whole: bool,
 }
 
-/// The bytes that hold every header [`justified_len`] reads (Go's `m`, `k` and length).
-const HEADER_PREFIX: u64 = 24;
-
 /// How much of an input its first bytes justify reading.
 #[derive(Debug, PartialEq)]
 enum Justified {
-    /// The length the Guava or Go header it starts with gives (the longer if both could).
+    /// The length the Guava or Go header it starts with gives ([`described_len`]).
     Header(u64),
     /// No header gives it: JSON, read up to the memory available.
     Unknown,
@@ -181,28 +178,15 @@ fn justified_len(prefix: &[u8]) -> Justified {
     if first.is_none_or(|&b| b == b'{') {
         return Justified::Unknown;
     }
-    let mut len = None;
-    if prefix.len() >= 6 && prefix[0] <= 1 {
-        let words = i32::from_be_bytes([prefix[2], prefix[3], prefix[4], prefix[5]]);
-        if prefix[1] >= 1 && words > 0 {
-            len = Some(6 + 8 * words as u64);
-        }
-    }
-    if prefix.len() >= 24 {
-        let be = |i: usize| u64::from_be_bytes(prefix[i..i + 8].try_into().expect("8 bytes"));
-        let (m, k, set) = (be(0), be(8), be(16));
-        if m > 0 && k >= 1 && set == m {
-            let go = m.div_ceil(64).saturating_mul(8).saturating_add(24);
-            len = len.max(Some(go));
-        }
-    }
-    len.map_or(Justified::Nothing, Justified::Header)
+    described_len(prefix).map_or(Justified::Nothing, Justified::Header)
 }
 
 /// Appends from `input` to `bytes` until it holds `limit` bytes or the input ends; whether the
 /// input ended. Memory that cannot be had is an error, not an abort.
 fn read_up_to(input: &mut impl Read, bytes: &mut Vec<u8>, limit: u64, name: &str) -> Result<bool> {
-    let mut chunk = vec![0u8; 1 << 20];
+    // Never more at a time than is still wanted: the first read asks for a header's few bytes.
+    let wanted = limit.saturating_sub(bytes.len() as u64);
+    let mut chunk = vec![0u8; wanted.min(1 << 20) as usize];
     while (bytes.len() as u64) < limit {
         let want = (limit - bytes.len() as u64).min(chunk.len() as u64) as usize;
         let n = match input.read(&mut chunk[..want]) {

@@ -169,33 +169,13 @@ pub fn detect(bytes: &[u8]) -> Option<Detected> {
         return Some(Detected::Native);
     }
     let len = bytes.len() as u64;
-    if bytes.len() >= 6 && bytes[0] <= 1 && bytes[1] >= 1 {
-        let words = i32::from_be_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
-        if words > 0 && len == 6 + 8 * words as u64 {
-            return Some(if bytes[0] == 0 {
-                Detected::Guava32
-            } else {
-                Detected::Guava
-            });
+    if let Some((guava, described)) = guava_header(bytes) {
+        if described == len {
+            return Some(guava);
         }
     }
-    if bytes.len() >= 24 {
-        let be = |i: usize| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&bytes[i..i + 8]);
-            u64::from_be_bytes(a)
-        };
-        let (m, k, set) = (be(0), be(8), be(16));
-        if m > 0
-            && (1..=u64::from(u32::MAX)).contains(&k)
-            && set == m
-            && Some(len)
-                == m.div_ceil(64)
-                    .checked_mul(8)
-                    .and_then(|w| w.checked_add(24))
-        {
-            return Some(Detected::Go);
-        }
+    if go_header(bytes) == Some(len) {
+        return Some(Detected::Go);
     }
     let text = bytes.trim_ascii();
     if text.starts_with(b"{") && text.ends_with(b"}") {
@@ -204,10 +184,87 @@ pub fn detect(bytes: &[u8]) -> Option<Detected> {
     None
 }
 
+/// How many leading bytes [`described_len`] needs to see every header it reads (Go's `m`, `k`
+/// and bit-set length are 24 bytes; Guava's header is 6).
+pub const DESCRIBED_LEN_PREFIX: usize = 24;
+
+/// The whole length, in bytes, of the Guava or Go binary filter whose header `prefix` starts
+/// with (the longer when both shapes fit), or `None` when it starts with neither header. It
+/// reads at most [`DESCRIBED_LEN_PREFIX`] bytes, so a reader of a stream can tell from its
+/// first bytes how much more to read, and refuse an endless or hostile input after its header
+/// instead of after filling the memory. The shapes are those [`detect`] recognises: where
+/// `described_len` gives the input's exact length, `detect` names the format.
+///
+/// ```
+/// use bloomkit::codec::{described_len, guava};
+/// use bloomkit::{BloomFilter, Preset, Spec};
+/// let bytes = guava::to_bytes(&BloomFilter::from_spec(Spec::preset(Preset::Guava, 100, 0.01)?)?)?;
+/// assert_eq!(described_len(&bytes[..24]), Some(bytes.len() as u64));
+/// assert_eq!(described_len(b"hello!"), None);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn described_len(prefix: &[u8]) -> Option<u64> {
+    let guava = guava_header(prefix).map(|(_, len)| len);
+    guava.max(go_header(prefix))
+}
+
+/// Guava's stream header: strategy ordinal (0 or 1), hash count (≥ 1) and word count (> 0,
+/// big-endian `i32`); the form it names and the stream's whole length.
+fn guava_header(bytes: &[u8]) -> Option<(Detected, u64)> {
+    let &[strategy, hashes, w0, w1, w2, w3, ..] = bytes else {
+        return None;
+    };
+    let words = i32::from_be_bytes([w0, w1, w2, w3]);
+    if strategy > 1 || hashes < 1 || words <= 0 {
+        return None;
+    }
+    let form = if strategy == 0 {
+        Detected::Guava32
+    } else {
+        Detected::Guava
+    };
+    Some((form, 6 + 8 * words as u64))
+}
+
+/// Go's binary header: `m` (> 0), `k` (a `u32`, ≥ 1) and the bit set's length (= `m`), each a
+/// big-endian `u64`; the filter's whole length.
+fn go_header(bytes: &[u8]) -> Option<u64> {
+    let word = |i: usize| Some(u64::from_be_bytes(bytes.get(i..i + 8)?.try_into().ok()?));
+    let (m, k, set) = (word(0)?, word(8)?, word(16)?);
+    if m == 0 || !(1..=u64::from(u32::MAX)).contains(&k) || set != m {
+        return None;
+    }
+    m.div_ceil(64).checked_mul(8)?.checked_add(24)
+}
+
 #[cfg(test)]
 mod detect_tests {
     use super::*;
     use crate::{AnyFilter, BloomFilter, Preset, Spec};
+
+    #[test]
+    fn described_len_reads_the_length_from_the_first_bytes() {
+        let g = BloomFilter::from_spec(Spec::preset(Preset::Guava, 1000, 0.01).unwrap()).unwrap();
+        let go = BloomFilter::from_spec(Spec::preset(Preset::Go, 1000, 0.01).unwrap()).unwrap();
+        for bytes in [guava::to_bytes(&g).unwrap(), go::to_bytes(&go).unwrap()] {
+            let prefix = &bytes[..DESCRIBED_LEN_PREFIX];
+            assert_eq!(described_len(prefix), Some(bytes.len() as u64));
+            assert!(detect(&bytes).is_some());
+        }
+        // Too short for any header, or no header's shape.
+        assert_eq!(described_len(b"\x01\x07\x00\x00\x00"), None);
+        assert_eq!(described_len(b"hello, world, and more!!"), None);
+        assert_eq!(described_len(&[0u8; 24]), None);
+        // A Go header that claims the most bits there can be: a length, no overflow.
+        let mut huge = Vec::new();
+        for w in [u64::MAX, 7, u64::MAX] {
+            huge.extend_from_slice(&w.to_be_bytes());
+        }
+        assert_eq!(described_len(&huge), Some((1u64 << 58) * 8 + 24));
+        // A Go k beyond u32 is no Go header.
+        huge[8..16].copy_from_slice(&(1u64 << 32).to_be_bytes());
+        assert_eq!(described_len(&huge), None);
+    }
 
     #[test]
     fn every_format_is_recognised_and_garbage_is_not() {
