@@ -450,7 +450,7 @@ pub fn run<T: Tally>(command: &str, args: &Integers, out: &Output) -> Result<()>
         if counts.empty > 0 {
             skipped += &format!(", {} empty lines skipped", counts.empty);
         }
-        eprintln!(
+        crate::shown::say!(
             "{command}: {} lines read, {written} integers written{skipped}; bitmaps of {}",
             counts.lines,
             crate::commands::human_bytes(memory as u64)

@@ -10,6 +10,7 @@ mod memory;
 mod plot;
 mod progress;
 mod redis_target;
+mod shown;
 mod sources;
 mod stdout;
 mod stream;
@@ -33,7 +34,10 @@ fn main() -> ExitCode {
         if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
             std::process::exit(0);
         }
-        eprintln!("bloomkit: internal error: {msg} (please report this)");
+        eprintln!(
+            "bloomkit: internal error: {} (please report this)",
+            shown::line(&msg)
+        );
         std::process::exit(2);
     }));
     // clap prints its whole message (with "did you mean" and the usage) and exits with 2;
@@ -44,7 +48,7 @@ fn main() -> ExitCode {
         // `bloomkit man | head`: the reader has what it wanted.
         Err(e) if stream::is_closed_output(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("bloomkit: {e:#}");
+            eprintln!("bloomkit: {}", shown::line(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

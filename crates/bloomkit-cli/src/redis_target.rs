@@ -119,21 +119,6 @@ fn valid_host(host: &str) -> bool {
     name_ok && port_ok
 }
 
-/// A filter name for messages: as it is when every character prints as itself, else quoted
-/// with Rust's escapes (`"ev\nil\u{1b}[31m"`), so that a name holding a newline, an escape
-/// sequence or another control or invisible character cannot forge output lines or drive the
-/// terminal.
-pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
-    let plain = name
-        .chars()
-        .all(|c| matches!(c, '"' | '\'' | '\\') || c.escape_debug().count() == 1);
-    if plain {
-        name.into()
-    } else {
-        format!("{name:?}").into()
-    }
-}
-
 impl RedisUrl {
     /// Parses a TARGET if it is a Redis URL (`None`: not a URL at all, a file path).
     pub fn parse(target: &str) -> Result<Option<RedisUrl>> {
@@ -202,7 +187,7 @@ impl RedisUrl {
         if cluster && db != 0 {
             bail!(
                 "{shown}://{host}/{db}/{}: Redis Cluster has only database 0",
-                shown_name(name)
+                crate::shown::name(name)
             );
         }
         let addr = if host.ends_with(']') || !host.starts_with('[') && !host.contains(':') {
@@ -232,7 +217,11 @@ impl RedisUrl {
         } else {
             String::new()
         };
-        format!("{scheme}://{}/{db}{}", self.addr, shown_name(&self.name))
+        format!(
+            "{scheme}://{}/{db}{}",
+            self.addr,
+            crate::shown::name(&self.name)
+        )
     }
 
     /// The password: from the URL, else `--password-file` (its first line), else
@@ -576,7 +565,7 @@ impl RedisTarget {
             .block_on(bloomkit_redis::purge_filter(&conn, &url.name))
             .map_err(|e| anyhow!("{}: {e}", url.display()))?;
         if let bloomkit_redis::Purge::MetadataOnly { why } = purged {
-            eprintln!(
+            crate::shown::say!(
                 "warning: {}: deleted the old filter's corrupt metadata only: {why}",
                 url.display()
             );
@@ -616,7 +605,7 @@ impl RedisTarget {
             let saturated = report.saturated.iter().filter(|&&s| s).count();
             if saturated > 0 && !self.saturation_reported {
                 self.saturation_reported = true;
-                eprintln!(
+                crate::shown::say!(
                     "warning: {}: {saturated} items reached a saturated counter (15): their counts read as 'at least 15' and those counters never go down",
                     self.display
                 );
@@ -828,10 +817,10 @@ mod tests {
         assert_eq!(u.name, "ev\nil\u{1b}[31mX");
         assert_eq!(u.display(), r#"redis://h:1/"ev\nil\u{1b}[31mX""#);
         for plain in ["a b", "x\"y", "caf\u{e9}", "a\\b", "it's"] {
-            assert_eq!(super::shown_name(plain), plain);
+            assert_eq!(crate::shown::name(plain), plain);
         }
         for quoted in ["\t", "a\rb", "\u{202e}evil", "\u{7f}"] {
-            assert_eq!(super::shown_name(quoted), format!("{quoted:?}"));
+            assert_eq!(crate::shown::name(quoted), format!("{quoted:?}"));
         }
         assert!(!format!("{u:?}").contains("s@cret"));
         let u = RedisUrl::parse("redis://user:pw@h/a/b").unwrap().unwrap();

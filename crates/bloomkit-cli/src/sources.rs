@@ -84,7 +84,7 @@ impl Sources {
                 .take(16)
                 .find(|i| i.as_str() != "-" && std::path::Path::new(i).is_file())
             {
-                eprintln!(
+                crate::shown::say!(
                     "bloomkit: note: the argument '{file}' is used as an item; to read items from that file, use -f {file}"
                 );
             }

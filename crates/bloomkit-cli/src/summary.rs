@@ -163,7 +163,7 @@ pub fn check_health(target: &Target, out: &Output) -> Result<Description> {
     let d = target.describe()?;
     if !out.quiet {
         for w in warnings(&target.location().display(), &d) {
-            eprintln!("bloomkit: {w}");
+            crate::shown::say!("bloomkit: {w}");
         }
     }
     Ok(d)
@@ -183,7 +183,7 @@ pub fn report_written(
     }
     let d = check_health(target, out)?;
     if out.text() {
-        eprintln!("{}", says(&d));
+        crate::shown::say!("{}", says(&d));
     }
     summary.filter(&d).print(out, false)?;
     Ok(ExitCode::SUCCESS)

@@ -270,3 +270,45 @@ fn imports_larger_than_the_memory_available_are_refused() {
     );
     assert!(!std::path::Path::new(&out).exists());
 }
+
+/// A file name holding a newline and terminal escape sequences (anyone may name a file the
+/// user is then given): every message that names it shows it quoted and escaped, so it can
+/// neither forge a line of output nor drive the terminal, and the file still works.
+#[test]
+fn a_file_name_with_control_characters_never_reaches_the_terminal_raw() {
+    let d = tempfile::tempdir().unwrap();
+    let evil = path(&d, "x\nbloomkit: ok\u{1b}[2J\u{1b}]0;title\u{7}.bloom");
+    let is_raw =
+        |s: &str| s.contains('\u{1b}') || s.contains('\u{7}') || s.contains("\nbloomkit: ok");
+    let mut outputs = Vec::new();
+    let r = ok(&["create", &evil, "-n", "1000", "-p", "0.01"], b"");
+    outputs.push(r.err.clone());
+    assert!(r.err.contains(r#"x\nbloomkit: ok\u{1b}[2J"#), "{}", r.err);
+    for args in [
+        vec!["add", evil.as_str(), "a"],
+        vec!["info", evil.as_str()],
+        vec!["check", evil.as_str(), "a"],
+    ] {
+        let r = ok(&args, b"");
+        outputs.extend([r.out, r.err]);
+    }
+    assert_eq!(
+        ok(&["check", &evil, "a", "b"], b"").out,
+        "a\n",
+        "it still answers"
+    );
+    // Errors that name it: a missing sibling, and a directory in its place.
+    let missing = format!("{evil}.missing");
+    let r = run(&["info", &missing], b"");
+    assert_eq!(r.code, 2);
+    assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+    outputs.push(r.err);
+    std::fs::create_dir(format!("{evil}.dir")).unwrap();
+    let r = run(&["add", &format!("{evil}.dir"), "a"], b"");
+    assert_eq!(r.code, 2);
+    assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+    outputs.push(r.err);
+    for o in &outputs {
+        assert!(!is_raw(o), "raw control characters in {o:?}");
+    }
+}

@@ -45,7 +45,7 @@ pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode
         } else {
             "probably already present"
         };
-        eprintln!(
+        crate::shown::say!(
             "added {} to {place}{path}: {added} new, {} {present}{stopped}",
             plural(total, "item", "items"),
             total - added

@@ -271,7 +271,7 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
         plot::write(path, &curve, current.as_ref())?;
         r.json = r.json.clone().set("plot", path.display().to_string());
         if out.text() {
-            eprintln!("wrote {}", path.display());
+            crate::shown::say!("wrote {}", path.display());
         }
     }
     print_report(r, out)

@@ -99,7 +99,7 @@ pub(crate) fn export(
         crate::commands::check_parent(output)?;
         bloomkit::file::write_atomic(output, &bytes).map_err(|e| anyhow!("{e}"))?;
         if out.text() {
-            eprintln!(
+            crate::shown::say!(
                 "exported {target} as {} to {} ({} bytes)",
                 format_name(format),
                 output.display(),

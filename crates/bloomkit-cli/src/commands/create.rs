@@ -26,14 +26,14 @@ pub(crate) fn run(
         .filter(&d)
         .print(out, false)?;
     if let (true, Some(range), Some(form)) = (out.text(), &d.range, &d.layout) {
-        eprintln!(
+        crate::shown::say!(
             "created {} {} of range {range} ({form}, {})",
             d.kind,
             location.display(),
             human_bytes(d.bytes)
         );
     } else if out.text() {
-        eprintln!(
+        crate::shown::say!(
             "created {} {} filter {}: {} bits, {} hashes, {}",
             d.scheme,
             d.kind,

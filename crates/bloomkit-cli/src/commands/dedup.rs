@@ -94,7 +94,7 @@ pub(crate) fn run(
     };
     let closed = matches!(outcome.end, End::ClosedOutput);
     if out.text() && !closed {
-        eprintln!(
+        crate::shown::say!(
             "dedup {}: {} read, {kept} new {} written, {} dropped as seen before{}",
             location.display(),
             plural(total, "line", "lines"),

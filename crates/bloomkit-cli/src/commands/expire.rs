@@ -22,7 +22,7 @@ pub(crate) fn run(target: &str, ttl: Duration, out: &Output) -> Result<ExitCode>
         .set("ttl_ms", u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
         .print(out, false)?;
     if out.text() {
-        eprintln!(
+        crate::shown::say!(
             "{}: Redis deletes the filter (its metadata and every key) in {}",
             location.display(),
             format_duration(ttl)

@@ -30,7 +30,7 @@ pub(crate) fn run(command: Option<&str>, dir: Option<&Path>, out: &Output) -> Re
             .map_err(|e| anyhow!("writing man pages into {}: {e}", dir.display()))?;
         if out.text() {
             let count = 1 + cmd.get_subcommands().count();
-            eprintln!("wrote {count} man pages into {}", dir.display());
+            crate::shown::say!("wrote {count} man pages into {}", dir.display());
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -37,7 +37,7 @@ pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode
     let code = finish(&t, &mut outcome)?;
     let place = t.location().display();
     if out.text() {
-        eprintln!(
+        crate::shown::say!(
             "removed {} from {place}",
             plural(outcome.applied, "item", "items")
         );

@@ -29,7 +29,7 @@ impl Location {
     /// A short name for messages (never a password).
     pub fn display(&self) -> String {
         match self {
-            Location::File(p) => p.display().to_string(),
+            Location::File(p) => crate::shown::path(p),
             Location::Redis(url) => url.display(),
         }
     }

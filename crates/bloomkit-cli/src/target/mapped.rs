@@ -71,7 +71,7 @@ impl Mapped {
                 // No writer is inside a chunk: seal it (best effort: a read-only user cannot).
                 if let Ok(shared) = MappedFilter::open_shared(real, keys) {
                     if shared.is_dirty() && shared.seal().is_ok() {
-                        eprintln!(
+                        crate::shown::say!(
                             "bloomkit: note: {}: a writer had left its checksum stale (interrupted, or between updates); recomputed it",
                             shown.display()
                         );
