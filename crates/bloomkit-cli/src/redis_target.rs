@@ -207,21 +207,33 @@ impl RedisUrl {
 
     /// The target for messages: never the password.
     pub fn display(&self) -> String {
+        self.written(&crate::shown::name(&self.name))
+    }
+
+    /// The target as a word for a command line in a hint: never the password, quoted for the
+    /// shell where its name needs it (see [`crate::shown::arg`]).
+    pub fn as_arg(&self) -> String {
+        crate::shown::arg(&self.written(&self.name)).into_owned()
+    }
+
+    /// `redis[+cluster]://ADDR/[DB/]NAME`, with the database also when it is 0 but the name
+    /// would read as one (`redis://h:6379/0/3/x` is the name `3/x` in database 0).
+    fn written(&self, name: &str) -> String {
         let scheme = if self.cluster {
             "redis+cluster"
         } else {
             "redis"
         };
-        let db = if self.db != 0 {
+        let name_reads_as_db = self
+            .name
+            .split_once('/')
+            .is_some_and(|(d, _)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+        let db = if self.db != 0 || name_reads_as_db {
             format!("{}/", self.db)
         } else {
             String::new()
         };
-        format!(
-            "{scheme}://{}/{db}{}",
-            self.addr,
-            crate::shown::name(&self.name)
-        )
+        format!("{scheme}://{}/{db}{name}", self.addr)
     }
 
     /// The password: from the URL, else `--password-file` (its first line), else
@@ -397,7 +409,8 @@ impl RedisTarget {
         }
         let remote = match kind {
             None => bail!(
-                "{display}: no such filter (create it with: bloomkit create {display} --capacity N --fpp P)"
+                "{display}: no such filter (create it with: bloomkit create {} --capacity N --fpp P)",
+                url.as_arg()
             ),
             Some(StoredKind::Register) => open_as!(Register, RedisFilter),
             Some(StoredKind::Scalable) => open_as!(Scalable, ScalableRedisFilter),
@@ -810,6 +823,13 @@ mod tests {
         assert_eq!((u.db, u.name.as_str()), (3, "x:y"));
         assert_eq!(u.password, Some(Password("s@cret".into())));
         assert_eq!(u.display(), "redis://h:1/3/x:y");
+        // A name that would read as a database number keeps database 0 in front of it.
+        let u = RedisUrl::parse("redis://h:1/0/3/x").unwrap().unwrap();
+        assert_eq!((u.db, u.name.as_str()), (0, "3/x"));
+        assert_eq!(u.display(), "redis://h:1/0/3/x");
+        assert_eq!(RedisUrl::parse(&u.as_arg()).unwrap().unwrap().name, "3/x");
+        let u = RedisUrl::parse("redis://h:1/a b\n").unwrap().unwrap();
+        assert_eq!(u.as_arg(), r"$'redis://h:1/a b\n'");
         // Names that do not print as themselves are quoted and escaped.
         let u = RedisUrl::parse("redis://h:1/ev\nil\u{1b}[31mX")
             .unwrap()

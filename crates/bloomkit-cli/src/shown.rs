@@ -46,6 +46,44 @@ pub fn line(message: &str) -> Cow<'_, str> {
     out.into()
 }
 
+/// A word for a command line in a hint (`create it with: bloomkit create WORD ...`), written so
+/// that a POSIX shell reads it back as exactly `word`: as it is when it holds only characters no
+/// shell treats specially; in single quotes when it holds spaces, quotes or other printable
+/// characters; in bash's `$'...'` (also zsh's and ksh's) with `\n`, `\xHH` and `\uHHHH`
+/// escapes when it holds a character that does not print as itself, so the hint can be pasted
+/// and never drives the terminal.
+pub fn arg(word: &str) -> Cow<'_, str> {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_./:@%+,=-".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        return word.into();
+    }
+    if word.chars().all(prints_as_itself) {
+        return format!("'{}'", word.replace('\'', r"'\''")).into();
+    }
+    let mut out = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\n' => out.push_str(r"\n"),
+            '\t' => out.push_str(r"\t"),
+            '\'' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if prints_as_itself(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!(r"\x{:02x}", c as u32)),
+            c if (c as u32) <= 0xffff => out.push_str(&format!(r"\u{:04x}", c as u32)),
+            c => out.push_str(&format!(r"\U{:08x}", c as u32)),
+        }
+    }
+    out.push('\'');
+    out.into()
+}
+
+/// A path as a word for a command line in a hint (see [`arg`]).
+pub fn path_arg(path: &Path) -> String {
+    arg(&path.to_string_lossy()).into_owned()
+}
+
 /// `eprintln!` for a one-line message to a person, through [`line`].
 macro_rules! say {
     ($($arg:tt)*) => {
@@ -71,5 +109,12 @@ mod tests {
         }
         assert_eq!(line("x: a\nb\u{1b}[2J"), r"x: a\nb\u{1b}[2J");
         assert_eq!(path(Path::new("/tmp/a\nb")), r#""/tmp/a\nb""#);
+        assert_eq!(arg("seen.bloom"), "seen.bloom");
+        assert_eq!(arg("redis://h:6379/x"), "redis://h:6379/x");
+        assert_eq!(arg("my seen.bloom"), "'my seen.bloom'");
+        assert_eq!(arg("it's"), r"'it'\''s'");
+        assert_eq!(arg(""), "''");
+        assert_eq!(arg("a\nb\u{1b}[2J'\\\u{202e}"), r"$'a\nb\x1b[2J\'\\\u202e'");
+        assert!(arg("\u{7}").chars().all(prints_as_itself));
     }
 }

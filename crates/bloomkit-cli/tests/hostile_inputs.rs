@@ -312,3 +312,41 @@ fn a_file_name_with_control_characters_never_reaches_the_terminal_raw() {
         assert!(!is_raw(o), "raw control characters in {o:?}");
     }
 }
+
+/// The hint of a missing filter is a command that can be pasted into a shell as it is: the
+/// path is quoted for the shell where it needs it, so running the hint creates exactly the
+/// file that was asked for.
+#[test]
+fn the_create_hint_for_a_missing_file_runs_as_pasted() {
+    let d = tempfile::tempdir().unwrap();
+    for name in [
+        "plain.bloom",
+        "my seen.bloom",
+        "it's.bloom",
+        "x\nok\u{1b}[2J\u{7}.bloom",
+    ] {
+        let file = path(&d, name);
+        let r = run(&["info", &file], b"");
+        assert_eq!(r.code, 2, "{}", r.err);
+        assert!(!r.err.contains('\u{1b}'), "{:?}", r.err);
+        let hint = r
+            .err
+            .split("create it with: ")
+            .nth(1)
+            .and_then(|h| h.trim_end().strip_suffix(')'))
+            .unwrap_or_else(|| panic!("no hint in {:?}", r.err));
+        let command = hint
+            .replacen("bloomkit ", &format!("'{}' ", bin().display()), 1)
+            .replace("--capacity N --fpp P", "--capacity 100 --fpp 0.01");
+        let status = Command::new("bash")
+            .args(["-c", &command])
+            .status()
+            .expect("bash");
+        assert!(status.success(), "{command}");
+        assert!(
+            std::path::Path::new(&file).is_file(),
+            "{name:?} from {hint}"
+        );
+        ok(&["add", &file, "a"], b"");
+    }
+}

@@ -223,7 +223,7 @@ fn looks_like(file: &Path, input: &Input) -> String {
     match detect(bytes) {
         Some(Detected::Native) => format!(
             "it is a bloomkit filter file already: use it as it is, or copy it (cp {} ...)",
-            file.display()
+            crate::shown::path_arg(file)
         ),
         Some(d) => format!(
             "it looks like {} (--format {})",

@@ -85,11 +85,12 @@ fn not_a_filter(path: &Path) -> Option<String> {
     if bytes.starts_with(&bloomkit::codec::native::MAGIC) {
         return None;
     }
-    let shown = path.display();
+    let shown = crate::shown::path(path);
     Some(match bloomkit::codec::detect(&bytes) {
         Some(d) => format!(
-            "{shown}: not a bloomkit filter file: it looks like {} (import it: bloomkit import {shown} NEW.bloom)",
-            d.describe()
+            "{shown}: not a bloomkit filter file: it looks like {} (import it: bloomkit import {} NEW.bloom)",
+            d.describe(),
+            crate::shown::path_arg(path)
         ),
         None if len == 0 => format!("{shown}: an empty file, not a bloomkit filter file"),
         None => format!(
@@ -121,8 +122,8 @@ pub fn file_error(path: &Path, e: bloomkit::Error) -> anyhow::Error {
 fn no_such_filter(path: &Path) -> anyhow::Error {
     anyhow!(
         "{}: no such filter (create it with: bloomkit create {} --capacity N --fpp P)",
-        path.display(),
-        path.display()
+        crate::shown::path(path),
+        crate::shown::path_arg(path)
     )
 }
 
