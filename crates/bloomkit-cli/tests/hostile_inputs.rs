@@ -350,3 +350,50 @@ fn the_create_hint_for_a_missing_file_runs_as_pasted() {
         ok(&["add", &file, "a"], b"");
     }
 }
+
+/// Another process truncates a filter file while a command has it mapped: the next probe of a
+/// page past the new end faults (SIGBUS). The command ends with a one-line error naming the
+/// file and exit status 2, not a "Bus error" crash: reading (`check`) and writing in place
+/// (`dedup`, `add`).
+#[test]
+fn a_mapped_file_cut_short_by_another_process_ends_with_a_clear_error() {
+    use std::io::{BufRead, Write};
+    for command in ["dedup", "add", "check"] {
+        let d = tempfile::tempdir().unwrap();
+        let f = path(&d, "cut.bloom");
+        ok(&["create", &f, "-n", "1000000", "-p", "0.01"], b"");
+        let mut args = vec![command, "--no-progress", f.as_str()];
+        if command != "dedup" {
+            args.push("-");
+        }
+        let (mut child, mut input) = spawn_piped(&mut bk(&args));
+        if command == "dedup" {
+            // Wait until it has the file open and answered once.
+            input.write_all(b"first\n").unwrap();
+            input.flush().unwrap();
+            let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            assert_eq!(line, "first\n");
+        } else {
+            // It maps the file before it reads its first line.
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        let lines: String = (0..10_000).map(|i| format!("item-{i}\n")).collect();
+        let _ = input.write_all(lines.as_bytes());
+        drop(input);
+        let (code, err) = finished(child);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains("cut.bloom: the mapped filter file was cut short while in use"),
+            "{command}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{command}: {err}");
+    }
+}

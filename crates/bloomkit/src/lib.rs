@@ -110,6 +110,8 @@ pub mod key;
 pub mod math;
 #[cfg(feature = "mmap")]
 pub mod mmap;
+#[cfg(feature = "mmap")]
+mod mmap_sigbus;
 pub mod path_watch;
 pub mod scalable;
 pub mod sharing;

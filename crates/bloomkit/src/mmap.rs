@@ -26,9 +26,10 @@
 //!
 //! [`MappedFilter`] takes no lock: callers follow the locking protocol of the design (an
 //! exclusive `flock` on [`file`](MappedFilter::file) around each batch of inserts and around
-//! `seal`). Another process must never truncate a mapped file (the mapping would fault);
-//! bloomkit's own whole-file saves replace files by rename, which leaves existing mappings on
-//! the old contents.
+//! `seal`). Another process must never truncate a mapped file (the mapping would fault with
+//! `SIGBUS`; a program that owns its process can make that a clean exit with
+//! [`exit_on_sigbus`]); bloomkit's own whole-file saves replace files by rename, which leaves
+//! existing mappings on the old contents.
 //!
 //! ```
 //! use bloomkit::{BloomFilter, file, mmap::MappedFilter};
@@ -70,6 +71,8 @@ use memmap2::Mmap;
 use memmap2::MmapMut;
 use std::fs::File;
 use std::path::Path;
+
+pub use crate::mmap_sigbus::exit_on_sigbus;
 
 /// Byte offset of the first layer's "inserted" counter (header, then 24 bytes into the entry).
 const INSERTED_OFFSET: usize = HEADER_LEN + 24;

@@ -48,6 +48,19 @@ fn not_mappable(e: &bloomkit::Error) -> bool {
     ) || matches!(e, bloomkit::Error::NotRepresentable { .. })
 }
 
+/// A mapped file cut short by another process (or whose storage fails) ends the command with
+/// a one-line error naming it and exit status 2, not a "Bus error" crash (see
+/// [`bloomkit::mmap::exit_on_sigbus`]).
+fn sigbus_names(shown: &Path) {
+    let message = format!(
+        "bloomkit: {}: the mapped filter file was cut short while in use (truncated by another \
+         process, or its storage failed: SIGBUS); stopped there",
+        crate::shown::path(shown)
+    );
+    // Without the handler the fault still stops the command, only less clearly.
+    let _ = bloomkit::mmap::exit_on_sigbus(&message, 2);
+}
+
 impl Mapped {
     /// Maps the regular file at `real` read-only, or `None` if its kind is not mapped. A file
     /// left dirty by a writer that is no longer in a chunk is sealed first (when the file is
@@ -56,6 +69,7 @@ impl Mapped {
         // Never blocks (a FIFO is refused before it is opened).
         let file = bloomkit::file::open_regular(real, "opening")
             .map_err(|e| super::file::file_error(shown, e))?;
+        sigbus_names(shown);
         let map = match MappedFilter::from_file(file, real, keys) {
             Ok(m) => m,
             Err(e) if not_mappable(&e) => return Ok(None),
@@ -106,6 +120,7 @@ impl Mapped {
         keys: &[Hashing],
     ) -> Result<Option<Mapped>> {
         let real = locked.path();
+        sigbus_names(shown);
         let map = match MappedFilter::open_shared(real, keys) {
             Ok(map) => map,
             Err(e) if not_mappable(&e) => return Ok(None),
