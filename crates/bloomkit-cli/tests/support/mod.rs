@@ -28,6 +28,14 @@ pub struct Run {
     pub err: String,
 }
 
+/// Checks a run that must be refused before it writes anything: exit status 2, `needle` in its
+/// error, and no file at `out`.
+pub fn refused_writing_nothing(code: i32, err: &str, needle: &str, out: &str) {
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(needle), "{needle:?} not in {err}");
+    assert!(!Path::new(out).exists(), "{out} was written: {err}");
+}
+
 /// Checks what every run must satisfy: no panic or backtrace, and an error is one line (a
 /// usage error is clap's whole message, which starts `error: `).
 pub fn clean(code: i32, err: &str) {
