@@ -174,7 +174,9 @@ class AtomicBlockedBloomFilter(_SizedFilter):
 
 class MappedFilter:
     """A classic or blocked filter's file mapped into memory (``open_mmap``); a context
-    manager that seals the file on exit."""
+    manager that seals the file on exit. Nothing may truncate the file while it is mapped: an
+    access past its new end raises SIGBUS, which ends the interpreter (Python cannot catch it);
+    bloomkit's own saves replace a file by renaming a new one over it, which is safe."""
 
     def __contains__(self, element: Element) -> bool: ...
     def contains_many(self, elements: Iterable[Element]) -> List[bool]: ...
