@@ -31,7 +31,10 @@ const ESTALE: i32 = 70;
 
 /// A classic or blocked filter whose bits stay in its file: opening costs a header read
 /// however large the filter, and a query touches only the pages it probes. Made by
-/// `BloomFilter.open_mmap` or `BlockedBloomFilter.open_mmap`; a context manager.
+/// `BloomFilter.open_mmap` or `BlockedBloomFilter.open_mmap`; a context manager. Nothing may
+/// truncate the file while it is mapped: an access past its new end raises SIGBUS, which ends
+/// the interpreter (Python cannot catch it); bloomkit's own saves rename a new file over the
+/// path, which is safe.
 #[pyclass(name = "MappedFilter", module = "bloomkit", frozen)]
 pub struct MappedFilter {
     map: RustMappedFilter,
