@@ -19,6 +19,8 @@ mod target;
 mod window;
 
 use clap::Parser;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -42,7 +44,7 @@ fn main() -> ExitCode {
     }));
     // clap prints its whole message (with "did you mean" and the usage) and exits with 2;
     // --help and --version exit with 0 (quietly too when standard output is closed).
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::try_parse().unwrap_or_else(|e| usage_error(e));
     match commands::run(cli) {
         Ok(code) => code,
         // `bloomkit man | head`: the reader has what it wanted.
@@ -52,4 +54,49 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Ends the process for a command line clap refused (or for `--help`, `--version`): as clap
+/// does, unless its message holds a character that does not print as itself, which only what
+/// the user typed can bring (an argument with an escape sequence or a carriage return, echoed
+/// in "unexpected argument '...'"); then the message is written without colours, each line
+/// through [`shown::line`], so it cannot drive the terminal. Exit status 2, as clap's.
+fn usage_error(e: clap::Error) -> ! {
+    let bare = without_colours(&e.render().ansi().to_string());
+    if bare
+        .lines()
+        .all(|l| matches!(shown::line(l), Cow::Borrowed(_)))
+    {
+        e.exit()
+    }
+    let mut out = String::new();
+    for l in bare.lines() {
+        let _ = writeln!(out, "{}", shown::line(l));
+    }
+    eprint!("{out}");
+    std::process::exit(2)
+}
+
+/// `styled` without its colour sequences (`ESC [ digits and semicolons m`, all clap writes);
+/// every other character, an escape sequence of the user's included, stays for
+/// [`shown::line`] to escape.
+fn without_colours(styled: &str) -> String {
+    let mut out = String::with_capacity(styled.len());
+    let mut rest = styled;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let params = after.len()
+            - after
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == ';')
+                .len();
+        if after[params..].starts_with('m') {
+            rest = &after[params + 1..];
+        } else {
+            out.push('\x1b');
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }

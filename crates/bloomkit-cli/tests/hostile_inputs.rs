@@ -313,6 +313,29 @@ fn a_file_name_with_control_characters_never_reaches_the_terminal_raw() {
     }
 }
 
+/// An argument clap refuses is echoed in its message ("unexpected argument '...'"): a carriage
+/// return, a bell or an escape sequence in it is shown escaped, never written raw, and the exit
+/// status is clap's 2. An ordinary usage error keeps clap's own message.
+#[test]
+fn a_refused_argument_with_control_characters_is_echoed_escaped() {
+    let r = run(&["add", "--a\rb\u{7}c\u{1b}]0;title\u{7}d", "f.bloom"], b"");
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        !r.err.chars().any(|c| c.is_control() && c != '\n'),
+        "raw control characters in {:?}",
+        r.err
+    );
+    assert!(
+        r.err.contains(r"unexpected argument '--a\rb\u{7}c\u{1b}]0;title\u{7}d'"),
+        "{}",
+        r.err
+    );
+    let r = run(&["add", "--bogus", "f.bloom"], b"");
+    assert_eq!(r.code, 2);
+    assert!(r.err.starts_with("error: unexpected argument '--bogus' found"), "{}", r.err);
+    assert!(r.err.contains("Usage: bloomkit add"), "{}", r.err);
+}
+
 /// The hint of a missing filter is a command that can be pasted into a shell as it is: the
 /// path is quoted for the shell where it needs it, so running the hint creates exactly the
 /// file that was asked for.
