@@ -326,13 +326,19 @@ fn a_refused_argument_with_control_characters_is_echoed_escaped() {
         r.err
     );
     assert!(
-        r.err.contains(r"unexpected argument '--a\rb\u{7}c\u{1b}]0;title\u{7}d'"),
+        r.err
+            .contains(r"unexpected argument '--a\rb\u{7}c\u{1b}]0;title\u{7}d'"),
         "{}",
         r.err
     );
     let r = run(&["add", "--bogus", "f.bloom"], b"");
     assert_eq!(r.code, 2);
-    assert!(r.err.starts_with("error: unexpected argument '--bogus' found"), "{}", r.err);
+    assert!(
+        r.err
+            .starts_with("error: unexpected argument '--bogus' found"),
+        "{}",
+        r.err
+    );
     assert!(r.err.contains("Usage: bloomkit add"), "{}", r.err);
 }
 
