@@ -57,31 +57,42 @@ def free_port():
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory):
-    """A redis-server on a free loopback port, stopped after the session."""
+    """A redis-server on a free loopback port, stopped after the session (on another free
+    port if the first is taken before the server binds it)."""
     server = shutil.which("redis-server")
     require("redis-server", server is not None)
-    port = free_port()
     workdir = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    for _ in range(5):
+        port = free_port()
+        proc = subprocess.Popen(
+            [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(workdir)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if _answers_ping(proc, port):
+            break
+        proc.kill()
+        proc.wait(timeout=10)
+    else:
+        raise RuntimeError("redis-server did not start on any of 5 free ports")
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def _answers_ping(proc, port):
+    """Whether the server `proc` answers PING on `port` within 20 s (False if it exits)."""
+    deadline = time.monotonic() + 20
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False

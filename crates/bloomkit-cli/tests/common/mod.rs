@@ -16,6 +16,17 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// A free loopback port for a cluster node: its cluster bus port (the port + 10000, which
+/// redis-server also binds) is free too at the time of the check.
+fn free_cluster_port() -> u16 {
+    loop {
+        let port = free_port();
+        if port <= u16::MAX - 10_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return port;
+        }
+    }
+}
+
 /// Sends one inline command and returns the raw reply (enough for PING and CLUSTER INFO).
 pub fn command(port: u16, cmd: &str) -> Option<String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
@@ -37,10 +48,15 @@ pub struct Server {
 
 impl Server {
     fn spawn(extra: &[&str], dir: &Path) -> Server {
+        let cluster = extra.contains(&"--cluster-enabled");
         for _ in 0..5 {
             let mut server = Server {
                 child: None,
-                port: free_port(),
+                port: if cluster {
+                    free_cluster_port()
+                } else {
+                    free_port()
+                },
                 args: extra.iter().map(|s| s.to_string()).collect(),
                 dir: dir.to_path_buf(),
             };

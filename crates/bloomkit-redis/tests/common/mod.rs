@@ -27,6 +27,17 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A free loopback port for a cluster node: its cluster bus port (the port + 10000, which
+/// redis-server also binds) is free too at the time of the check.
+fn free_cluster_port() -> u16 {
+    loop {
+        let port = free_port();
+        if port <= u16::MAX - 10_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return port;
+        }
+    }
+}
+
 /// One redis-server process; killed (SIGKILL) on drop.
 pub struct Server {
     pub port: u16,
@@ -55,21 +66,44 @@ impl Server {
         ])
     }
 
-    /// Starts a server with extra arguments.
+    /// Starts a server with extra arguments, on another free port if the one it was given is
+    /// taken before the server binds it (free ports are only free when checked; a cluster node
+    /// also needs its bus port, the port + 10000).
     pub fn start_with(extra: &[&str]) -> Server {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut s = Server {
-            port: free_port(),
-            dir: tmp.path().to_path_buf(),
-            args: extra.iter().map(|s| s.to_string()).collect(),
-            child: None,
-            _tmp: Some(tmp),
-        };
-        s.spawn();
-        s
+        let cluster = extra.contains(&"--cluster-enabled");
+        for _ in 0..5 {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut s = Server {
+                port: if cluster {
+                    free_cluster_port()
+                } else {
+                    free_port()
+                },
+                dir: tmp.path().to_path_buf(),
+                args: extra.iter().map(|s| s.to_string()).collect(),
+                child: None,
+                _tmp: Some(tmp),
+            };
+            if s.try_spawn() {
+                return s;
+            }
+            s.kill();
+        }
+        panic!("redis-server did not start on any of 5 free ports");
     }
 
+    /// Starts the process on `self.port`; panics if it does not come up.
     fn spawn(&mut self) {
+        assert!(
+            self.try_spawn(),
+            "redis-server on port {} did not start",
+            self.port
+        );
+    }
+
+    /// Starts the process on `self.port`; false if it exits (its port taken) or does not
+    /// answer within 20 seconds.
+    fn try_spawn(&mut self) -> bool {
         let child = Command::new("redis-server")
             .arg("--port")
             .arg(self.port.to_string())
@@ -83,7 +117,19 @@ impl Server {
             .spawn()
             .expect("redis-server must be installed (apt-get install redis-server)");
         self.child = Some(child);
-        wait_ready(self.port);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(20) {
+            // A server that reloads an AOF answers LOADING until done.
+            if cli(self.port, &["PING"]) == "PONG" {
+                return true;
+            }
+            let exited = self.child.as_mut().map(|c| c.try_wait());
+            if matches!(exited, Some(Ok(Some(_)))) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
     }
 
     pub fn url(&self) -> String {
@@ -132,18 +178,6 @@ pub fn cli(port: u16, args: &[&str]) -> String {
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn wait_ready(port: u16) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(20) {
-        if cli(port, &["PING"]) == "PONG" {
-            // A server that reloads an AOF answers LOADING until done.
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("redis-server on port {port} did not start");
 }
 
 /// Three masters joined with `redis-cli --cluster create`; all killed on drop.
