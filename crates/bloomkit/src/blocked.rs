@@ -218,14 +218,14 @@ macro_rules! blocked_filter {
             /// such as a binding that hashes while it holds its interpreter's lock.
             pub fn insert_hash_batch(&$($mut)? self, hashes: &[[u64; 2]]) {
                 let layout = self.spec.layout();
-                self.path.insert_items(layout, &$($mut)? self.blocks[..], hashes, |h| *h, |_, _| {});
+                self.path.insert_items(layout, &$($mut)? self.blocks[..], hashes, |_| {}, |h| *h, |_, _| {});
             }
 
             /// Tests elements by their hash words into `out` (as
             /// [`contains_batch_into`](Self::contains_batch_into)).
             pub fn contains_hash_batch_into(&self, hashes: &[[u64; 2]], out: &mut [bool]) {
                 let layout = self.spec.layout();
-                self.path.contains_items(layout, &self.blocks[..], hashes, |h| *h, out);
+                self.path.contains_items(layout, &self.blocks[..], hashes, |_| {}, |h| *h, out);
             }
 
             /// Tests every element of `keys` (hash, prefetch, then probe, a group at a time).

@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::filter::Filter;
 use crate::key::Key;
 use crate::math::Params;
-use crate::probe::blocked::pipeline_ahead;
+use crate::probe::blocked::pipeline_touching;
 use crate::probe::{enhanced_double, Digest};
 use crate::spec::Spec;
 use crate::storage::BitVec;
@@ -77,10 +77,12 @@ fn prefetch_positions(spec: &Spec, prefetch: &impl Fn(u64), d: Digest) -> Digest
 }
 
 /// The batch insert loop of every classic storage, a software pipeline
-/// ([`pipeline_ahead`]): item `i` (a key, or a digest computed before) is hashed by `digest`
+/// ([`pipeline_touching`]): item `i` (a key, or a digest computed before) is hashed by `digest`
 /// and the lines of its bits prefetched [`BATCH_AHEAD`] items before [`insert_positions`] sets
 /// them, so that the cache misses of many elements overlap. The bits set are exactly those of
-/// inserting the items one by one.
+/// inserting the items one by one. The keys' own bytes are not prefetched (as the blocked
+/// filters' batches do): with URL-like keys at n = 10⁷ that measured 0.76–1.08× by case,
+/// slower for queries of present keys, whose `k` lines already fill the pipeline.
 #[inline(always)]
 pub(crate) fn insert_items<T>(
     spec: &Spec,
@@ -89,9 +91,10 @@ pub(crate) fn insert_items<T>(
     items: &[T],
     digest: impl Fn(&T) -> Digest,
 ) {
-    pipeline_ahead::<BATCH_AHEAD, _, _, _>(
+    pipeline_touching::<BATCH_AHEAD, _, _, _>(
         &mut (),
         items,
+        |_| {},
         #[inline(always)]
         |_, item| prefetch_positions(spec, &prefetch, digest(item)),
         #[inline(always)]
@@ -113,9 +116,10 @@ pub(crate) fn contains_items<T>(
     out: &mut [bool],
 ) {
     let items = &items[..items.len().min(out.len())];
-    pipeline_ahead::<BATCH_AHEAD, _, _, _>(
+    pipeline_touching::<BATCH_AHEAD, _, _, _>(
         out,
         items,
+        |_| {},
         #[inline(always)]
         |_, item| prefetch_positions(spec, &prefetch, digest(item)),
         #[inline(always)]

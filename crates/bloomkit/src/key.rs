@@ -49,6 +49,15 @@ pub trait Key {
         f(&buf)
     }
 
+    /// The encoding where it already lies in memory apart from the value itself (the bytes of a
+    /// `str`, `String`, `[u8]` or `Vec<u8>`, through references and boxes), or `None` (the
+    /// default) for elements whose encoding is built when asked or held inline. Batches use it
+    /// to prefetch the bytes of keys they will hash soon; it changes no answer.
+    #[inline(always)]
+    fn bytes_in_place(&self) -> Option<&[u8]> {
+        None
+    }
+
     /// The encoding as a new vector (handy in tests and for debugging).
     fn to_key_bytes(&self) -> Vec<u8> {
         let mut buf = Vec::new();
@@ -69,6 +78,10 @@ macro_rules! key_through_pointer {
             fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
                 (**self).with_bytes(f)
             }
+            #[inline(always)]
+            fn bytes_in_place(&self) -> Option<&[u8]> {
+                (**self).bytes_in_place()
+            }
         }
     )*};
 }
@@ -85,6 +98,10 @@ macro_rules! borrowed_bytes {
             #[inline(always)]
             fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
                 f(self.$conv())
+            }
+            #[inline(always)]
+            fn bytes_in_place(&self) -> Option<&[u8]> {
+                Some(self.$conv())
             }
         }
     )*};
@@ -321,6 +338,41 @@ mod tests {
         assert_eq!([1u8, 2, 3].to_key_bytes(), vec![1, 2, 3]);
         assert_eq!(String::from("x").to_key_bytes(), b"x".to_vec());
         assert_eq!(Utf16("😀").to_key_bytes(), vec![0x3d, 0xd8, 0x00, 0xde]);
+    }
+
+    /// Keys whose bytes lie in memory of their own say where (the very bytes they hash, for
+    /// the batches' prefetch); keys built on demand or held inline say nothing.
+    #[test]
+    fn bytes_in_place_are_the_encoding_where_there_are_any() {
+        fn in_place<K: Key + ?Sized>(k: &K) -> Option<Vec<u8>> {
+            k.bytes_in_place().map(|b| {
+                assert_eq!(b, &k.to_key_bytes()[..]);
+                b.to_vec()
+            })
+        }
+        let url = "https://example.com/a/b";
+        assert_eq!(in_place(url).as_deref(), Some(url.as_bytes()));
+        assert_eq!(in_place(&url).as_deref(), Some(url.as_bytes()));
+        assert_eq!(
+            in_place(&String::from(url)).as_deref(),
+            Some(url.as_bytes())
+        );
+        assert_eq!(
+            in_place(&Box::<str>::from(url)).as_deref(),
+            Some(url.as_bytes())
+        );
+        assert_eq!(in_place(&b"xyz"[..]), Some(b"xyz".to_vec()));
+        assert_eq!(in_place(&vec![1u8, 2]), Some(vec![1, 2]));
+        let s = String::from("in a String");
+        assert_eq!(
+            s.bytes_in_place().unwrap().as_ptr(),
+            s.as_ptr(),
+            "the heap bytes themselves"
+        );
+        assert_eq!(in_place(&7u64), None);
+        assert_eq!(in_place(&[1u8, 2, 3]), None);
+        assert_eq!(in_place(&("a", 1u32)), None);
+        assert_eq!(in_place(&Utf16("x")), None);
     }
 
     #[test]

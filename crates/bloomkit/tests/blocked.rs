@@ -135,6 +135,37 @@ fn batches_answer_like_single_calls() {
     );
 }
 
+/// Batches of heap strings (whose bytes the batch loops prefetch ahead of hashing) set and
+/// answer what single calls do, on every layout and path, at lengths around the pipeline's
+/// distances.
+#[test]
+fn batches_of_strings_answer_like_single_calls() {
+    let keys: Vec<String> = (0..6000u64)
+        .map(|i| format!("https://example.com/{}/{i}", "p".repeat((i % 80) as usize)))
+        .collect();
+    let filters = [
+        BlockedBloomFilter::new(5000, 0.01).unwrap(),
+        BlockedBloomFilter::new_compact(5000, 0.01).unwrap(),
+        BlockedBloomFilter::new_split_block_256(5000, 0.01).unwrap(),
+        BlockedBloomFilter::with_layout(500, BlockLayout::SplitBlock256, Hashing::Murmur3).unwrap(),
+    ];
+    for empty in filters {
+        for len in [0, 1, 63, 64, 65, 127, 128, 129, 200, 3000] {
+            let mut single = empty.clone();
+            let mut batch = empty.clone();
+            for k in &keys[..len] {
+                single.insert(k);
+            }
+            batch.insert_batch(&keys[..len]);
+            assert_eq!(single, batch, "{len} keys");
+            let answers = batch.contains_batch(&keys[..2 * len]);
+            let expected: Vec<bool> = keys[..2 * len].iter().map(|k| single.contains(k)).collect();
+            assert_eq!(answers, expected, "{len} keys");
+            assert!(answers[..len].iter().all(|&a| a));
+        }
+    }
+}
+
 fn batches_answer_like_single_calls_for(empty: BlockedBloomFilter) {
     let keys: Vec<u64> = (0..10_000).collect();
     let mut single = empty;

@@ -415,13 +415,14 @@ pub(super) unsafe fn insert_batch<S: BlocksMut, T>(
     layout: BlockLayout,
     blocks: S,
     items: &[T],
+    touch: impl Fn(&T),
     hash: impl Fn(&T) -> [u64; 2],
     on_new: impl FnMut(usize, bool),
 ) {
     if layout == BlockLayout::SplitBlock256 {
-        insert_loop(blocks, Split256(()), items, hash, on_new);
+        insert_loop(blocks, Split256(()), items, touch, hash, on_new);
     } else {
-        insert_loop(blocks, Split(()), items, hash, on_new);
+        insert_loop(blocks, Split(()), items, touch, hash, on_new);
     }
 }
 
@@ -435,13 +436,14 @@ pub(super) unsafe fn contains_batch<B: BlockCell, T>(
     layout: BlockLayout,
     blocks: &[B],
     items: &[T],
+    touch: impl Fn(&T),
     hash: impl Fn(&T) -> [u64; 2],
     out: &mut [bool],
 ) {
     if layout == BlockLayout::SplitBlock256 {
-        contains_loop(blocks, Split256(()), items, hash, out);
+        contains_loop(blocks, Split256(()), items, touch, hash, out);
     } else {
-        contains_loop(blocks, Split(()), items, hash, out);
+        contains_loop(blocks, Split(()), items, touch, hash, out);
     }
 }
 
