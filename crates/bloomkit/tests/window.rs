@@ -138,6 +138,40 @@ fn count_window_api_batches_and_estimates() {
     }
 }
 
+/// Batches of heap strings (whose bytes the batch loops prefetch ahead of hashing) leave the
+/// filter as single calls do and answer as they do, in both layouts, across generations.
+#[test]
+fn count_window_string_batches_match_single_calls() {
+    let keys: Vec<String> = (0..12_000u64)
+        .map(|i| format!("https://example.com/{}/{i}", "q".repeat((i % 70) as usize)))
+        .collect();
+    for empty in both_layouts(5_000, 0.01) {
+        let (mut single, mut batch) = (empty.clone(), empty);
+        for k in &keys {
+            single.insert(k);
+        }
+        for chunk in keys.chunks(3_000) {
+            batch.insert_batch(chunk);
+        }
+        assert_eq!(single, batch);
+        let probe: Vec<String> = (0..6_000u64)
+            .map(|i| {
+                format!(
+                    "https://example.com/{}/{i}",
+                    "q".repeat((i % 70) as usize) + "x"
+                )
+            })
+            .chain(keys[7_000..].iter().cloned())
+            .collect();
+        let expected: Vec<bool> = probe.iter().map(|k| single.contains(k)).collect();
+        assert_eq!(batch.contains_batch(&probe), expected);
+        assert!(
+            expected[6_000..].iter().all(|&x| x),
+            "the last 5,000 keys (the window) are remembered"
+        );
+    }
+}
+
 fn api_batches_and_estimates(mut f: CountWindowFilter) {
     assert!(f.insert("a"));
     assert!(!f.insert("a"), "already there");

@@ -45,6 +45,7 @@ use crate::hash::Hashing;
 use crate::key::Key;
 use crate::kind::Kind;
 use crate::math::{self, Params};
+use crate::probe::blocked::touch_key;
 use crate::probe::Digest;
 use crate::storage::{BitVec, Block};
 use std::fmt;
@@ -417,7 +418,7 @@ impl CountWindowFilter {
     fn insert_pipelined<K: Key>(&mut self, keys: &[K]) {
         let hashing = &self.hashing;
         match &mut self.storage {
-            Storage::Lanes(l) => l.insert_batch(&mut self.ages, keys, |k| {
+            Storage::Lanes(l) => l.insert_batch(&mut self.ages, keys, touch_key, |k| {
                 k.with_bytes(|b| hashing.hash64(b))
             }),
             Storage::Slices(_) | Storage::Fields(_) => {
@@ -445,9 +446,12 @@ impl CountWindowFilter {
                     *o = l.contains_fields(k.with_bytes(|b| self.hash(b)));
                 }
             }
-            Storage::Lanes(l) => {
-                l.contains_batch(keys, |k| k.with_bytes(|b| self.hash64(b)), &mut out)
-            }
+            Storage::Lanes(l) => l.contains_batch(
+                keys,
+                touch_key,
+                |k| k.with_bytes(|b| self.hash64(b)),
+                &mut out,
+            ),
             Storage::Slices(s) => self.contains_batch_slices(s, keys, &mut out),
         }
         out

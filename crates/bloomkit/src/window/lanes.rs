@@ -26,7 +26,7 @@
 use super::ages::Ages;
 use super::sizing::{BlockedAgePartitioned, BITS_PER_SLICE, LANES, LANE_BITS};
 use crate::error::{Error, Result};
-use crate::probe::blocked::{pipeline, SALT};
+use crate::probe::blocked::{pipeline_touching, AHEAD, SALT};
 use crate::probe::reduce;
 use crate::storage::{blocks_from_words, prefetch, zeroed_blocks, Block};
 
@@ -167,17 +167,26 @@ impl Lanes {
 
     /// Tests the elements of `keys`, whose hashes `hash` gives, into `out`: each key is hashed
     /// and its block prefetched well ahead of its test (the blocked filters' pipeline).
-    pub fn contains_batch<K>(&self, keys: &[K], hash: impl Fn(&K) -> u64, out: &mut [bool]) {
+    /// `touch` is called on each key well before it is hashed ([`pipeline_touching`]: heap
+    /// keys' bytes are prefetched).
+    pub fn contains_batch<K>(
+        &self,
+        keys: &[K],
+        touch: impl Fn(&K),
+        hash: impl Fn(&K) -> u64,
+        out: &mut [bool],
+    ) {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: as in `contains`.
             return unsafe {
-                super::lanes_avx2::contains_batch(&self.lines, self.blocks, keys, hash, out)
+                super::lanes_avx2::contains_batch(&self.lines, self.blocks, keys, touch, hash, out)
             };
         }
-        pipeline(
+        pipeline_touching::<AHEAD, _, _, _>(
             out,
             keys,
+            touch,
             |_, k| {
                 let h = hash(k);
                 self.prefetch(h);
@@ -190,17 +199,31 @@ impl Lanes {
     /// Inserts the elements of `keys`, whose hashes `hash` gives, in order, each counted by
     /// `ages` (which may start a generation); hashed and prefetched ahead as in
     /// [`contains_batch`](Self::contains_batch).
-    pub fn insert_batch<K>(&mut self, ages: &mut Ages, keys: &[K], hash: impl Fn(&K) -> u64) {
+    pub fn insert_batch<K>(
+        &mut self,
+        ages: &mut Ages,
+        keys: &[K],
+        touch: impl Fn(&K),
+        hash: impl Fn(&K) -> u64,
+    ) {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: as in `contains`.
             return unsafe {
-                super::lanes_avx2::insert_batch(&mut self.lines, self.blocks, ages, keys, hash)
+                super::lanes_avx2::insert_batch(
+                    &mut self.lines,
+                    self.blocks,
+                    ages,
+                    keys,
+                    touch,
+                    hash,
+                )
             };
         }
-        pipeline(
+        pipeline_touching::<AHEAD, _, _, _>(
             self,
             keys,
+            touch,
             |lanes, k| {
                 let h = hash(k);
                 lanes.prefetch(h);
@@ -456,12 +479,12 @@ mod tests {
             }
             assert!(fast.lines == portable.lines, "{lane_bits}");
             let (mut a, mut b) = (vec![false; 3000], vec![true; 3000]);
-            fast.contains_batch(&keys, |h| *h ^ 1, &mut a);
-            portable.contains_batch(&keys, |h| *h ^ 1, &mut b);
+            fast.contains_batch(&keys, |_| {}, |h| *h ^ 1, &mut a);
+            portable.contains_batch(&keys, |_| {}, |h| *h ^ 1, &mut b);
             assert_eq!(a, b);
             let (mut ages_a, mut ages_b) = (Ages::after(7, 4, 50), Ages::after(7, 4, 50));
-            fast.insert_batch(&mut ages_a, &keys, |h| *h ^ 2);
-            portable.insert_batch(&mut ages_b, &keys, |h| *h ^ 2);
+            fast.insert_batch(&mut ages_a, &keys, |_| {}, |h| *h ^ 2);
+            portable.insert_batch(&mut ages_b, &keys, |_| {}, |h| *h ^ 2);
             assert!(
                 fast.lines == portable.lines && ages_a == ages_b,
                 "{lane_bits}"

@@ -10,7 +10,7 @@
 
 use super::ages::Ages;
 use super::lanes::clear_lane;
-use crate::probe::blocked::{pipeline, SALT};
+use crate::probe::blocked::{pipeline_touching, AHEAD, SALT};
 use crate::probe::reduce;
 use crate::storage::{prefetch, Block};
 use core::arch::x86_64::*;
@@ -137,13 +137,15 @@ pub(super) unsafe fn contains_batch<K>(
     lines: &[Block],
     blocks: u64,
     keys: &[K],
+    touch: impl Fn(&K),
     hash: impl Fn(&K) -> u64,
     out: &mut [bool],
 ) {
     debug_assert_eq!(lines.len() as u64, blocks);
-    pipeline(
+    pipeline_touching::<AHEAD, _, _, _>(
         out,
         keys,
+        touch,
         |_, k| locate(lines, blocks, hash(k)),
         // SAFETY: `i < blocks = lines.len()` (indexed in the closure above).
         |out, j, (i, h)| out[j] = unsafe { hit(lines.as_ptr().add(i), mask(h)) },
@@ -160,12 +162,14 @@ pub(super) unsafe fn insert_batch<K>(
     blocks: u64,
     ages: &mut Ages,
     keys: &[K],
+    touch: impl Fn(&K),
     hash: impl Fn(&K) -> u64,
 ) {
     debug_assert_eq!(lines.len() as u64, blocks);
-    pipeline(
+    pipeline_touching::<AHEAD, _, _, _>(
         lines,
         keys,
+        touch,
         |lines, k| locate(lines, blocks, hash(k)),
         |lines, _, (i, h)| {
             if let Some(j) = ages.advance() {

@@ -388,26 +388,15 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
 /// 32 and 64 measured the same.
 pub(crate) const AHEAD: usize = 64;
 
-/// Runs `locate` on every key in order and `probe(i, located)` on key `i`'s result [`AHEAD`]
-/// keys later (the last `AHEAD` keys are probed at the end). Both get `state` (the blocks, or
-/// the answers).
-#[inline(always)]
-pub(crate) fn pipeline<T: ?Sized, K, L: Copy + Default>(
-    state: &mut T,
-    keys: &[K],
-    locate: impl Fn(&T, &K) -> L,
-    probe: impl FnMut(&mut T, usize, L),
-) {
-    pipeline_touching::<AHEAD, T, K, L>(state, keys, |_| {}, locate, probe);
-}
-
-/// [`pipeline`] with a distance of `N` keys, which also calls `touch` on each key `N` keys
-/// before `locate` (`2·N` before its probe): for keys whose bytes lie elsewhere in memory (heap
-/// strings) `touch` prefetches them ([`touch_key`]), so that hashing finds them in the cache
-/// instead of waiting for each (measured: batches of URL-like keys 7–22 % faster at n = 10⁷).
-/// A distance below [`AHEAD`] suits filters whose elements touch several cache lines (the
-/// classic filter's `k`), where `AHEAD` elements would ask for more lines at once than the CPU
-/// keeps in flight.
+/// The batch pipeline: runs `locate` on every key in order and `probe(i, located)` on key
+/// `i`'s result `N` keys later (the last `N` keys are probed at the end); both get `state`
+/// (the blocks, or the answers). It also calls `touch` on each key `N` keys before `locate`
+/// (`2·N` before its probe): for keys whose bytes lie elsewhere in memory (heap strings)
+/// `touch` prefetches them ([`touch_key`]), so that hashing finds them in the cache instead of
+/// waiting for each (measured: batches of URL-like keys 7–22 % faster at n = 10⁷); callers
+/// with hashes pass `|_| {}`. The blocked filters use [`AHEAD`]; a shorter distance suits
+/// filters whose elements touch several cache lines (the classic filter's `k`), where `AHEAD`
+/// elements would ask for more lines at once than the CPU keeps in flight.
 #[inline(always)]
 pub(crate) fn pipeline_touching<const N: usize, T: ?Sized, K, L: Copy + Default>(
     state: &mut T,
