@@ -115,26 +115,6 @@ const BASELINES: [usize; 2] = [7, 8];
 /// The insert baseline (measured in "insert" only).
 const OR_BASELINE: usize = 11;
 
-/// `n` zeroed atomic words backed by huge pages where Linux gives them, as the filters' storage
-/// is (`storage/alloc.rs`): with 4 KiB pages the baselines would pay TLB misses the filters do
-/// not.
-fn huge_words(n: u64) -> Vec<AtomicU64> {
-    let mut words: Vec<AtomicU64> = Vec::with_capacity(n as usize);
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = (words.as_ptr() as usize).next_multiple_of(HUGE);
-        let end = (words.as_ptr() as usize + 8 * n as usize) / HUGE * HUGE;
-        if start < end {
-            // SAFETY: `[start, end)` lies inside the allocation of `words`, not yet touched;
-            // the advice changes only how the kernel backs those pages.
-            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
-        }
-    }
-    words.extend((0..n).map(|_| AtomicU64::new(0)));
-    words
-}
-
 /// Per key, ORs one bit into each of the four words of a random 32-byte half-line of `words`
 /// with a relaxed `fetch_or`, the line prefetched `AHEAD` keys before.
 #[inline(never)]
@@ -257,7 +237,9 @@ fn filters(n: u64, p: f64) -> Filters {
     let blocked = BlockedBloomFilter::new(n, p).unwrap();
     // sbbf-rs-safe takes bits per key: give it what bloomkit's sizing needs for p.
     let bits = (blocked.bits() as f64 / n as f64).ceil() as usize;
-    let words = huge_words(blocked.bits() / 64);
+    let words = (0..blocked.bits() / 64)
+        .map(|_| AtomicU64::new(0))
+        .collect();
     Filters {
         lines: BlockedBloomFilter::with_layout(
             blocked.blocks(),
