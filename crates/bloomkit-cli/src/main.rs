@@ -19,7 +19,6 @@ mod target;
 mod window;
 
 use clap::Parser;
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -63,10 +62,7 @@ fn main() -> ExitCode {
 /// through [`shown::line`], so it cannot drive the terminal. Exit status 2, as clap's.
 fn usage_error(e: clap::Error) -> ! {
     let bare = without_colours(&e.render().ansi().to_string());
-    if bare
-        .lines()
-        .all(|l| matches!(shown::line(l), Cow::Borrowed(_)))
-    {
+    if bare.lines().all(|l| l.chars().all(shown::prints_as_itself)) {
         e.exit()
     }
     let mut out = String::new();

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// Whether `c` prints as itself (quotes and backslashes do; control, format and other
 /// invisible characters do not).
-fn prints_as_itself(c: char) -> bool {
+pub fn prints_as_itself(c: char) -> bool {
     matches!(c, '"' | '\'' | '\\') || c.escape_debug().count() == 1
 }
 
