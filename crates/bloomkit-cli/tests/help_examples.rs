@@ -70,7 +70,7 @@ fn fixtures(dir: &Path) {
 
 #[test]
 fn every_help_example_runs() {
-    let (server, _redis_dir) = Server::start();
+    let server = Server::start();
     let bin_dir = bin().parent().unwrap().to_path_buf();
     let path = format!(
         "{}:{}",
@@ -150,7 +150,7 @@ fn shell(script: &str, dir: &Path) -> (i32, String) {
 
 #[test]
 fn every_readme_cli_example_runs() {
-    let (server, _redis_dir) = Server::start();
+    let server = Server::start();
     let lines = block("README.md", "## Quick tour", "sh");
     assert!(lines.len() >= 5, "{lines:?}");
     let dir = tempfile::tempdir().unwrap();

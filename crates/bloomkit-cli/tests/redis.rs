@@ -55,7 +55,7 @@ const FP_BOUND: u64 = 285;
 
 #[test]
 fn default_filter_in_redis_add_check_info_and_bulk_path() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let (t, _) = create_filter(&server, "users", "10000");
     let (code, _, err) = run(&["create", &t, "-n", "10000", "-p", "0.01"], "");
     assert_eq!(code, 2);
@@ -101,7 +101,7 @@ fn default_filter_in_redis_add_check_info_and_bulk_path() {
 
 #[test]
 fn dedup_against_redis_is_shared_between_runs() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let t = server.target("crawl");
     let (code, out, err) = run(&["dedup", &t, "-n", "1000", "-p", "0.001"], "a\nb\na\n");
     assert_eq!((code, out.as_str()), (0, "a\nb\n"), "{err}");
@@ -111,7 +111,7 @@ fn dedup_against_redis_is_shared_between_runs() {
 
 #[test]
 fn redisson_and_scalable_filters_in_redis() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let r = server.target("java-users");
     assert_eq!(
         run(
@@ -158,7 +158,7 @@ fn redisson_and_scalable_filters_in_redis() {
 
 #[test]
 fn redis_errors_are_clear() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let t = server.target("f");
     run(&["create", &t, "-n", "100", "-p", "0.01"], "");
     let d = tempfile::tempdir().unwrap();
@@ -358,7 +358,7 @@ fn streaming_into(server: &Server, name: &str, cmd: &str) -> (String, String, Wr
 
 #[test]
 fn writer_fails_typed_when_its_filter_is_recreated_and_writes_nothing_into_the_new_one() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     // A real `bloomkit add` streaming lines (full batches: the bulk path).
     let (t, old, writer) = streaming_into(&server, "w", "add");
     let mut c = redis_at(server.port, 0);
@@ -381,7 +381,7 @@ fn writer_fails_typed_when_its_filter_is_recreated_and_writes_nothing_into_the_n
 
 #[test]
 fn writer_fails_typed_when_its_filter_is_deleted_and_leaves_no_orphan_key() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     // `dedup` adds batch by batch through the online path.
     let (_, _, writer) = streaming_into(&server, "d", "dedup");
     let mut c = redis_at(server.port, 0);
@@ -409,7 +409,7 @@ fn xorshift(state: &mut u64) -> u64 {
 
 #[test]
 fn killed_bulk_adds_leave_no_temporary_key_without_expiry() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let (t, _) = create_filter(&server, "bulk", "4e6");
     let mut c = redis_at(server.port, 0);
     let input: String = lines(0..40_000, "k");
@@ -464,7 +464,7 @@ fn killed_bulk_adds_leave_no_temporary_key_without_expiry() {
 
 #[test]
 fn filters_whose_names_look_like_each_others_keys_stay_apart() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let (x, xl0) = (server.target("X"), server.target("X:l0"));
     assert_eq!(
         run(
@@ -506,7 +506,8 @@ fn filters_whose_names_look_like_each_others_keys_stay_apart() {
 #[test]
 fn redis_password_is_never_printed_and_comes_from_env_or_file() {
     let secret = "pw-Zx81-never-shown";
-    let (server, dir) = Server::start_with(&["--requirepass", secret]);
+    let server = Server::start_with(&["--requirepass", secret]);
+    let dir = tempfile::tempdir().unwrap();
     let port = server.port;
     let with_pw = format!("redis://:{secret}@127.0.0.1:{port}/f");
     let wrong = "redis://:wrong-Qq7-secret@127.0.0.1:".to_string() + &format!("{port}/f");
@@ -586,7 +587,7 @@ fn redis_password_is_never_printed_and_comes_from_env_or_file() {
 
 #[test]
 fn database_number_in_the_url_selects_the_database() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let t3 = format!("redis://127.0.0.1:{}/3/name", server.port);
     assert_eq!(run(&["create", &t3, "-n", "1000", "-p", "0.01"], "").0, 0);
     let mut db3 = redis_at(server.port, 3);
@@ -600,8 +601,7 @@ fn database_number_in_the_url_selects_the_database() {
 
 #[test]
 fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_up() {
-    let (mut server, _dir) =
-        Server::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
+    let mut server = Server::start_durable();
     let (t, id) = create_filter(&server, "r", "200000");
     // 60,000 lines, streamed; the server is killed and restarted on the same port mid-stream.
     let writer = Writer::start(&server, ("r", &id), &["add", &t, "-q"], "s", 60_000);
@@ -640,7 +640,7 @@ fn stream_resumes_after_a_server_restart_and_reports_applied_lines_when_giving_u
 
 #[test]
 fn concurrent_bulk_writers_each_report_their_own_new_items() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let (t, _) = create_filter(&server, "many", "200000");
     let procs: Vec<(Child, std::thread::JoinHandle<()>)> = (0..8)
         .map(|w| {
@@ -673,7 +673,7 @@ fn concurrent_bulk_writers_each_report_their_own_new_items() {
 
 #[test]
 fn corrupt_metadata_and_keys_give_clear_errors() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let (t, _) = create_filter(&server, "c", "1000");
     let mut c = redis_at(server.port, 0);
     // Keyed by default, with the key stored in the filter; Redisson filters stay unkeyed.
@@ -759,7 +759,7 @@ fn corrupt_metadata_and_keys_give_clear_errors() {
 
 #[test]
 fn counting_filter_in_redis_add_check_remove_across_processes() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let t = server.target("sessions");
     let (code, _, err) = run(
         &[
@@ -800,7 +800,8 @@ fn counting_filter_in_redis_add_check_remove_across_processes() {
 
 #[test]
 fn time_window_filter_in_redis_and_expire() {
-    let (server, dir) = Server::start();
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
     let t = server.target("crawl");
     let (code, _, err) = run(
         &[
@@ -896,7 +897,7 @@ fn time_window_filter_in_redis_and_expire() {
 
 #[test]
 fn keys_of_another_type_are_named_and_create_force_replaces_a_bad_meta_key() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let (t, id) = create_filter(&server, "f", "1000");
     let mut c = redis_at(server.port, 0);
     let seg = format!("bloomkit:{{f:{id}:s0}}");
@@ -936,7 +937,7 @@ fn keys_of_another_type_are_named_and_create_force_replaces_a_bad_meta_key() {
 /// the terminal. The filter itself keeps its exact name.
 #[test]
 fn hostile_filter_names_are_escaped_in_messages() {
-    let (server, _dir) = Server::start();
+    let server = Server::start();
     let name = "ev\nbloomkit: forged\u{1b}[31m";
     let t = server.target(name);
     let shown = format!("{name:?}");

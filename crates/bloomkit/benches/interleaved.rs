@@ -54,7 +54,11 @@ fn env(name: &str, default: u64) -> u64 {
 trait BenchKey: bloomkit::Key + Sized {
     const NAME: &'static str;
     fn make(i: u64) -> Self;
-    fn xxh(&self) -> u64;
+    /// XXH3-64 of the key's bytes (the hash the prehashed contenders are given).
+    #[inline(always)]
+    fn xxh(&self) -> u64 {
+        self.with_bytes(xxh3_64)
+    }
 }
 
 impl BenchKey for u64 {
@@ -62,20 +66,12 @@ impl BenchKey for u64 {
     fn make(i: u64) -> Self {
         splitmix(i)
     }
-    #[inline(always)]
-    fn xxh(&self) -> u64 {
-        xxh3_64(&self.to_le_bytes())
-    }
 }
 
 impl BenchKey for String {
     const NAME: &'static str = "url";
     fn make(i: u64) -> Self {
         url_key(i)
-    }
-    #[inline(always)]
-    fn xxh(&self) -> u64 {
-        xxh3_64(self.as_bytes())
     }
 }
 

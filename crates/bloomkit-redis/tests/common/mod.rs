@@ -1,13 +1,14 @@
-//! Real redis-server processes for the tests: standalone and a 3-master cluster, each on free
-//! loopback ports in a temporary directory, killed when the guard is dropped (also when a test
-//! fails and unwinds).
+//! The tests' shared setup: the redis-server processes (`server.rs`, shared with the CLI's
+//! tests), connections to them, the benchmarks' items and small helpers.
 
 #![allow(dead_code)]
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod server;
+
+pub use server::{Cluster, Server};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 /// Filter options whose segments hold at most `bits` bits, so that a small filter spans
 /// several keys (and, on a cluster, several nodes).
@@ -18,158 +19,14 @@ pub fn segments_of(bits: u64) -> bloomkit_redis::FilterOptions {
     }
 }
 
-/// A free loopback port (bound then released; the server binds it right after).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A free loopback port for a cluster node: its cluster bus port (the port + 10000, which
-/// redis-server also binds) is free too at the time of the check.
-fn free_cluster_port() -> u16 {
-    loop {
-        let port = free_port();
-        if port <= u16::MAX - 10_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
-            return port;
-        }
-    }
-}
-
-/// One redis-server process; killed (SIGKILL) on drop.
-pub struct Server {
-    pub port: u16,
-    pub dir: PathBuf,
-    args: Vec<String>,
-    child: Option<Child>,
-    _tmp: Option<tempfile::TempDir>,
-}
-
 impl Server {
-    /// Starts a standalone server with no persistence.
-    pub fn start() -> Server {
-        Server::start_with(&["--save", "", "--appendonly", "no"])
-    }
-
-    /// Starts a standalone server that writes every acknowledged write to its AOF before
-    /// answering (`appendfsync always`), so a SIGKILL loses none.
-    pub fn start_durable() -> Server {
-        Server::start_with(&[
-            "--save",
-            "",
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-        ])
-    }
-
-    /// Starts a server with extra arguments, on another free port if the one it was given is
-    /// taken before the server binds it (free ports are only free when checked; a cluster node
-    /// also needs its bus port, the port + 10000).
-    pub fn start_with(extra: &[&str]) -> Server {
-        let cluster = extra.contains(&"--cluster-enabled");
-        for _ in 0..5 {
-            let tmp = tempfile::tempdir().unwrap();
-            let mut s = Server {
-                port: if cluster {
-                    free_cluster_port()
-                } else {
-                    free_port()
-                },
-                dir: tmp.path().to_path_buf(),
-                args: extra.iter().map(|s| s.to_string()).collect(),
-                child: None,
-                _tmp: Some(tmp),
-            };
-            if s.try_spawn() {
-                return s;
-            }
-            s.kill();
-        }
-        panic!("redis-server did not start on any of 5 free ports");
-    }
-
-    /// Starts the process on `self.port`; panics if it does not come up.
-    fn spawn(&mut self) {
-        assert!(
-            self.try_spawn(),
-            "redis-server on port {} did not start",
-            self.port
-        );
-    }
-
-    /// Starts the process on `self.port`; false if it exits (its port taken) or does not
-    /// answer within 20 seconds.
-    fn try_spawn(&mut self) -> bool {
-        let child = Command::new("redis-server")
-            .arg("--port")
-            .arg(self.port.to_string())
-            .arg("--bind")
-            .arg("127.0.0.1")
-            .arg("--dir")
-            .arg(&self.dir)
-            .args(&self.args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server must be installed (apt-get install redis-server)");
-        self.child = Some(child);
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(20) {
-            // A server that reloads an AOF answers LOADING until done.
-            if cli(self.port, &["PING"]) == "PONG" {
-                return true;
-            }
-            let exited = self.child.as_mut().map(|c| c.try_wait());
-            if matches!(exited, Some(Ok(Some(_)))) {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
-    }
-
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// The server's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.as_ref().map_or(0, Child::id)
-    }
-
-    /// SIGKILL, no chance to save anything.
-    pub fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    /// Starts again on the same port and directory (reloads the AOF if enabled).
-    pub fn restart(&mut self) {
-        self.kill();
-        self.spawn();
-    }
-
+    /// [`cli`] on this server.
     pub fn cli(&self, args: &[&str]) -> String {
         cli(self.port, args)
     }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
+/// Runs `redis-cli -p PORT ARGS…` and returns its output, trimmed.
 pub fn cli(port: u16, args: &[&str]) -> String {
     let out = Command::new("redis-cli")
         .arg("-p")
@@ -178,55 +35,6 @@ pub fn cli(port: u16, args: &[&str]) -> String {
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-/// Three masters joined with `redis-cli --cluster create`; all killed on drop.
-pub struct Cluster {
-    pub nodes: Vec<Server>,
-}
-
-impl Cluster {
-    pub fn start() -> Cluster {
-        let nodes: Vec<Server> = (0..3)
-            .map(|_| {
-                Server::start_with(&[
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    "nodes.conf",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ])
-            })
-            .collect();
-        let addrs: Vec<String> = nodes
-            .iter()
-            .map(|n| format!("127.0.0.1:{}", n.port))
-            .collect();
-        let mut args: Vec<&str> = vec!["--cluster", "create"];
-        args.extend(addrs.iter().map(String::as_str));
-        args.extend(["--cluster-replicas", "0", "--cluster-yes"]);
-        let out = Command::new("redis-cli").args(&args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "cluster create failed: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        let start = Instant::now();
-        for n in &nodes {
-            while !n.cli(&["CLUSTER", "INFO"]).contains("cluster_state:ok") {
-                assert!(start.elapsed() < Duration::from_secs(30), "cluster not ok");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        Cluster { nodes }
-    }
-
-    pub fn urls(&self) -> Vec<String> {
-        self.nodes.iter().map(Server::url).collect()
-    }
 }
 
 /// A connection to the standalone server `s`.
@@ -337,7 +145,7 @@ pub async fn bench_server() -> (Server, bloomkit_redis::Connection, bool) {
         .ok()
         .filter(|p| Path::new(p).exists());
     let server = match &module {
-        Some(m) => Server::start_with(&["--save", "", "--loadmodule", m]),
+        Some(m) => Server::start_with(&["--loadmodule", m]),
         None => {
             eprintln!("RedisBloom rows skipped: set BLOOMKIT_REDISBLOOM to redisbloom.so");
             Server::start()
