@@ -729,6 +729,23 @@ impl Filter {
         self.combine(other.py(), other.get(), Op::Intersection)
     }
 
+    /// Whether `other` is a filter of the same class with the same parameters and the same bits
+    /// (a copy, or a pickled and unpickled filter, equals its original). Filters change as
+    /// elements are added, so, like `set`, they are not hashable.
+    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, Filter>) -> bool {
+        if slf.is(other) {
+            return true;
+        }
+        let (mine, theirs) = (slf.get(), other.get());
+        let py = slf.py();
+        // A copy of the other side (as `combine` takes): a store is used under the GIL, and
+        // waiting for the other one could release it while the first is in use.
+        mine.class == theirs.class && {
+            let theirs = theirs.store.snapshot(py);
+            mine.store.with_plain(py, |a| *a == theirs)
+        }
+    }
+
     /// A copy of the filter.
     fn __copy__(&self, py: Python<'_>) -> PyResult<PyObject> {
         Filter::wrap(py, self.copy(py)?)

@@ -189,6 +189,25 @@ def test_pickle_and_copy_keep_kind_and_contents(kind):
     assert "only in the copy" not in f
 
 
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_equality_is_same_class_parameters_and_bits(kind):
+    f = kind(1000, 0.01)
+    f.update(urls(0, 500))
+    assert f == f and not (f != f)
+    for g in (pickle.loads(pickle.dumps(f)), copy.copy(f), kind.from_bytes(f.to_bytes())):
+        assert g == f and f == g and not (g != f)
+    g = copy.copy(f)
+    g.add("one more")
+    assert g != f and not (g == f)
+    assert kind(1000, 0.01) != kind(2000, 0.01)  # other parameters, both empty
+    other = bloomkit.BlockedBloomFilter if kind is bloomkit.BloomFilter else bloomkit.BloomFilter
+    assert f != other(1000, 0.01)
+    assert f != "not a filter" and f != {"a"}
+    # Mutable, like `set`: not hashable.
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(f)
+
+
 def test_properties_and_repr():
     f = bloomkit.BloomFilter(1000, 0.01)
     assert (f.capacity, f.fpp) == (1000, 0.01)
