@@ -35,6 +35,7 @@ use crate::filter::Filter;
 use crate::hash::Hashing;
 use crate::key::Key;
 use crate::math::{check_fpp, Params};
+use crate::probe::Scheme;
 use crate::spec::Spec;
 use std::fmt;
 
@@ -49,6 +50,9 @@ pub struct ScalableConfig {
     pub growth: u32,
     /// Each layer's FPR is `tightening` times the previous one's (in (0, 1)).
     pub tightening: f64,
+    /// The probing scheme of every layer ([`Scheme::MixedDouble`] by default; a filter read
+    /// from a file keeps the scheme it was written with).
+    pub scheme: Scheme,
     /// At most this many layers; inserting past them fails with [`Error::Full`].
     pub max_layers: Option<u32>,
     /// At most this many elements in all (the sum of layer capacities); inserting past it
@@ -69,6 +73,7 @@ impl ScalableConfig {
             max_layers: None,
             max_capacity: None,
             hashing: Hashing::default(),
+            scheme: Scheme::default(),
         }
     }
 
@@ -94,6 +99,13 @@ impl ScalableConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The spec of a layer of `capacity` elements at FPR `fpp`.
+    fn layer_spec(&self, capacity: u64, fpp: f64) -> Result<Spec> {
+        Ok(Spec::for_capacity(capacity, fpp)?
+            .with_hashing(self.hashing.clone())
+            .with_scheme(self.scheme))
     }
 
     /// Capacity and FPR of layer `i`, or `None` if they overflow.
@@ -195,7 +207,7 @@ impl ScalableBloomFilter {
             let (capacity, fpp) = config.layer_target(i as u32).ok_or_else(|| {
                 Error::InvalidParameters(format!("layer {i} is beyond what the config allows"))
             })?;
-            let want = Spec::for_capacity(capacity, fpp)?.with_hashing(config.hashing.clone());
+            let want = config.layer_spec(capacity, fpp)?;
             if layer.capacity != capacity || layer.filter.spec() != &want {
                 return Err(Error::InvalidParameters(format!(
                     "layer {i} does not match the growth rule"
@@ -234,7 +246,7 @@ impl ScalableBloomFilter {
                 )));
             }
         }
-        let spec = Spec::for_capacity(capacity, fpp)?.with_hashing(self.config.hashing.clone());
+        let spec = self.config.layer_spec(capacity, fpp)?;
         self.layers.push(Layer {
             filter: BloomFilter::from_spec(spec)?,
             capacity,

@@ -15,7 +15,7 @@
 //! use bloomkit::{Spec, Preset, Scheme, Hashing};
 //! // bloomkit's own choice for a million elements at 1%.
 //! let spec = Spec::for_capacity(1_000_000, 0.01).unwrap();
-//! assert_eq!(spec.scheme(), Scheme::EnhancedDouble);
+//! assert_eq!(spec.scheme(), Scheme::MixedDouble);
 //! // Exactly what Guava 31.1 builds for BloomFilter.create(funnel, 1000, 0.01).
 //! let guava = Spec::preset(Preset::Guava, 1000, 0.01).unwrap();
 //! assert_eq!((guava.bits(), guava.hashes()), (9600, 7));
@@ -34,7 +34,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Preset {
-    /// bloomkit's own: [`math::params_for`] sizing, XXH3, enhanced double hashing.
+    /// bloomkit's own: [`math::params_for`] sizing, XXH3, [`Scheme::MixedDouble`] probing.
     #[default]
     Bloomkit,
     /// bloomkit's own sizing and XXH3, hashed once to 64 bits ([`Scheme::EnhancedDouble64`]):
@@ -79,7 +79,7 @@ impl Preset {
     /// The preset's probing scheme.
     pub fn scheme(self) -> Scheme {
         match self {
-            Preset::Bloomkit => Scheme::EnhancedDouble,
+            Preset::Bloomkit => Scheme::MixedDouble,
             Preset::Bloomkit64 => Scheme::EnhancedDouble64,
             Preset::Guava => Scheme::GuavaMitz64,
             Preset::Guava32 => Scheme::GuavaMitz32,

@@ -17,7 +17,7 @@ use bloomkit::storage::CounterWidth;
 use bloomkit::window::{sizing, CountWindowFilter, TimeWindowFilter, WindowLayout};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, DLeftCountingFilter, Filter,
-    Hashing, Preset, ScalableBloomFilter, Spec,
+    Hashing, Preset, ScalableBloomFilter, ScalableConfig, Scheme, Spec,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,9 +46,16 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
     });
     let classic = |spec: Spec| AnyFilter::from(BloomFilter::from_spec(spec).unwrap());
     let preset = |p| classic(Spec::preset(p, 1000, 0.01).unwrap());
-    let counting = |w| {
-        let spec = Spec::for_capacity(1000, 0.01).unwrap();
-        AnyFilter::from(CountingBloomFilter::from_spec(spec, w).unwrap())
+    // The v1 files of bloomkit's own kinds have the default scheme of their time,
+    // `enhanced-double`; the v2 files the default since, `mixed-double`.
+    let v1 = |spec: Spec| spec.with_scheme(Scheme::EnhancedDouble);
+    let counting_with =
+        |spec: Spec, w| AnyFilter::from(CountingBloomFilter::from_spec(spec, w).unwrap());
+    let counting = |w| counting_with(v1(Spec::for_capacity(1000, 0.01).unwrap()), w);
+    let scalable = |scheme| {
+        let mut config = ScalableConfig::new(100, 0.01);
+        config.scheme = scheme;
+        AnyFilter::from(ScalableBloomFilter::with_config(config).unwrap())
     };
     let blocked: [(_, NewBlocked); 4] = [
         ("v1/blocked-default.bloom", BlockedBloomFilter::new),
@@ -65,19 +72,25 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
     let blocked =
         blocked.map(|(name, new)| (name, AnyFilter::from(new(1000, 0.01).unwrap()), design));
     let mut all = vec![
-        ("v1/classic.bloom", preset(Preset::Bloomkit), design),
-        ("v1/classic-nodesign.bloom", preset(Preset::Bloomkit), None),
+        (
+            "v1/classic.bloom",
+            classic(v1(Spec::preset(Preset::Bloomkit, 1000, 0.01).unwrap())),
+            design,
+        ),
+        (
+            "v1/classic-nodesign.bloom",
+            classic(v1(Spec::preset(Preset::Bloomkit, 1000, 0.01).unwrap())),
+            None,
+        ),
         ("v1/guava.bloom", preset(Preset::Guava), design),
         ("v1/guava32.bloom", preset(Preset::Guava32), design),
         ("v1/go.bloom", preset(Preset::Go), design),
         ("v1/redisson.bloom", preset(Preset::Redisson), design),
         (
             "v1/classic-murmur3.bloom",
-            classic(
-                Spec::for_capacity(1000, 0.01)
-                    .unwrap()
-                    .with_hashing(Hashing::Murmur3),
-            ),
+            classic(v1(Spec::for_capacity(1000, 0.01)
+                .unwrap()
+                .with_hashing(Hashing::Murmur3))),
             design,
         ),
         // Added with the one-64-bit-hash classic scheme (native scheme code 10).
@@ -123,6 +136,24 @@ fn fixtures() -> Vec<(&'static str, AnyFilter, Option<Design>)> {
         (
             // 300 keys into layers of 100, 200, ...: three layers.
             "v1/scalable.bloom",
+            scalable(Scheme::EnhancedDouble),
+            None,
+        ),
+        // Added with the `mixed-double` scheme (native scheme code 12), bloomkit's default
+        // since: what `BloomFilter::new`, `CountingBloomFilter::new` and
+        // `ScalableBloomFilter::new` build.
+        (
+            "v2/classic-mixed-double.bloom",
+            BloomFilter::new(1000, 0.01).unwrap().into(),
+            design,
+        ),
+        (
+            "v2/counting4-mixed-double.bloom",
+            counting_with(Spec::for_capacity(1000, 0.01).unwrap(), CounterWidth::Four),
+            design,
+        ),
+        (
+            "v2/scalable-mixed-double.bloom",
             AnyFilter::from(ScalableBloomFilter::new(100, 0.01).unwrap()),
             None,
         ),

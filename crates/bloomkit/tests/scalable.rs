@@ -33,7 +33,14 @@ fn million_elements_from_a_thousand() {
         f.memory_bytes()
     );
     assert!(rate <= 0.01 + 5.0 * sigma, "measured FPR {rate}");
-    assert!(f.estimated_fpp() <= 0.01);
+    // The layers' targets add up to 0.999·p, so the estimate (from each layer's fill, which
+    // varies from filter to filter: about ±2.5 % of p here, one standard deviation, mostly from
+    // the small first layers) lands on either side of p; 5 % is two standard deviations.
+    assert!(
+        f.estimated_fpp() <= 0.01 * 1.05,
+        "estimated {}",
+        f.estimated_fpp()
+    );
 
     let fixed = BloomFilter::new(1_000_000, 0.01).unwrap();
     let factor = f.memory_bytes() as f64 / fixed.memory_bytes() as f64;

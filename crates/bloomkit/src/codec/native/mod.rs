@@ -127,6 +127,7 @@ pub(crate) fn scheme_code(s: Scheme) -> u8 {
         Scheme::Go => 4,
         Scheme::Redisson => 5,
         Scheme::EnhancedDouble64 => 10,
+        Scheme::MixedDouble => 12,
     }
 }
 
@@ -723,6 +724,11 @@ fn decode_single(header: &Header, bytes: &[u8]) -> Result<AnyFilter> {
 
 /// Decodes a scalable filter: its configuration from the fixed fields, a layer per entry.
 fn decode_scalable(header: &Header, bytes: &[u8]) -> Result<ScalableBloomFilter> {
+    let scheme = header
+        .spec
+        .as_ref()
+        .expect("scalable filters have a spec")
+        .scheme();
     let config = ScalableConfig {
         initial_capacity: header.capacity,
         fpp: header.fpp,
@@ -731,12 +737,8 @@ fn decode_scalable(header: &Header, bytes: &[u8]) -> Result<ScalableBloomFilter>
         max_layers: (header.max_layers != 0).then_some(header.max_layers),
         max_capacity: (header.max_capacity != 0).then_some(header.max_capacity),
         hashing: header.hashing.clone(),
+        scheme,
     };
-    let scheme = header
-        .spec
-        .as_ref()
-        .expect("scalable filters have a spec")
-        .scheme();
     let mut layers = Vec::with_capacity(header.layers.len());
     for e in &header.layers {
         let spec = Spec::new(e.params, scheme, header.hashing.clone())?;
