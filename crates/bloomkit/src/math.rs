@@ -767,7 +767,9 @@ impl DLeftParams {
                 self.counter_bits
             ));
         }
-        if self.remainder_bits == 0 || self.remainder_bits + self.counter_bits > 64 {
+        // `counter_bits` ≤ 8 here: the bound is a subtraction, so that a remainder width read
+        // from a file (up to `u32::MAX`) cannot overflow the check.
+        if self.remainder_bits == 0 || self.remainder_bits > 64 - self.counter_bits {
             return bad(format!(
                 "a d-left cell holds a remainder of 1 to {} bits with {}-bit counters, not {}",
                 64 - self.counter_bits,
@@ -1007,6 +1009,11 @@ mod dleft_tests {
             },
             DLeftParams {
                 remainder_bits: 63,
+                ..d
+            },
+            // A width that overflows when added to the counter's (as a file may state).
+            DLeftParams {
+                remainder_bits: u32::MAX,
                 ..d
             },
             DLeftParams { buckets: 0, ..d },

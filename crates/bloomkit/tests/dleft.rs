@@ -236,6 +236,10 @@ fn files_round_trip_and_name_what_is_wrong() {
     assert!(err.contains("sub-tables"), "{err}");
     let err = edited(144, &70u32.to_le_bytes());
     assert!(err.contains("remainder"), "{err}");
+    // The largest remainder width a file can state is refused too, not summed past u32::MAX
+    // with the counter width (found by the fuzz target native_sealed).
+    let err = edited(144, &u32::MAX.to_le_bytes());
+    assert!(err.contains("remainder"), "{err}");
     let err = edited(15, &[0]);
     assert!(err.contains("counter"), "{err}");
     // The occupied count must match the cells.
