@@ -23,7 +23,7 @@ use crate::filter::Filter;
 use crate::key::Key;
 use crate::math::Params;
 use crate::probe::blocked::pipeline_touching;
-use crate::probe::{enhanced_double, mixed_double, Digest, Scheme};
+use crate::probe::{mixed_double, Digest, Scheme};
 use crate::spec::Spec;
 use crate::storage::BitVec;
 use std::fmt;
@@ -42,9 +42,6 @@ pub const DEFAULT_FPP: f64 = 0.01;
 pub(crate) fn insert_positions(spec: &Spec, d: &Digest, mut set: impl FnMut(u64) -> bool) -> bool {
     if spec.scheme() == Scheme::MixedDouble {
         return mixed_double(d, spec.hashes(), spec.bits()).fold(false, |new, i| set(i) | new);
-    }
-    if spec.scheme().is_enhanced_double() {
-        return enhanced_double(d, spec.hashes(), spec.bits()).fold(false, |new, i| set(i) | new);
     }
     let mut new = false;
     spec.for_each_position(d, |i| {

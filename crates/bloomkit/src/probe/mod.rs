@@ -114,9 +114,7 @@ pub fn reduce(x: u64, m: u64) -> u64 {
     ((u128::from(x) * u128::from(m)) >> 64) as u64
 }
 
-/// The positions of bloomkit's default scheme ([`Scheme::EnhancedDouble`]) in `[0, m)`: an
-/// iterator, so that a filter's loop over them keeps its state in registers (the classic
-/// filter's insert and query use it directly for that scheme).
+/// The positions of [`Scheme::EnhancedDouble`] (and [`Scheme::EnhancedDouble64`]) in `[0, m)`.
 #[inline(always)]
 pub(crate) fn enhanced_double(d: &Digest, k: u32, m: u64) -> impl Iterator<Item = u64> {
     let (mut x, mut y) = (d.h1, d.h2);
@@ -128,8 +126,9 @@ pub(crate) fn enhanced_double(d: &Digest, k: u32, m: u64) -> impl Iterator<Item 
     })
 }
 
-/// The positions of [`Scheme::MixedDouble`] in `[0, m)` (an iterator, as
-/// [`enhanced_double`]).
+/// The positions of [`Scheme::MixedDouble`], the default, in `[0, m)`: an iterator, so that a
+/// filter's loop over them keeps its state in registers (the classic filter's insert and query
+/// use it directly).
 #[inline(always)]
 pub(crate) fn mixed_double(d: &Digest, k: u32, m: u64) -> impl Iterator<Item = u64> {
     let (mut x, y) = (d.h1, d.h2 | 1);
@@ -184,13 +183,6 @@ impl Scheme {
         matches!(self, Scheme::EnhancedDouble64)
     }
 
-    /// Whether the scheme walks its positions by enhanced double hashing over `h1, h2`
-    /// ([`Scheme::EnhancedDouble`] and [`Scheme::EnhancedDouble64`]).
-    #[inline(always)]
-    pub(crate) fn is_enhanced_double(self) -> bool {
-        matches!(self, Scheme::EnhancedDouble | Scheme::EnhancedDouble64)
-    }
-
     /// Calls `f` with each of the `k` positions in `[0, m)`, in probe order, until `f` returns
     /// `false`. Returns `false` if `f` stopped the walk, `true` if every position was visited.
     ///
@@ -198,17 +190,16 @@ impl Scheme {
     #[inline(always)]
     pub fn for_each_position(self, d: &Digest, k: u32, m: u64, f: impl FnMut(u64) -> bool) -> bool {
         debug_assert!(m > 0);
-        if self.is_enhanced_double() {
-            return enhanced_double(d, k, m).all(f);
-        }
+        // Only the default is walked inline: every other scheme's loop is out of line, so that
+        // a caller's code stays small where it inlines a query.
         if self == Scheme::MixedDouble {
             return mixed_double(d, k, m).all(f);
         }
         self.for_each_position_other(d, k, m, f)
     }
 
-    /// [`for_each_position`](Self::for_each_position) for the schemes of other libraries, out
-    /// of line.
+    /// [`for_each_position`](Self::for_each_position) for every scheme but the default, out of
+    /// line.
     #[inline(never)]
     fn for_each_position_other(
         self,
@@ -218,8 +209,9 @@ impl Scheme {
         mut f: impl FnMut(u64) -> bool,
     ) -> bool {
         match self {
-            Scheme::EnhancedDouble | Scheme::EnhancedDouble64 | Scheme::MixedDouble => {
-                unreachable!("bloomkit's schemes are handled by for_each_position")
+            Scheme::MixedDouble => unreachable!("the default is walked by for_each_position"),
+            Scheme::EnhancedDouble | Scheme::EnhancedDouble64 => {
+                return enhanced_double(d, k, m).all(f);
             }
             Scheme::GuavaMitz64 => {
                 let mut c = d.h1;
