@@ -6,8 +6,9 @@
 //! `max_segment_bits / 4` counters); counter `j` of a segment is the field `u4 #j` of
 //! `BITFIELD` (bits `4j .. 4j+3`, most significant first). An element lives in one segment,
 //! `reduce(reverse_bits(h2), segments)`, and inside it at the `k` counters of the core library's
-//! classic probing (`Scheme::EnhancedDouble` over the segment's counters, the same
-//! [`Spec`] as an in-memory filter of that size). With one segment (up to 2²⁵ counters by
+//! classic probing (`Scheme::EnhancedDouble`, the in-memory default when this layout was
+//! made, over the segment's counters: the [`Spec`] of an in-memory filter of that size with
+//! that scheme; the layout's name, `counters4`, pins it). With one segment (up to 2²⁵ counters by
 //! default) the layout is the classic counting filter's.
 //!
 //! Sizing is the core library's classic model ([`bloomkit::math::bits_for_hashes`]): the

@@ -63,7 +63,7 @@ pub struct ScalableConfig {
 }
 
 impl ScalableConfig {
-    /// Defaults: growth 2, tightening 0.5, no limits, XXH3.
+    /// Defaults: growth 2, tightening 0.5, no limits, XXH3, [`Scheme::MixedDouble`].
     pub fn new(initial_capacity: u64, fpp: f64) -> Self {
         ScalableConfig {
             initial_capacity,

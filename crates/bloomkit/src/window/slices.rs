@@ -1,7 +1,8 @@
 //! The paper's layout of a count window ([`Slices`]): one bit array per slice.
 //!
-//! The element's position in physical slice `j` is the `j`-th probe of the probing scheme
-//! that was the default when this layout was ([`Scheme::EnhancedDouble`](crate::Scheme::EnhancedDouble)) over the slice's bits,
+//! The element's position in physical slice `j` is the `j`-th probe of
+//! [`Scheme::EnhancedDouble`](crate::Scheme::EnhancedDouble) (the default when this layout was
+//! made; files of the layout depend on it) over the slice's bits,
 //! so a query hashes once and touches one word per slice it reads. Every build before the
 //! blocked layout (`lanes.rs`) wrote count windows this way; files keep loading in it.
 
