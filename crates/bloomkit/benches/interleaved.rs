@@ -138,6 +138,11 @@ fn or_baseline(words: &[AtomicU64], keys: usize) -> usize {
 }
 
 /// Answers `keys` with `batch` in calls of [`BATCH`] keys; the number of positive answers.
+///
+/// This and the other loops below are generic over the contender's closure and never inlined:
+/// each contender runs in a function of its own, so no contender's code generation (register
+/// allocation, loop placement, inlining budget) depends on the others' beside it.
+#[inline(never)]
 fn in_batches<K>(keys: &[K], out: &mut [bool], batch: impl Fn(&[K], &mut [bool])) -> usize {
     keys.chunks(BATCH)
         .map(|c| {
@@ -148,56 +153,72 @@ fn in_batches<K>(keys: &[K], out: &mut [bool], batch: impl Fn(&[K], &mut [bool])
         .sum()
 }
 
+/// Asks `contains` about every key, one at a time; the number of positive answers.
 #[inline(never)]
+fn hits<K>(keys: &[K], contains: impl Fn(&K) -> bool) -> usize {
+    keys.iter().filter(|k| contains(k)).count()
+}
+
+/// Adds every key with `insert`, one at a time; the number it reported new.
+#[inline(never)]
+fn adds<K>(keys: &[K], mut insert: impl FnMut(&K) -> bool) -> usize {
+    keys.iter().filter(|k| insert(k)).count()
+}
+
+/// The baseline of one random cache-line load per key (no hashing).
+#[inline(never)]
+fn line_loads(lines: &[Block], keys: usize, salt: u64) -> usize {
+    let n = lines.len() as u64;
+    (0..keys as u64)
+        .map(|i| lines[reduce(splitmix(i ^ salt << 32), n) as usize].0[0])
+        .fold(0u64, u64::wrapping_add) as usize
+}
+
+/// The baseline of the key's XXH3 and one cache-line load at the index it gives.
+#[inline(never)]
+fn hashed_line_loads<K: BenchKey>(lines: &[Block], keys: &[K]) -> usize {
+    let n = lines.len() as u64;
+    keys.iter()
+        .map(|k| lines[reduce(k.xxh(), n) as usize].0[0])
+        .fold(0u64, u64::wrapping_add) as usize
+}
+
 fn query<K: BenchKey>(f: &Filters, which: usize, keys: &[K], salt: u64, out: &mut [bool]) -> usize {
-    let count = |it: &mut dyn Iterator<Item = bool>| it.filter(|&b| b).count();
     match which {
-        0 => count(&mut keys.iter().map(|k| f.blocked.contains(k))),
+        0 => hits(keys, |k| f.blocked.contains(k)),
         1 => in_batches(keys, out, |c, o| f.blocked.contains_batch_into(c, o)),
-        2 => count(&mut keys.iter().map(|k| f.atomic.contains(k))),
+        2 => hits(keys, |k| f.atomic.contains(k)),
         3 => in_batches(keys, out, |c, o| f.atomic.contains_batch_into(c, o)),
-        4 => count(&mut keys.iter().map(|k| f.classic.contains(k))),
-        5 => count(&mut keys.iter().map(|k| f.fast.contains_hash(k.xxh()))),
-        6 => count(&mut keys.iter().map(|k| f.sbbf.contains_hash(k.xxh()))),
-        9 => count(&mut keys.iter().map(|k| f.classic64.contains(k))),
+        4 => hits(keys, |k| f.classic.contains(k)),
+        5 => hits(keys, |k| f.fast.contains_hash(k.xxh())),
+        6 => hits(keys, |k| f.sbbf.contains_hash(k.xxh())),
+        9 => hits(keys, |k| f.classic64.contains(k)),
         10 => in_batches(keys, out, |c, o| f.classic.contains_batch_into(c, o)),
-        7 => {
-            let lines: &[Block] = f.lines.as_blocks();
-            let n = lines.len() as u64;
-            (0..keys.len() as u64)
-                .map(|i| lines[reduce(splitmix(i ^ salt << 32), n) as usize].0[0])
-                .fold(0u64, u64::wrapping_add) as usize
-        }
-        _ => {
-            let lines: &[Block] = f.lines.as_blocks();
-            let n = lines.len() as u64;
-            keys.iter()
-                .map(|k| lines[reduce(k.xxh(), n) as usize].0[0])
-                .fold(0u64, u64::wrapping_add) as usize
-        }
+        7 => line_loads(f.lines.as_blocks(), keys.len(), salt),
+        _ => hashed_line_loads(f.lines.as_blocks(), keys),
     }
 }
 
 /// Adds `keys` to contender `which`'s filter (emptied by the caller).
-#[inline(never)]
 fn insert<K: BenchKey>(f: &mut Filters, which: usize, keys: &[K]) -> usize {
+    let batches = |keys: &[K], add: &mut dyn FnMut(&[K])| keys.chunks(BATCH).for_each(add);
     match which {
-        0 => keys.iter().filter(|k| f.blocked.insert(*k)).count(),
+        0 => adds(keys, |k| f.blocked.insert(k)),
         1 => {
-            keys.chunks(BATCH).for_each(|c| f.blocked.insert_batch(c));
+            batches(keys, &mut |c| f.blocked.insert_batch(c));
             0
         }
-        2 => keys.iter().filter(|k| f.atomic.insert(*k)).count(),
+        2 => adds(keys, |k| f.atomic.insert(k)),
         3 => {
-            keys.chunks(BATCH).for_each(|c| f.atomic.insert_batch(c));
+            batches(keys, &mut |c| f.atomic.insert_batch(c));
             0
         }
-        4 => keys.iter().filter(|k| f.classic.insert(*k)).count(),
-        5 => keys.iter().filter(|k| f.fast.insert_hash(k.xxh())).count(),
-        6 => keys.iter().filter(|k| f.sbbf.insert_hash(k.xxh())).count(),
-        9 => keys.iter().filter(|k| f.classic64.insert(*k)).count(),
+        4 => adds(keys, |k| f.classic.insert(k)),
+        5 => adds(keys, |k| f.fast.insert_hash(k.xxh())),
+        6 => adds(keys, |k| f.sbbf.insert_hash(k.xxh())),
+        9 => adds(keys, |k| f.classic64.insert(k)),
         10 => {
-            keys.chunks(BATCH).for_each(|c| f.classic.insert_batch(c));
+            batches(keys, &mut |c| f.classic.insert_batch(c));
             0
         }
         OR_BASELINE => or_baseline(&f.words, keys.len()),

@@ -65,7 +65,7 @@ use crate::kind::Kind;
 use crate::math::{self, Params};
 use crate::probe::blocked::Path as BlockPath;
 use crate::spec::{BlockSpec, Spec};
-use crate::storage::{atomic_get, atomic_set, AtomicBlock, AtomicU64, Ordering};
+use crate::storage::{atomic_bit, atomic_set, AtomicBlock, AtomicU64, Ordering};
 #[cfg(target_pointer_width = "64")]
 use memmap2::Mmap;
 use memmap2::MmapMut;
@@ -283,7 +283,7 @@ impl MappedFilter {
         match &self.kind {
             MappedKind::Classic(spec) => {
                 let words = self.payload_words();
-                contains_positions(spec, &spec.digest(key), |i| atomic_get(words, i))
+                contains_positions(spec, &spec.digest(key), |i| atomic_bit(words, i))
             }
             MappedKind::Blocked(spec) => self.path.contains(spec, self.blocks(), key),
         }

@@ -1,7 +1,7 @@
 //! Properties that hold for every element, size, scheme and hash: no false negatives, ever;
 //! union and intersection keep what they must; the key encoding does not drift.
 
-use bloomkit::{BloomFilter, Error, Hashing, Params, Preset, Scheme, Spec};
+use bloomkit::{AtomicBloomFilter, BloomFilter, Error, Hashing, Params, Preset, Scheme, Spec};
 use proptest::prelude::*;
 
 mod support;
@@ -69,6 +69,35 @@ proptest! {
         prop_assert!(a.iter().filter(|k| b.contains(k)).all(|k| i.contains(k)));
         // Intersection never has more bits than either side.
         prop_assert!(i.count_ones() <= fa.count_ones().min(fb.count_ones()));
+    }
+
+    /// A query answers "all of the element's bits are set", whatever the pattern of set and
+    /// clear bits among them (the default scheme reads its first bits together before it
+    /// branches): filters about half full, so absent elements meet every pattern.
+    #[test]
+    fn a_query_is_exactly_all_positions_set(
+        spec in any_spec(),
+        present in prop::collection::vec(any::<u32>(), 0..400),
+        asked in prop::collection::vec(any::<u32>(), 1..400),
+    ) {
+        let mut f = BloomFilter::from_spec(spec).unwrap();
+        // Fill to about half the bits, the state of a filter at its capacity.
+        for k in &present {
+            if 2 * f.count_ones() >= f.bits() {
+                break;
+            }
+            f.insert(k);
+        }
+        let words = f.as_words();
+        let set = |i: u64| words[(i / 64) as usize] >> (i % 64) & 1 == 1;
+        let atomic = AtomicBloomFilter::from(f.clone());
+        let batch = f.contains_batch(&asked);
+        for (k, b) in asked.iter().zip(batch) {
+            let want = f.positions(k).into_iter().all(set);
+            prop_assert_eq!(f.contains(k), want);
+            prop_assert_eq!(atomic.contains(k), want);
+            prop_assert_eq!(b, want);
+        }
     }
 
     #[test]

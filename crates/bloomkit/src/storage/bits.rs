@@ -38,7 +38,14 @@ fn count_ones<W: Word>(words: &[W]) -> u64 {
 /// Reads bit `i`.
 #[inline(always)]
 fn get_bit<W: Word>(words: &[W], i: u64) -> bool {
-    words[(i >> 6) as usize].get() & (1u64 << (i & 63)) != 0
+    bit(words, i) != 0
+}
+
+/// Bit `i` as the number 0 or 1 (a value a probe loop can combine with others before it
+/// branches).
+#[inline(always)]
+fn bit<W: Word>(words: &[W], i: u64) -> u64 {
+    (words[(i >> 6) as usize].get() >> (i & 63)) & 1
 }
 
 /// Reads bit `i` of atomic words (for views of shared memory).
@@ -46,6 +53,13 @@ fn get_bit<W: Word>(words: &[W], i: u64) -> bool {
 #[inline(always)]
 pub(crate) fn atomic_get(words: &[AtomicU64], i: u64) -> bool {
     get_bit(words, i)
+}
+
+/// Bit `i` of atomic words as 0 or 1 (for views of shared memory; see [`bit`]).
+#[cfg(feature = "mmap")]
+#[inline(always)]
+pub(crate) fn atomic_bit(words: &[AtomicU64], i: u64) -> u64 {
+    bit(words, i)
 }
 
 /// Sets bit `i` of atomic words with one `fetch_or`; `true` if it was clear.
@@ -163,12 +177,12 @@ macro_rules! common_bit_methods {
             move |i| super::prefetch(words.wrapping_add((i >> 6) as usize))
         }
 
-        /// [`get`](Self::get) as a closure over the words' slice, for a filter's probe loop:
+        /// Bit `i` as 0 or 1, as a closure over the words' slice, for a filter's probe loop:
         /// the slice's address and length stay in registers across the probes.
         #[inline(always)]
-        pub(crate) fn getter(&self) -> impl Fn(u64) -> bool + '_ {
+        pub(crate) fn getter(&self) -> impl Fn(u64) -> u64 + '_ {
             let words = &self.words[..];
-            move |i| get_bit(words, i)
+            move |i| bit(words, i)
         }
     };
 }

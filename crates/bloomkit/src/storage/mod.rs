@@ -52,6 +52,8 @@ pub(crate) use alloc::zeroed_vec;
 #[cfg(feature = "mmap")]
 // Used by the memory-mapped filters, which the loom build leaves out.
 #[cfg_attr(loom, allow(unused_imports))]
+#[cfg(feature = "mmap")]
+pub(crate) use bits::atomic_bit;
 pub(crate) use bits::{atomic_get, atomic_set};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
