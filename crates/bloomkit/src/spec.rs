@@ -216,6 +216,18 @@ impl Spec {
                 ..Digest::default()
             };
         }
+        if self.scheme == Scheme::MixedDouble && matches!(self.hashing, Hashing::Xxh3) {
+            // The default scheme and hashing: XXH3-128 inlined into the caller.
+            let [h1, h2] = key.with_bytes(
+                #[inline(always)]
+                |b| Hashing::Xxh3.hash128(b),
+            );
+            return Digest {
+                h1,
+                h2,
+                ..Digest::default()
+            };
+        }
         key.with_bytes(|b| self.digest_bytes(b))
     }
 
