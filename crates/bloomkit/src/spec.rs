@@ -181,15 +181,31 @@ impl Spec {
     }
 
     /// Hashes already-encoded key bytes to a [`Digest`].
-    #[inline]
+    #[inline(always)]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
+        // The default pipeline (and the one-hash scheme with the default hashing) is inlined
+        // into the caller's probe loop; every other one is a call.
+        if matches!(self.hashing, Hashing::Xxh3) {
+            if self.scheme == Scheme::MixedDouble {
+                let [h1, h2] = Hashing::Xxh3.hash128(bytes);
+                return Digest {
+                    h1,
+                    h2,
+                    ..Digest::default()
+                };
+            }
+            if self.scheme.hashes_once() {
+                return Digest::of_one_hash(crate::hash::xxh3_64(bytes));
+            }
+        }
+        self.digest_bytes_other(bytes)
+    }
+
+    /// [`digest_bytes`](Self::digest_bytes) of the pipelines that are not inlined.
+    #[inline(never)]
+    fn digest_bytes_other(&self, bytes: &[u8]) -> Digest {
         if self.scheme.hashes_once() {
-            let h = self.hashing.hash64(bytes);
-            return Digest {
-                h1: h,
-                h2: crate::probe::second_word(h),
-                ..Digest::default()
-            };
+            return Digest::of_one_hash(self.hashing.hash64(bytes));
         }
         let [h1, h2] = self.hashing.hash128(bytes);
         let [h3, h4] = if self.scheme.needs_wide_digest() {
@@ -203,32 +219,10 @@ impl Spec {
     /// Encodes and hashes an element.
     #[inline(always)]
     pub fn digest<K: Key + ?Sized>(&self, key: &K) -> Digest {
-        if self.scheme.hashes_once() && matches!(self.hashing, Hashing::Xxh3) {
-            // The one-hash scheme with the default hashing: XXH3-64 inlined into the caller.
-            let h = key.with_bytes(
-                #[inline(always)]
-                #[allow(clippy::redundant_closure)]
-                |b| crate::hash::xxh3_64(b),
-            );
-            return Digest {
-                h1: h,
-                h2: crate::probe::second_word(h),
-                ..Digest::default()
-            };
-        }
-        if self.scheme == Scheme::MixedDouble && matches!(self.hashing, Hashing::Xxh3) {
-            // The default scheme and hashing: XXH3-128 inlined into the caller.
-            let [h1, h2] = key.with_bytes(
-                #[inline(always)]
-                |b| Hashing::Xxh3.hash128(b),
-            );
-            return Digest {
-                h1,
-                h2,
-                ..Digest::default()
-            };
-        }
-        key.with_bytes(|b| self.digest_bytes(b))
+        key.with_bytes(
+            #[inline(always)]
+            |b| self.digest_bytes(b),
+        )
     }
 
     /// Walks the element's positions (see [`Scheme::for_each_position`]).

@@ -88,6 +88,19 @@ pub enum Scheme {
     MixedDouble,
 }
 
+impl Digest {
+    /// The digest of [`Scheme::EnhancedDouble64`], made of one 64-bit hash `h`: `h` and its
+    /// [`second_word`].
+    #[inline(always)]
+    pub(crate) fn of_one_hash(h: u64) -> Digest {
+        Digest {
+            h1: h,
+            h2: second_word(h),
+            ..Digest::default()
+        }
+    }
+}
+
 /// The second digest word of [`Scheme::EnhancedDouble64`]: the XOR of the halves of the
 /// 128-bit product of `h` and 2⁶⁴/φ (one multiplication; every bit of `h` reaches the high
 /// bits that multiply-shift reduction reads).
