@@ -457,8 +457,8 @@ EXAMPLES:
     #[command(after_help = "\
 With --json: a JSON object with the fields kind, scheme, bits, hashes, bytes, capacity, fpp,
 estimated_items, fill_ratio, estimated_fpp, over_capacity and saturated (and layout for
-blocked, d-left, minimal-increase counting and bitmap filters, range for bitmaps, layers for
-scalable ones, window for expiring ones).
+blocked, d-left, minimal-increase counting, Redis counting and bitmap filters, range for
+bitmaps, layers for scalable ones, window for expiring ones).
 
 EXAMPLES:
   bloomkit create seen.bloom -n 1e6 -p 0.001

@@ -775,7 +775,7 @@ impl RedisTarget {
                     estimated_items: info.estimated_count,
                     fill_ratio: info.nonzero_counters as f64 / m as f64,
                     estimated_fpp: info.estimated_fpp,
-                    layout: Some("counters4".into()),
+                    layout: Some(f.layout_name().into()),
                     ..Default::default()
                 })
             }

@@ -771,6 +771,8 @@ fn counting_filter_in_redis_add_check_remove_across_processes() {
     let v = info(&t);
     assert_eq!(v["kind"], "counting");
     assert_eq!(v["capacity"], 10000);
+    // New counting filters are probed with the mixed scheme (the layout's stored name).
+    assert_eq!(v["layout"], "counters4-mixed");
     let members = lines(0..5_000, "s");
     assert_eq!(run(&["add", &t], &members).0, 0);
     let (_, out, _) = run(&["check", "-c", &t], &members);

@@ -223,6 +223,12 @@ impl CountingRedisFilter {
     pub fn layout(&self) -> &crate::CountingLayout {
         self.inner.layout()
     }
+
+    /// The stored layout name, which fixes the probing (see
+    /// [`crate::CountingRedisFilter::layout_name`]).
+    pub fn layout_name(&self) -> &'static str {
+        self.inner.layout_name()
+    }
 }
 
 blocking_filter!(TimeWindowRedisFilter, TimeWindowRedisFilter, new {

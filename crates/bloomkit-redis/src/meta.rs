@@ -104,7 +104,20 @@ impl Meta<'_> {
 
     /// Checks `kind` and `scheme` (see [`check_head`]) and returns the hashing to use.
     pub fn head(&self, kind: &str, scheme: &str) -> Result<Hashing> {
-        check_head(self.name, self.fields, kind, scheme, self.hashing.clone())
+        check_head(
+            self.name,
+            self.fields,
+            kind,
+            &[scheme],
+            self.hashing.clone(),
+        )
+        .map(|(h, _)| h)
+    }
+
+    /// [`head`](Self::head) for a kind stored under one of several scheme names: returns the
+    /// hashing to use and the index in `schemes` of the stored name.
+    pub fn head_among(&self, kind: &str, schemes: &[&str]) -> Result<(Hashing, usize)> {
+        check_head(self.name, self.fields, kind, schemes, self.hashing.clone())
     }
 
     /// The register layout of `segments` segments of `segment_words` words and `hashes` bits.
@@ -184,15 +197,16 @@ pub(crate) async fn open_meta(
     Ok((meta, hashing))
 }
 
-/// Checks the stored `kind` and `scheme`, and that `hashing` (if any) is the stored one;
-/// returns the hashing to use (`None`: a handle that hashes nothing, for deletion or expiry).
+/// Checks the stored `kind`, that the stored `scheme` is one of `schemes`, and that `hashing`
+/// (if any) is the stored one; returns the hashing to use (`None`: a handle that hashes
+/// nothing, for deletion or expiry) and the index in `schemes` of the stored scheme.
 pub(crate) fn check_head(
     name: &str,
     meta: &HashMap<String, String>,
     kind: &str,
-    scheme: &str,
+    schemes: &[&str],
     hashing: Option<Hashing>,
-) -> Result<Hashing> {
+) -> Result<(Hashing, usize)> {
     let stored_kind = field(name, meta, "kind")?;
     if stored_kind != kind {
         return Err(incompatible(Incompatibility::Kind(
@@ -201,20 +215,20 @@ pub(crate) fn check_head(
         )));
     }
     let stored_scheme = field(name, meta, "scheme")?;
-    if stored_scheme != scheme {
+    let Some(scheme) = schemes.iter().position(|&s| s == stored_scheme) else {
         return Err(incompatible(Incompatibility::Scheme(
             stored_scheme.into(),
-            scheme.into(),
+            schemes.join(" or "),
         )));
-    }
+    };
     let stored = field(name, meta, "hashing")?;
     match hashing {
         Some(h) if stored != h.id() => Err(incompatible(Incompatibility::Hashing(
             stored.into(),
             h.id(),
         ))),
-        Some(h) => Ok(h),
-        None => Ok(Hashing::Xxh3),
+        Some(h) => Ok((h, scheme)),
+        None => Ok((Hashing::Xxh3, scheme)),
     }
 }
 

@@ -1,8 +1,11 @@
 //! The counting filter against real redis-server processes (see common/mod.rs): counts,
-//! removal across processes and its refusals, saturation, concurrent removers, identity.
+//! removal across processes and its refusals, saturation, concurrent removers, identity, the
+//! false-positive rate of small filters at low rates under both layout names.
 
 mod common;
 
+use bloomkit::Scheme;
+use bloomkit_redis::counting::{COUNTING_MIXED_SCHEME, COUNTING_SCHEME};
 use bloomkit_redis::{Connection, CountingRedisFilter, Error};
 use common::{connect, connect_cluster, fpr_bound, Server};
 
@@ -258,15 +261,7 @@ async fn counting_filter_works_across_a_cluster() {
     assert!(matches!(old.insert(&"x").await, Err(Error::Gone(_))));
     assert!(!again.contains(&"x").await.unwrap());
     // Corrupt metadata on a cluster: purged, saying which keys may remain and why.
-    let _: i64 = conn
-        .query(
-            redis::cmd("HSET")
-                .arg(bloomkit_redis::keys::meta("cc"))
-                .arg("segments")
-                .arg("-1"),
-        )
-        .await
-        .unwrap();
+    set_meta_field(&conn, "cc", "segments", "-1").await;
     match bloomkit_redis::purge_filter(&conn, "cc").await.unwrap() {
         bloomkit_redis::Purge::MetadataOnly { why } => {
             assert!(why.contains("cluster") && why.contains(again.id()), "{why}")
@@ -314,4 +309,294 @@ fn blocking_counting_filter_adds_counts_removes_and_refuses() {
     assert!(ttl > 0 && ttl <= 60_000, "{ttl}");
     f.delete().unwrap();
     assert!(matches!(Blocking::open(&c, "bc"), Err(Error::NotFound(_))));
+}
+
+/// Segment 0's counters, `u4 #j` for `j` in `0..segment_counters`.
+async fn counters(conn: &Connection, f: &CountingRedisFilter) -> Vec<u8> {
+    let bytes: Vec<u8> = conn
+        .query(redis::cmd("GET").arg(f.segment_key(0)))
+        .await
+        .unwrap();
+    (0..f.layout().segment_counters() as usize)
+        .map(|j| {
+            let b = bytes.get(j / 2).copied().unwrap_or(0);
+            if j % 2 == 0 {
+                b >> 4
+            } else {
+                b & 15
+            }
+        })
+        .collect()
+}
+
+/// Sets field `field` of filter `name`'s metadata to `value`, as another client (or an older
+/// version) would have written it.
+async fn set_meta_field(conn: &Connection, name: &str, field: &str, value: &str) {
+    let _: i64 = conn
+        .query(
+            redis::cmd("HSET")
+                .arg(bloomkit_redis::keys::meta(name))
+                .arg(field)
+                .arg(value),
+        )
+        .await
+        .unwrap();
+}
+
+/// A new counting filter `name` stored as filters were before `counters4-mixed`: the same
+/// creation with the metadata's `scheme` set to `counters4`, then opened by name.
+async fn old_layout_filter(conn: &Connection, name: &str, n: u64, p: f64) -> CountingRedisFilter {
+    CountingRedisFilter::create(conn, name, n, p).await.unwrap();
+    set_meta_field(conn, name, "scheme", COUNTING_SCHEME).await;
+    let f = CountingRedisFilter::open(conn, name).await.unwrap();
+    assert_eq!(
+        (f.layout_name(), f.scheme()),
+        (COUNTING_SCHEME, Scheme::EnhancedDouble)
+    );
+    f
+}
+
+/// False positives of `filters` counting filters of one layout (each with its own `n`
+/// members), `trials` absent keys each.
+struct Fpr {
+    measured: f64,
+    expected: f64,
+    sigmas: f64,
+}
+
+/// Fills `filters` filters made by `make(i)` with `n` members each and counts the false
+/// positives of `trials` absent keys per filter. The answers are the client's positions
+/// (`probe`, the counter indexes it sends) read against the segment's counters, fetched
+/// once with `GET`; the first 2,000 keys of each filter are also asked of the server with
+/// `contains_batch`, which must agree. The bound is `tests/fpr.rs`'s: `X` false positives
+/// of `T` queries at the model's rate `q` have variance `T·q(1-q)` (the queries) plus
+/// `T²·Var(q̂)` (the spread of each filter's fill, by the delta method).
+async fn measure_fpr<F, Fut>(conn: &Connection, n: u64, filters: u64, trials: u64, make: F) -> Fpr
+where
+    F: Fn(u64) -> Fut,
+    Fut: std::future::Future<Output = CountingRedisFilter>,
+{
+    let (mut hits, mut mean, mut var) = (0u64, 0.0, 0.0);
+    for i in 0..filters {
+        let f = make(i).await;
+        let members: Vec<String> = (0..n).map(|j| format!("member:{i}:{j}")).collect();
+        f.insert_batch(&members).await.unwrap();
+        let c = counters(conn, &f).await;
+        let stranger = |j: u64| format!("stranger:{i}:{j}");
+        let asked: Vec<String> = (0..2_000).map(stranger).collect();
+        let answers = f.contains_batch(&asked).await.unwrap();
+        for j in 0..trials {
+            let p = f.probe(&stranger(j));
+            let hit = p.counters.iter().all(|&x| c[x as usize] > 0);
+            if let Some(&a) = answers.get(j as usize) {
+                assert_eq!(hit, a, "the server answers otherwise for {}", stranger(j));
+            }
+            hits += u64::from(hit);
+        }
+        let (m, k) = (
+            f.layout().segment_counters() as f64,
+            f64::from(f.layout().hashes()),
+        );
+        let q = f.layout().expected_fpp(n);
+        let (t, load) = (trials as f64, k * n as f64 / m);
+        let empty = (-load).exp();
+        let var_fill = (empty * (1.0 - (1.0 + load) * empty) / m).max(0.0);
+        let sd_q = k * (1.0 - empty).powf(k - 1.0) * var_fill.sqrt();
+        mean += t * q;
+        var += t * q * (1.0 - q) + t * t * sd_q * sd_q;
+        f.delete().await.unwrap();
+    }
+    let total = (filters * trials) as f64;
+    Fpr {
+        measured: hits as f64 / total,
+        expected: mean / total,
+        sigmas: (hits as f64 - mean) / var.sqrt(),
+    }
+}
+
+/// Small counting filters at low rates, where `m·k` is small: new filters
+/// (`counters4-mixed`) hold `tests/fpr.rs`'s 5σ bound around the classic model, and filters
+/// of the old layout (`counters4`, enhanced double hashing) break it with the excess of about
+/// `2/(m·k)` that made the layout change. Per cell, filters × absent keys each:
+/// - `n = 20, p = 10⁻⁴` (`m = 449`, `k = 7`): 10 × 500,000, about 500 false positives
+///   expected; the old layout has about 3.7× that;
+/// - `n = 200, p = 10⁻⁵` (`m = 5521`, `k = 9`): 4 × 2,500,000, about 100 expected; the old
+///   layout about 2.5×;
+/// - `n = 1000, p = 10⁻⁵` (`m = 27601`, `k = 9`): 2 × 5,000,000, about 100 expected; the old
+///   layout's excess (about 1.3×) is too small to show at this size, so only the new
+///   layout's bound is checked there.
+///
+/// Keys and hashing are fixed, so every run counts the same false positives (the filter ids,
+/// which are random, name keys but place no counter).
+#[tokio::test]
+async fn small_counting_filters_at_low_rates() {
+    let (_server, conn) = common::start().await;
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for (n, p, filters, trials, old_excess) in [
+        (20, 1e-4, 10, 500_000, true),
+        (200, 1e-5, 4, 2_500_000, true),
+        (1000, 1e-5, 2, 5_000_000, false),
+    ] {
+        let (new, old) = both_layouts(&conn, n, p, filters, trials, &mut report).await;
+        if new.sigmas.abs() > 5.0 {
+            failures.push(format!("n={n} p={p}: new layout {:+.2} sigma", new.sigmas));
+        }
+        if old_excess && old.sigmas <= 5.0 {
+            failures.push(format!(
+                "n={n} p={p}: the old layout's excess vanished ({:+.2} sigma)",
+                old.sigmas
+            ));
+        }
+    }
+    println!("{report}");
+    assert!(failures.is_empty(), "{failures:?}\n{report}");
+}
+
+/// The figures in docs/REDIS.md, section 12: both layouts, 4 filters × `2000/p` absent keys
+/// each (about 8,000 false positives expected per cell). Minutes in release:
+/// `cargo test --release -p bloomkit-redis --test counting -- --ignored
+/// small_counting_filters_survey --nocapture`.
+#[tokio::test]
+#[ignore]
+async fn small_counting_filters_survey() {
+    let (_server, conn) = common::start().await;
+    let mut report = String::new();
+    for (n, p) in [
+        (20, 1e-3),
+        (20, 1e-4),
+        (200, 1e-4),
+        (200, 1e-5),
+        (1000, 1e-5),
+    ] {
+        both_layouts(&conn, n, p, 4, (2000.0 / p) as u64, &mut report).await;
+    }
+    println!("{report}");
+}
+
+/// [`measure_fpr`] of new filters (`counters4-mixed`) and of the old layout (`counters4`),
+/// with the same members and absent keys; appends a line to `report`.
+async fn both_layouts(
+    conn: &Connection,
+    n: u64,
+    p: f64,
+    filters: u64,
+    trials: u64,
+    report: &mut String,
+) -> (Fpr, Fpr) {
+    let new = measure_fpr(conn, n, filters, trials, |i| async move {
+        let f = CountingRedisFilter::create(conn, &format!("new-{n}-{i}"), n, p)
+            .await
+            .unwrap();
+        assert_eq!(f.layout_name(), COUNTING_MIXED_SCHEME);
+        f
+    })
+    .await;
+    let old = measure_fpr(conn, n, filters, trials, |i| async move {
+        old_layout_filter(conn, &format!("old-{n}-{i}"), n, p).await
+    })
+    .await;
+    *report += &format!(
+        "n={n} p={p}, {filters} filters x {trials} keys: model {:.3e}, {COUNTING_MIXED_SCHEME} \
+         {:.3e} ({:.2}x, {:+.2} sigma), {COUNTING_SCHEME} {:.3e} ({:.2}x, {:+.2} sigma)\n",
+        new.expected,
+        new.measured,
+        new.measured / new.expected,
+        new.sigmas,
+        old.measured,
+        old.measured / old.expected,
+        old.sigmas
+    );
+    (new, old)
+}
+
+/// A filter stored with the old layout name (`counters4`) keeps its meaning: it opens (by
+/// `open`, by `create` with its parameters, and as a blocking handle), probes with enhanced
+/// double hashing over the segment's counters, and the counters an old client set for its
+/// elements (written here from those positions, independently of the filter's code) answer
+/// for them: present, counted, removed back to zero. A name this version does not know is
+/// refused.
+#[tokio::test]
+async fn filters_of_the_old_layout_name_keep_their_positions() {
+    let (server, conn) = common::start().await;
+    let f = old_layout_filter(&conn, "old", 1_000, 0.01).await;
+    let (m, k) = (f.layout().segment_counters(), f.layout().hashes());
+    assert_eq!(f.layout().segments(), 1);
+    let spec = bloomkit::Spec::new(
+        bloomkit::math::Params { bits: m, hashes: k },
+        Scheme::EnhancedDouble,
+        bloomkit::Hashing::Xxh3,
+    )
+    .unwrap();
+    let data = items(0..1_000);
+    for key in &data[..50] {
+        assert_eq!(f.probe(key).counters, spec.positions(key), "{key}");
+    }
+    // The segment as an old client leaves it after inserting `data` once.
+    let mut nibbles = vec![0u8; m as usize];
+    for key in &data {
+        for j in spec.positions(key) {
+            nibbles[j as usize] += 1;
+        }
+    }
+    assert!(nibbles.iter().all(|&c| c < 15));
+    let bytes: Vec<u8> = nibbles
+        .chunks(2)
+        .map(|c| c[0] << 4 | c.get(1).copied().unwrap_or(0))
+        .collect();
+    let _: () = conn
+        .query(redis::cmd("SET").arg(f.segment_key(0)).arg(bytes))
+        .await
+        .unwrap();
+    // Reopened every way, it is still the old layout and finds every element.
+    let again = CountingRedisFilter::create(&conn, "old", 1_000, 0.01)
+        .await
+        .unwrap();
+    assert_eq!(again.layout_name(), COUNTING_SCHEME);
+    let (url, first) = (server.url(), data[0].clone());
+    let blocking = std::thread::spawn(move || {
+        let options = bloomkit_redis::Options::default();
+        let c = bloomkit_redis::blocking::BlockingConnection::open(&url, &options).unwrap();
+        let g = bloomkit_redis::blocking::CountingRedisFilter::open(&c, "old").unwrap();
+        (g.layout_name(), g.contains(&first).unwrap())
+    });
+    assert_eq!(blocking.join().unwrap(), (COUNTING_SCHEME, true));
+    assert!(again
+        .contains_batch(&data)
+        .await
+        .unwrap()
+        .iter()
+        .all(|&x| x));
+    assert!(again
+        .count_batch(&data)
+        .await
+        .unwrap()
+        .iter()
+        .all(|&c| c >= 1));
+    assert!(again.remove_batch(&data).await.unwrap().iter().all(|&r| r));
+    assert!(counters(&conn, &f).await.iter().all(|&c| c == 0));
+    // New filters get the new name; a name this version does not know is refused.
+    let new = CountingRedisFilter::create(&conn, "new", 1_000, 0.01)
+        .await
+        .unwrap();
+    assert_eq!(
+        (new.layout_name(), new.scheme()),
+        (COUNTING_MIXED_SCHEME, Scheme::MixedDouble)
+    );
+    assert_eq!(
+        common::cli(
+            server.port,
+            &["HGET", &bloomkit_redis::keys::meta("new"), "scheme"]
+        ),
+        COUNTING_MIXED_SCHEME
+    );
+    set_meta_field(&conn, "new", "scheme", "counters5").await;
+    assert!(matches!(
+        CountingRedisFilter::open(&conn, "new").await,
+        Err(Error::Core(bloomkit::Error::Incompatible(
+            bloomkit::Incompatibility::Scheme(..)
+        )))
+    ));
+    assert!(bloomkit_redis::delete_filter(&conn, "old").await.unwrap());
+    common::assert_absent(&conn, "old").await;
 }
