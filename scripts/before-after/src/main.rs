@@ -1,4 +1,4 @@
-// Before/after comparison of the blocked filter (scripts/before-after/run): the same keys
+// Before/after comparison of the blocked and classic filters (scripts/before-after/run): the same keys
 // through the library at an earlier commit (`old`) and the current one (`new`), alternated.
 use std::hint::black_box;
 use std::time::Instant;
@@ -54,13 +54,6 @@ macro_rules! bench {
     }};
 }
 
-/// Single-key rows only (for the classic filter).
-macro_rules! bench_single {
-    ($f:expr, $keys:expr, $what:expr) => {{
-        if $what == 0 { time_contains($keys, |k| $f.contains(k)) } else { time_insert($keys, |k| $f.insert(k)) }
-    }};
-}
-
 fn main() {
     let n: u64 = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
     let rounds: usize = std::env::var("ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(11);
@@ -68,7 +61,7 @@ fn main() {
     let mut fo = old::BlockedBloomFilter::new(n, 0.01).unwrap();
     let mut fnw = new::BlockedBloomFilter::new(n, 0.01).unwrap();
     fo.insert_batch(&members[..]); fnw.insert_batch(&members[..]);
-    // The classic filter too (its single-key paths).
+    // The classic filter too.
     let mut co = old::BloomFilter::new(n, 0.01).unwrap();
     let mut cn = new::BloomFilter::new(n, 0.01).unwrap();
     for k in &members { co.insert(k.as_str()); cn.insert(k.as_str()); }
@@ -93,18 +86,18 @@ fn main() {
         println!("atomic/plain (new build): batch contains {:.3}, batch insert of new keys {:.3}", median(rc), median(ri));
     }
     for (name, keys) in [("hit", &hits), ("miss", &misses)] {
-        for what in [0, 2] {
+        for what in 0..4 {
             let (mut r, mut to, mut tn) = (vec![], vec![], vec![]);
             for round in 0..rounds {
                 let (a, b) = if round % 2 == 0 {
-                    let a = bench_single!(co, keys, what); let b = bench_single!(cn, keys, what); (a, b)
+                    let a = bench!(co, keys, out, what); let b = bench!(cn, keys, out, what); (a, b)
                 } else {
-                    let b = bench_single!(cn, keys, what); let a = bench_single!(co, keys, what); (a, b)
+                    let b = bench!(cn, keys, out, what); let a = bench!(co, keys, out, what); (a, b)
                 };
                 to.push(a); tn.push(b); r.push(b / a);
             }
             println!("{name:4} classic {:6}: old {:6.1} ns, new {:6.1} ns, median new/old {:.3} (min {:.3}, max {:.3})",
-                ["single", "", "ins1"][what], median(to), median(tn), median(r.clone()),
+                ["single", "batch", "ins1", "insB"][what], median(to), median(tn), median(r.clone()),
                 r.iter().cloned().fold(f64::MAX, f64::min), r.iter().cloned().fold(0.0, f64::max));
         }
         for what in 0..4 {
