@@ -52,9 +52,7 @@ pub(crate) use alloc::zeroed_vec;
 #[cfg(feature = "mmap")]
 // Used by the memory-mapped filters, which the loom build leaves out.
 #[cfg_attr(loom, allow(unused_imports))]
-#[cfg(feature = "mmap")]
-pub(crate) use bits::atomic_bit;
-pub(crate) use bits::{atomic_get, atomic_set};
+pub(crate) use bits::{atomic_bit, atomic_get, atomic_set};
 pub use bits::{AtomicBitVec, BitVec};
 pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, or_atomic, or_where, zeroed_blocks};
