@@ -140,6 +140,10 @@ pub(crate) fn contains_items<T>(
     out: &mut [bool],
 ) {
     let items = &items[..items.len().min(out.len())];
+    let large = spec.bits() > TWO_STAGES_ABOVE_BITS;
+    if large && spec.scheme() == Scheme::MixedDouble && spec.hashes() > READ_TOGETHER {
+        return contains_items_in_two_stages(spec, prefetch, get, items, digest, out);
+    }
     pipeline_touching::<BATCH_AHEAD, _, _, _>(
         out,
         items,
@@ -149,6 +153,63 @@ pub(crate) fn contains_items<T>(
         #[inline(always)]
         |out, j, d| out[j] = contains_positions(spec, &d, &get),
     );
+}
+
+/// Bit arrays larger than this (4 MiB) are queried in batches [`contains_items_in_two_stages`]:
+/// beyond the core's own caches a line it need not fetch saves more than the second stage
+/// costs. Measured on either side (`benches/interleaved.rs`, URL keys, absent / present): at
+/// n = 10⁷ (12 MB) two stages took 0.71× / 1.05× the time of one, at n = 10⁶ (1.2 MB)
+/// 1.3× / 1.2×.
+const TWO_STAGES_ABOVE_BITS: u64 = 32 << 20;
+
+/// [`contains_items`] for the default scheme: an element's first [`READ_TOGETHER`] lines are
+/// prefetched [`BATCH_AHEAD`] elements before its probe, and the rest half as far ahead only if
+/// those first bits are all set (without a branch: otherwise the first line is asked for
+/// again). Absent elements, most of which a query rejects on their first bits, then fetch
+/// three lines instead of `k`.
+#[inline(always)]
+fn contains_items_in_two_stages<T>(
+    spec: &Spec,
+    prefetch: impl Fn(u64),
+    bit: impl Fn(u64) -> u64,
+    items: &[T],
+    digest: impl Fn(&T) -> Digest,
+    out: &mut [bool],
+) {
+    const FAR: usize = BATCH_AHEAD;
+    const NEAR: usize = BATCH_AHEAD / 2;
+    let (k, m) = (spec.hashes(), spec.bits());
+    let first = |d: Digest| {
+        mixed_double(&d, READ_TOGETHER, m).for_each(&prefetch);
+        d
+    };
+    let rest = |d: &Digest| {
+        let mut positions = mixed_double(d, k, m);
+        let lead = positions.next().unwrap_or(0);
+        let set = bit(lead)
+            + positions
+                .by_ref()
+                .take(READ_TOGETHER as usize - 1)
+                .map(&bit)
+                .sum::<u64>();
+        let all = set == u64::from(READ_TOGETHER);
+        positions.for_each(|i| prefetch(if all { i } else { lead }));
+    };
+    let mut ring = [Digest::default(); FAR];
+    for (slot, item) in ring.iter_mut().zip(items) {
+        *slot = first(digest(item));
+    }
+    ring.iter().take(items.len().min(NEAR)).for_each(&rest);
+    for i in 0..items.len() {
+        let d = ring[i % FAR];
+        if i + NEAR < items.len() {
+            rest(&ring[(i + NEAR) % FAR]);
+        }
+        out[i] = contains_positions(spec, &d, &bit);
+        if let Some(item) = items.get(i + FAR) {
+            ring[i % FAR] = first(digest(item));
+        }
+    }
 }
 
 /// A classic Bloom filter over plain memory.

@@ -231,3 +231,45 @@ proptest! {
         prop_assert!(keys.iter().all(|k| atomic.contains(k)));
     }
 }
+
+/// Batch queries of filters larger than 4 MiB (which prefetch an element's first lines, then the
+/// rest only when its first bits are set) answer exactly "all positions set", as single queries
+/// do: bits three quarters set, so both answers occur for every `k`.
+#[test]
+fn batches_of_large_filters_answer_as_single_queries() {
+    let mix = |mut x: u64| {
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    let bits = 40_000_000u64;
+    let words: Vec<u64> = (0..bits / 64).map(|i| mix(i) | mix(!i)).collect();
+    let keys: Vec<u64> = (0..20_000).map(|i| mix(i + (1 << 40))).collect();
+    for k in [1, 3, 4, 7, 11] {
+        let spec = Spec::new(
+            Params { bits, hashes: k },
+            Scheme::MixedDouble,
+            Hashing::Xxh3,
+        )
+        .unwrap();
+        let f = BloomFilter::from_words(spec, words.clone()).unwrap();
+        let set = |i: u64| words[(i / 64) as usize] >> (i % 64) & 1 == 1;
+        let want: Vec<bool> = keys
+            .iter()
+            .map(|x| f.positions(x).into_iter().all(set))
+            .collect();
+        let positives = want.iter().filter(|&&b| b).count();
+        assert!(
+            positives > 0 && positives < keys.len(),
+            "k = {k}: {positives}"
+        );
+        assert_eq!(f.contains_batch(&keys), want, "k = {k}");
+        let single: Vec<bool> = keys.iter().map(|x| f.contains(x)).collect();
+        assert_eq!(single, want, "k = {k}");
+        assert_eq!(
+            AtomicBloomFilter::from(f).contains_batch(&keys),
+            want,
+            "k = {k}"
+        );
+    }
+}
