@@ -128,47 +128,23 @@ pub(crate) fn insert_items<T>(
     );
 }
 
-/// The batch query loop (the pipeline of [`insert_items`] with [`contains_positions`]);
-/// the answer for item `i` goes to `out[i]` (items beyond `out.len()` are ignored).
-#[inline(always)]
-pub(crate) fn contains_items<T>(
-    spec: &Spec,
-    prefetch: impl Fn(u64),
-    get: impl Fn(u64) -> u64,
-    items: &[T],
-    digest: impl Fn(&T) -> Digest,
-    out: &mut [bool],
-) {
-    let items = &items[..items.len().min(out.len())];
-    let large = spec.bits() > TWO_STAGES_ABOVE_BITS;
-    if large && spec.scheme() == Scheme::MixedDouble && spec.hashes() > READ_TOGETHER {
-        return contains_items_in_two_stages(spec, prefetch, get, items, digest, out);
-    }
-    pipeline_touching::<BATCH_AHEAD, _, _, _>(
-        out,
-        items,
-        |_| {},
-        #[inline(always)]
-        |_, item| prefetch_positions(spec, &prefetch, digest(item)),
-        #[inline(always)]
-        |out, j, d| out[j] = contains_positions(spec, &d, &get),
-    );
-}
-
-/// Bit arrays larger than this (4 MiB) are queried in batches [`contains_items_in_two_stages`]:
-/// beyond the core's own caches a line it need not fetch saves more than the second stage
-/// costs. Measured on either side (`benches/interleaved.rs`, URL keys, absent / present): at
-/// n = 10⁷ (12 MB) two stages took 0.71× / 1.05× the time of one, at n = 10⁶ (1.2 MB)
-/// 1.3× / 1.2×.
+/// Bit arrays larger than this (4 MiB) are queried in batches in two stages
+/// ([`contains_items`]): beyond the core's own caches a line it need not fetch saves more than
+/// the second stage costs. Measured on either side (`benches/interleaved.rs`, URL keys, absent /
+/// present): at n = 10⁷ (12 MB) two stages took 0.71× / 1.05× the time of one, at n = 10⁶
+/// (1.2 MB) 1.3× / 1.2×.
 const TWO_STAGES_ABOVE_BITS: u64 = 32 << 20;
 
-/// [`contains_items`] for the default scheme: an element's first [`READ_TOGETHER`] lines are
-/// prefetched [`BATCH_AHEAD`] elements before its probe, and the rest half as far ahead only if
-/// those first bits are all set (without a branch: otherwise the first line is asked for
-/// again). Absent elements, most of which a query rejects on their first bits, then fetch
-/// three lines instead of `k`.
+/// The batch query loop (the pipeline of [`insert_items`] with [`contains_positions`]);
+/// the answer for item `i` goes to `out[i]` (items beyond `out.len()` are ignored).
+///
+/// For the default scheme and bit arrays beyond [`TWO_STAGES_ABOVE_BITS`] it runs in two
+/// stages: an element's first [`READ_TOGETHER`] lines are prefetched [`BATCH_AHEAD`] elements
+/// before its probe, and the rest half as far ahead only if those first bits are all set
+/// (without a branch: otherwise the first line is asked for again). Absent elements, most of
+/// which a query rejects on their first bits, then fetch three lines instead of `k`.
 #[inline(always)]
-fn contains_items_in_two_stages<T>(
+pub(crate) fn contains_items<T>(
     spec: &Spec,
     prefetch: impl Fn(u64),
     bit: impl Fn(u64) -> u64,
@@ -176,9 +152,21 @@ fn contains_items_in_two_stages<T>(
     digest: impl Fn(&T) -> Digest,
     out: &mut [bool],
 ) {
+    let items = &items[..items.len().min(out.len())];
+    let (k, m) = (spec.hashes(), spec.bits());
+    if m <= TWO_STAGES_ABOVE_BITS || spec.scheme() != Scheme::MixedDouble || k <= READ_TOGETHER {
+        return pipeline_touching::<BATCH_AHEAD, _, _, _>(
+            out,
+            items,
+            |_| {},
+            #[inline(always)]
+            |_, item| prefetch_positions(spec, &prefetch, digest(item)),
+            #[inline(always)]
+            |out, j, d| out[j] = contains_positions(spec, &d, &bit),
+        );
+    }
     const FAR: usize = BATCH_AHEAD;
     const NEAR: usize = BATCH_AHEAD / 2;
-    let (k, m) = (spec.hashes(), spec.bits());
     let first = |d: Digest| {
         mixed_double(&d, READ_TOGETHER, m).for_each(&prefetch);
         d
