@@ -462,6 +462,7 @@ async fn small_counting_filters_at_low_rates() {
 async fn small_counting_filters_survey() {
     let (_server, conn) = common::start().await;
     let mut report = String::new();
+    let mut failures = Vec::new();
     for (n, p) in [
         (20, 1e-3),
         (20, 1e-4),
@@ -469,9 +470,14 @@ async fn small_counting_filters_survey() {
         (200, 1e-5),
         (1000, 1e-5),
     ] {
-        both_layouts(&conn, n, p, 4, (2000.0 / p) as u64, &mut report).await;
+        let (new, _) = both_layouts(&conn, n, p, 4, (2000.0 / p) as u64, &mut report).await;
+        failures.extend(
+            (new.sigmas.abs() > 5.0)
+                .then(|| format!("n={n} p={p}: new layout {:+.2} sigma", new.sigmas)),
+        );
     }
     println!("{report}");
+    assert!(failures.is_empty(), "{failures:?}\n{report}");
 }
 
 /// [`measure_fpr`] of new filters (`counters4-mixed`) and of the old layout (`counters4`),
