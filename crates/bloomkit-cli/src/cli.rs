@@ -323,6 +323,7 @@ pub enum Command {
     #[command(after_help = "\
 EXAMPLES:
   bloomkit create seen.bloom --capacity 1000000 --fpp 0.001
+  bloomkit create today.bloom --like seen.bloom    # empty, made as seen.bloom: merges with it
   bloomkit create users.bloom -n 1e6 -p 1% --kind counting
   bloomkit create sessions.bloom -n 1e6 -p 1% --kind dleft          # removal in half the memory
   bloomkit create words.bloom -n 1e5 -p 1% --kind counting --minimal-increase
@@ -344,6 +345,15 @@ EXAMPLES:
         /// up), for more accurate counts on skewed data; the filter then refuses removals.
         #[arg(long)]
         minimal_increase: bool,
+        /// Make an empty filter file as the filter file FILE was made: the same kind, size,
+        /// hash functions, scheme and options, so that the two can be merged or intersected
+        /// (also for files of an older default scheme that --scheme no longer creates).
+        #[arg(
+            long,
+            value_name = "FILE",
+            conflicts_with_all = ["capacity", "fpp", "range", "kind", "window", "generations", "scheme", "minimal_increase"]
+        )]
+        like: Option<String>,
     },
 
     /// Add items (arguments, or one per line from standard input).

@@ -891,3 +891,89 @@ fn scheme_bloomkit64_makes_a_classic_filter_of_its_own_bits() {
         fails(&args, "", &["default scheme only", "--scheme bloomkit64"]);
     }
 }
+
+/// `info --json` without what changes as items are added (and, for a scalable filter, without
+/// its grown layers beyond the first).
+fn how_made(mut info: serde_json::Value) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        if let Some(o) = v.as_object_mut() {
+            for volatile in [
+                "estimated_fpp",
+                "estimated_items",
+                "fill_ratio",
+                "over_capacity",
+                "saturated",
+                "live",
+                "inserted",
+                "slice_fills",
+            ] {
+                o.remove(volatile);
+            }
+            o.values_mut().for_each(strip);
+        } else if let Some(a) = v.as_array_mut() {
+            a.iter_mut().for_each(strip);
+        }
+    }
+    if info["kind"] == "scalable" {
+        let o = info.as_object_mut().unwrap();
+        let first = o["layers"][0].clone();
+        o.insert("layers".into(), serde_json::json!([first]));
+        for grown in ["bits", "bytes", "hashes"] {
+            o.remove(grown);
+        }
+    }
+    strip(&mut info);
+    info
+}
+
+/// `create --like` makes an empty filter file as another one was made, for every kind and
+/// scheme of the format fixtures (files of the older default scheme, `enhanced-double`,
+/// included: `--scheme` no longer creates it), and the new filter merges into the old one.
+#[test]
+fn create_like_makes_an_empty_filter_as_another_was_made() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bloomkit/tests/fixtures");
+    let d = dir();
+    let mut made = 0;
+    for version in ["v1", "v2"] {
+        for entry in std::fs::read_dir(fixtures.join(version)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "bloom") {
+                continue;
+            }
+            let name = format!("{version}-{}", path.file_name().unwrap().to_string_lossy());
+            let old = p(&d, &name);
+            std::fs::copy(&path, &old).unwrap();
+            let new = p(&d, &format!("like-{name}"));
+            succeeds(&["create", &new, "--like", &old]);
+            let (was, is) = (info_json(&old), info_json(&new));
+            assert_ne!(was["estimated_items"], 0, "{name}: the fixture holds items");
+            assert_eq!(is["estimated_items"], 0, "{name}: {is}");
+            assert_eq!(how_made(was), how_made(is), "{name}");
+            made += 1;
+        }
+    }
+    assert!(made >= 20, "only {made} fixtures");
+
+    // The old default scheme: a filter created with today's default cannot be merged into
+    // the old file, one created --like it can.
+    let old = p(&d, "v1-classic.bloom");
+    let fresh = p(&d, "fresh.bloom");
+    create(&fresh, &["--kind", "classic"]);
+    fails(&["merge", &old, &old, &fresh], "", &["scheme"]);
+    let like = p(&d, "like-v1-classic.bloom");
+    succeeds(&["add", &like, "added-later"]);
+    succeeds(&["merge", &old, &old, &like]);
+    succeeds(&["check", &old, "added-later"]);
+    // It refuses what would lose data or cannot hold: an existing file, sizing options, Redis.
+    fails(&["create", &like, "--like", &old], "", &["--force"]);
+    fails(
+        &["create", &p(&d, "x.bloom"), "--like", &old, "-n", "5"],
+        "",
+        &["cannot be used with"],
+    );
+    fails(
+        &["create", "redis://127.0.0.1:1/x", "--like", &old],
+        "",
+        &["filter files"],
+    );
+}

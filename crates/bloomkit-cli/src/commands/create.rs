@@ -5,6 +5,7 @@ use crate::commands::human_bytes;
 use crate::summary::{Output, Summary};
 use crate::target::{new_filter, Context, Location, Target};
 use anyhow::{bail, Result};
+use bloomkit::Filter;
 use std::process::ExitCode;
 
 pub(crate) fn run(
@@ -21,6 +22,36 @@ pub(crate) fn run(
     };
     new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
+    report(&t, &location, out)
+}
+
+/// `bloomkit create OUT --like SOURCE`: an empty filter file made as the file SOURCE was (the
+/// library's `clear` of a copy: kind, size, hashing, scheme and options kept).
+pub(crate) fn like(
+    target: &str,
+    source: &str,
+    force: bool,
+    ctx: &Context,
+    out: &Output,
+) -> Result<ExitCode> {
+    let location = Location::parse(target)?;
+    let source_location = Location::parse(source)?;
+    for (what, l) in [("the new filter", &location), ("--like", &source_location)] {
+        if matches!(l, Location::Redis(_)) {
+            bail!(
+                "create --like works on filter files: {what} is the Redis filter {} (create Redis filters with --capacity and --fpp)",
+                l.display()
+            );
+        }
+    }
+    let (mut filter, design) = Target::open(&source_location, ctx)?.snapshot()?;
+    filter.clear();
+    let t = Target::replace(&location, filter, design, force, ctx)?;
+    report(&t, &location, out)
+}
+
+/// Prints what was created.
+fn report(t: &Target, location: &Location, out: &Output) -> Result<ExitCode> {
     let d = t.describe()?;
     Summary::new("create", &location.display())
         .filter(&d)

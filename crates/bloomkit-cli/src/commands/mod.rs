@@ -43,7 +43,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             scheme,
             force,
             minimal_increase,
-        } => create::run(&f, minimal_increase, scheme, force, &ctx, out),
+            like,
+        } => match like {
+            Some(source) => create::like(&f.target, &source, force, &ctx, out),
+            None => create::run(&f, minimal_increase, scheme, force, &ctx, out),
+        },
         Command::Add(args) => add::run(&args, &ctx, out),
         Command::Check {
             target,
