@@ -34,8 +34,8 @@ pub(crate) fn like(
     ctx: &Context,
     out: &Output,
 ) -> Result<ExitCode> {
-    let location = Location::parse(target)?;
-    let source_location = Location::parse(source)?;
+    let [location, source_location] = [target, source].map(Location::parse);
+    let (location, source_location) = (location?, source_location?);
     for (what, l) in [("the new filter", &location), ("--like", &source_location)] {
         if matches!(l, Location::Redis(_)) {
             bail!(
