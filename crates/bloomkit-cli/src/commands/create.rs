@@ -18,7 +18,7 @@ pub(crate) fn run(
 ) -> Result<ExitCode> {
     let location = Location::parse(&filter.target)?;
     let Some(mut new) = new_filter(filter, scheme)? else {
-        bail!("create needs --capacity N and --fpp P (see: bloomkit calc), or --range START..END for a bitmap");
+        bail!("create needs --capacity N and --fpp P (see: bloomkit calc), --range START..END for a bitmap, or --like FILE (made as that filter file)");
     };
     new.minimal_increase = minimal_increase;
     let t = Target::create(&location, new, force, ctx)?;
