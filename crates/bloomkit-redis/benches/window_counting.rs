@@ -33,6 +33,9 @@ const BATCH: usize = 1000;
 const PASSES: usize = 7;
 const P: f64 = 0.01;
 const HOUR: u64 = 3_600_000;
+/// The capacity of the large single-generation window (and RedisBloom filter) whose checks
+/// read fields.
+const LARGE: usize = 5_000_000;
 
 /// Elements per second of one pass of `f` over `n` elements.
 async fn rate(n: usize, f: impl AsyncFnOnce()) -> f64 {
@@ -115,15 +118,18 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
     println!("\n### Time-window checks (n = {n} per window, p = 1 %, batches of {BATCH})\n");
     let (single, data) = window(conn, "w1", 1, 1, n).await;
     if redisbloom {
-        let _: () = conn
-            .query(redis::cmd("BF.RESERVE").arg("rb").arg(P).arg(n))
-            .await
-            .unwrap();
-        for b in data.chunks(BATCH) {
-            let _: Vec<i64> = conn
-                .query(redis::cmd("BF.MADD").arg("rb").arg(b))
+        // RedisBloom filters of both sizes (see `large` below), the same elements in each.
+        for (key, size) in [("rb", n), ("rb-large", LARGE)] {
+            let _: () = conn
+                .query(redis::cmd("BF.RESERVE").arg(key).arg(P).arg(size))
                 .await
                 .unwrap();
+            for b in data.chunks(BATCH) {
+                let _: Vec<i64> = conn
+                    .query(redis::cmd("BF.MADD").arg(key).arg(b))
+                    .await
+                    .unwrap();
+            }
         }
     }
     // The plain register filter of the same n and p, for reference.
@@ -133,8 +139,28 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
     for b in data.chunks(BATCH) {
         plain.insert_batch(b).await.unwrap();
     }
-    // Interleaved passes: time window, plain filter, RedisBloom, time window, ...
-    let checks = ["bitfield_ro", "exists"];
+    // The same elements in a single-generation window sized for LARGE: a batch's words lie
+    // about 9 KB apart there, so its checks read fields where the small window's read one
+    // byte range (docs/REDIS.md, section 4).
+    let large = {
+        let params = WindowParams::new(Duration::from_millis(HOUR), 1, LARGE as u64, P);
+        let clock = Arc::new(ManualClock::new(SystemClock.now_ms() / HOUR * HOUR));
+        let f = TimeWindowRedisFilter::create(conn, "w1-large", params)
+            .await
+            .unwrap()
+            .with_clock(clock.clone());
+        for b in data.chunks(BATCH) {
+            f.insert_batch(b).await.unwrap();
+        }
+        let reader = TimeWindowRedisFilter::open(conn, "w1-large")
+            .await
+            .unwrap()
+            .with_clock(clock);
+        reader.contains_batch(&data[..BATCH]).await.unwrap(); // learns the generation
+        reader
+    };
+    // Interleaved passes: time window, plain filter, RedisBloom, large time window, ...
+    let checks = ["bitfield_ro", "getrange", "exists"];
     let mut passes: Vec<Vec<Pass>> = Vec::new();
     let mut trips = 0;
     for _ in 0..PASSES {
@@ -159,6 +185,20 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
                 .await,
             );
         }
+        pass.push(
+            measure(conn, server, &checks, data.len(), async || {
+                window_checks(&large, &data).await;
+            })
+            .await,
+        );
+        if redisbloom {
+            pass.push(
+                measure(conn, server, &["bf.mexists"], data.len(), async || {
+                    mexists(conn, "rb-large", &data).await;
+                })
+                .await,
+            );
+        }
         passes.push(pass);
     }
     let trips = trips as f64 / (PASSES * data.len().div_ceil(BATCH)) as f64;
@@ -167,12 +207,22 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
     println!("| filter | generations read (with a key) | checks/s | measured FPR | round trips per batch | server µs/element (commandstats) | CPU µs/element client + server |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     let fpr = absent_hits(&single, &absent).await;
-    let rows = [
+    let mut rows = vec![
         format!("| time window, 1 generation, one filled | 1 | {{}} | {fpr:.4} | {trips:.2} | {{}} | {{}} |"),
         "| plain register filter (`RedisFilter`) | – | {} | – | 1 | {} | {} |".to_string(),
-        "| RedisBloom `BF.MEXISTS` | – | {} | – | 1 | {} | {} |".to_string(),
     ];
-    for (i, row) in rows.iter().enumerate().take(passes[0].len()) {
+    if redisbloom {
+        rows.push("| RedisBloom `BF.MEXISTS` | – | {} | – | 1 | {} | {} |".to_string());
+    }
+    let large_at = rows.len();
+    rows.push("| time window, 1 generation sized for 5,000,000, same elements (field reads) | 1 | {} | – | 1 | {} | {} |".to_string());
+    if redisbloom {
+        rows.push(
+            "| RedisBloom `BF.MEXISTS`, sized for 5,000,000, same elements | – | {} | – | 1 | {} | {} |"
+                .to_string(),
+        );
+    }
+    for (i, row) in rows.iter().enumerate() {
         let cells = [
             format!("{:.0}", col(i, |p| p.rate)),
             format!("{:.2}", col(i, |p| p.server_us)),
@@ -189,9 +239,14 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
         println!("{line}");
     }
     if redisbloom {
-        for (i, what) in [(0, "time window"), (1, "plain filter")] {
-            let by_rate: Vec<f64> = passes.iter().map(|p| p[i].rate / p[2].rate).collect();
-            let by_cpu: Vec<f64> = passes.iter().map(|p| cpu(&p[2]) / cpu(&p[i])).collect();
+        // (contender, the RedisBloom filter of its size)
+        for (i, rb, what) in [
+            (0, 2, "time window"),
+            (1, 2, "plain filter"),
+            (large_at, large_at + 1, "time window sized for 5,000,000"),
+        ] {
+            let by_rate: Vec<f64> = passes.iter().map(|p| p[i].rate / p[rb].rate).collect();
+            let by_cpu: Vec<f64> = passes.iter().map(|p| cpu(&p[rb]) / cpu(&p[i])).collect();
             println!(
                 "\n{what} checks ÷ BF.MEXISTS per pass: {} (median {:.2}); by CPU per element: {} (median {:.2})",
                 show(&by_rate),
@@ -202,6 +257,7 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
         }
     }
     plain.delete().await.unwrap();
+    large.delete().await.unwrap();
     for (generations, filled) in [(1u32, 3u32), (8, 10), (30, 32)] {
         let (f, data) = window(
             conn,

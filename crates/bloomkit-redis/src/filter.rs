@@ -499,8 +499,9 @@ impl RedisFilter {
         Ok(segments::check(&self.keyspace(), &p).await?[0])
     }
 
-    /// Checks a batch: one `BITFIELD_RO` per touched segment (and per 256 elements),
-    /// pipelined, reading the part of one 64-bit word that holds each element's bits.
+    /// Checks a batch: one pipeline per touched segment, reading the part of one 64-bit word
+    /// that holds each element's bits (`BITFIELD_RO`, one per 256 elements), or, where the
+    /// batch's words lie close together, the bytes that hold them (`GETRANGE`).
     pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let p = self.probes(keys);
         segments::check(&self.keyspace(), &p).await

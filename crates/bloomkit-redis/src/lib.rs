@@ -51,6 +51,7 @@ pub mod filter;
 pub mod keys;
 pub mod kinds;
 mod meta;
+mod reads;
 pub mod redisson;
 pub mod scalable;
 pub mod segments;

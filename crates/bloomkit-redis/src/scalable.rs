@@ -368,7 +368,7 @@ impl ScalableRedisFilter {
         Ok(found)
     }
 
-    /// Checks a batch against every layer (one `BITFIELD_RO` per layer segment touched).
+    /// Checks a batch against every layer (one pipeline of reads per layer segment touched).
     pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         let d = self.digests(keys);
         self.reload().await?;

@@ -6,6 +6,7 @@
 
 use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
+use crate::reads;
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use futures_util::future::try_join_all;
 use redis::Script;
@@ -271,25 +272,31 @@ pub(crate) fn groups(probes: &[RegisterProbe]) -> Vec<(u32, Vec<usize>)> {
 /// Groups the indices `0..len` by their segment `segment(i)` and splits each group into
 /// commands of at most [`MAX_PER_COMMAND`] elements.
 pub(crate) fn groups_by(len: usize, segment: impl Fn(usize) -> u32) -> Vec<(u32, Vec<usize>)> {
-    let all: Vec<usize> = (0..len).collect();
-    if len == 0 || all.iter().all(|&i| segment(i) == segment(0)) {
-        // One segment (the usual case for filters up to 2^27 bits): no map needed.
-        return all
-            .chunks(MAX_PER_COMMAND)
-            .map(|c| (segment(0), c.to_vec()))
-            .collect();
-    }
-    let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
-    for i in all {
-        by_segment.entry(segment(i)).or_default().push(i);
-    }
     let mut out = Vec::new();
-    for (seg, idx) in by_segment {
+    for (seg, idx) in by_segment(len, segment) {
         for chunk in idx.chunks(MAX_PER_COMMAND) {
             out.push((seg, chunk.to_vec()));
         }
     }
     out
+}
+
+/// The indices `0..len` by their segment `segment(i)`, in increasing order within a segment.
+pub(crate) fn by_segment(len: usize, segment: impl Fn(usize) -> u32) -> Vec<(u32, Vec<usize>)> {
+    let all: Vec<usize> = (0..len).collect();
+    if len == 0 || all.iter().all(|&i| segment(i) == segment(0)) {
+        // One segment (the usual case for filters up to 2^27 bits): no map needed.
+        return if len == 0 {
+            Vec::new()
+        } else {
+            vec![(segment(0), all)]
+        };
+    }
+    let mut by_segment: HashMap<u32, Vec<usize>> = HashMap::new();
+    for i in all {
+        by_segment.entry(segment(i)).or_default().push(i);
+    }
+    by_segment.into_iter().collect()
 }
 
 /// Runs `BITFIELD key <subcommands>` on segment `seg`, the `args` subcommand arguments written
@@ -479,49 +486,45 @@ pub(crate) fn new_from_old_bits(
     Ok(out)
 }
 
-/// Whether each element's bits are all set: reads, per element, the span of its word from its
-/// first to its last bit with one `BITFIELD_RO` subcommand ([`check_command`]) and tests the
-/// mask on the client.
+/// Whether each element's bits are all set: one pipeline per touched segment with the reads
+/// [`reads::plan`] chooses: per element the span of its word from its first to its last bit
+/// with one `BITFIELD_RO` subcommand ([`check_command`]), or, where a batch's words lie close
+/// together, one `GETRANGE` of the bytes that hold them; the client tests the masks.
 ///
 /// Reading the span rather than the whole word is measured faster: Redis extracts a field bit
 /// by bit, and a shorter field also makes a shorter reply to send and parse (the span of `k = 3`
 /// random bits covers half the word on average).
 pub(crate) async fn check(ks: &Keyspace<'_>, probes: &[RegisterProbe]) -> Result<Vec<bool>> {
-    let groups = groups(probes);
-    let futs = groups.iter().map(|(seg, idx)| async move {
-        let spans = idx.iter().map(|&i| {
-            let s = Span::of(&probes[i]);
-            (s.width, s.offset)
-        });
+    let segments = by_segment(probes.len(), |i| probes[i].segment);
+    let futs = segments.iter().map(|(seg, idx)| async move {
         let key = ks.key(*seg);
-        let cmd = check_command(&key, spans, idx.len());
-        let fields: Vec<i64> = if ks.guarded {
-            // Then `EXISTS` on the same connection: a segment key, once gone, never comes
-            // back (writes never create it), so if it exists after the read it existed
-            // during the read.
-            let mut pipe = redis::pipe();
-            pipe.add_command(cmd).cmd("EXISTS").arg(&key);
-            let (fields, exists): (Vec<i64>, i64) = ks.conn.pipe(&pipe).await?;
-            if exists == 0 {
-                return Err(Error::Gone(ks.name.to_string()));
-            }
-            fields
-        } else {
-            ks.conn.query(&cmd).await?
-        };
-        if fields.len() != idx.len() {
-            return Err(unexpected("BITFIELD_RO reply length"));
+        let reads = reads::plan(probes, idx);
+        let mut pipe = redis::pipe();
+        for r in &reads {
+            pipe.add_command(r.command(&key, probes));
         }
-        Ok(idx
-            .iter()
-            .zip(fields)
-            .map(|(&i, v)| {
-                let m = Span::of(&probes[i]).mask;
-                (v as u64) & m == m
-            })
-            .collect::<Vec<_>>())
+        if ks.guarded {
+            // `EXISTS` after the reads on the same connection: a segment key, once gone,
+            // never comes back (writes never create it), so if it exists after the reads it
+            // existed during them.
+            pipe.cmd("EXISTS").arg(&key);
+        }
+        let mut replies: Vec<redis::Value> = ks.conn.pipe(&pipe).await?;
+        if replies.len() != reads.len() + usize::from(ks.guarded) {
+            return Err(unexpected("pipeline reply length"));
+        }
+        if ks.guarded && parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
+            return Err(Error::Gone(ks.name.to_string()));
+        }
+        Ok((reads, replies))
     });
-    Ok(ungroup(&groups, try_join_all(futs).await?, probes.len()))
+    let mut present = vec![false; probes.len()];
+    for (reads, replies) in try_join_all(futs).await? {
+        for (r, v) in reads.iter().zip(replies) {
+            r.decode(v, probes, &mut present)?;
+        }
+    }
+    Ok(present)
 }
 
 /// The `BITFIELD_RO` command that reads `len` fields given as (width, bit offset) pairs:

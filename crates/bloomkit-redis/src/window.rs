@@ -26,9 +26,10 @@
 //!   (as the plain filter does). So Redis frees a generation by itself, whether or not any
 //!   client is running.
 //! - **contains**: tests the element in generations `c − G − 1 ..= c + 1` (the window, one
-//!   more generation at each end for clock skew): one pipeline per batch, with one
-//!   `BITFIELD_RO` per generation key the client knows to exist, one `EXISTS` per generation
-//!   key it does not know yet, and `EXISTS` of the anchor (gone: [`Error::Gone`]). A generation
+//!   more generation at each end for clock skew): one pipeline per batch, with the reads of
+//!   each generation key the client knows to exist (`BITFIELD_RO` fields, or byte ranges where
+//!   the batch's words lie close together; the plain filter's reads), one `EXISTS` per
+//!   generation key it does not know yet, and `EXISTS` of the anchor (gone: [`Error::Gone`]). A generation
 //!   that appeared since the client's last look (a new generation, once per generation and
 //!   client) is read in a second round trip; a generation key that expired or was deleted
 //!   reads as empty, no error.
@@ -47,7 +48,8 @@ use crate::keys::{self, SegmentKeys};
 use crate::meta::{
     check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
-use crate::segments::{self, check_command, groups, parse, Span};
+use crate::reads::{self, Read};
+use crate::segments::{self, by_segment, groups, parse};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use bloomkit::{Hashing, Incompatibility, Key};
@@ -250,10 +252,11 @@ pub struct WindowInfo {
 /// A generation key: (generation, segment).
 type GenKey = (u64, u32);
 
-/// A check batch: its elements' spans and their groups by segment.
+/// A check batch: its elements' probes and, per touched segment, the reads that check them
+/// (the same in every generation).
 struct Round<'a> {
-    spans: &'a [Span],
-    groups: &'a [(u32, Vec<usize>)],
+    probes: &'a [RegisterProbe],
+    plans: &'a [(u32, Vec<Read>)],
 }
 
 /// How a round asks whether generation keys exist.
@@ -268,8 +271,9 @@ enum Ask {
 /// What a check pipeline's reply means.
 #[derive(Debug, Clone)]
 enum Reply {
-    /// `BITFIELD_RO` fields of group `group` in some generation.
-    Fields(usize),
+    /// Read `.1` of the plan of segment `.0` (indices into [`Round::plans`]) in some
+    /// generation.
+    Read(usize, usize),
     /// `EXISTS` of generation `g`'s key of segment `s`.
     Exists(u64, u32),
     /// `EXISTS` of several generation keys of one segment (this range of the round's `ask`):
@@ -587,10 +591,12 @@ impl TimeWindowRedisFilter {
         skip: Option<u64>,
     ) -> Result<Vec<bool>> {
         let range = self.read_range(c);
-        let groups = groups(probes);
-        let mut segs: Vec<u32> = groups.iter().map(|(s, _)| *s).collect();
+        let plans: Vec<(u32, Vec<Read>)> = by_segment(probes.len(), |i| probes[i].segment)
+            .into_iter()
+            .map(|(s, idx)| (s, reads::plan(probes, &idx)))
+            .collect();
+        let mut segs: Vec<u32> = plans.iter().map(|(s, _)| *s).collect();
         segs.sort_unstable();
-        segs.dedup();
         let wanted = |g: u64| range.contains(&g) && Some(g) != skip;
         // What to read: known generations; what to ask about: the others.
         let (read, ask): (Vec<GenKey>, Vec<GenKey>) = {
@@ -609,11 +615,10 @@ impl TimeWindowRedisFilter {
             }
             (read, ask)
         };
-        let spans: Vec<Span> = probes.iter().map(Span::of).collect();
         let mut present = vec![false; probes.len()];
         let round = Round {
-            spans: &spans,
-            groups: &groups,
+            probes,
+            plans: &plans,
         };
         let found = self
             .read_round(&round, &read, &ask, Ask::Count, &mut present)
@@ -653,15 +658,14 @@ impl TimeWindowRedisFilter {
         ) -> &mut (redis::Pipeline, Vec<Reply>) {
             m.entry(s).or_insert_with(|| (redis::pipe(), Vec::new()))
         }
-        for (gi, (s, idx)) in round.groups.iter().enumerate() {
+        for (pi, (s, plan)) in round.plans.iter().enumerate() {
             for &(g, _) in read.iter().filter(|(_, rs)| rs == s) {
-                let fields = idx
-                    .iter()
-                    .map(|&i| (round.spans[i].width, round.spans[i].offset));
-                let cmd = check_command(&self.generation_key(g, *s), fields, idx.len());
+                let key = self.generation_key(g, *s);
                 let (p, r) = entry(&mut per_seg, slot(*s));
-                p.add_command(cmd);
-                r.push(Reply::Fields(gi));
+                for (ri, one) in plan.iter().enumerate() {
+                    p.add_command(one.command(&key, round.probes));
+                    r.push(Reply::Read(pi, ri));
+                }
             }
         }
         match how {
@@ -686,7 +690,7 @@ impl TimeWindowRedisFilter {
                     r.push(Reply::Count(start..end));
                     start = end;
                 }
-                let segs: BTreeSet<u32> = round.groups.iter().map(|(s, _)| *s).collect();
+                let segs: BTreeSet<u32> = round.plans.iter().map(|(s, _)| *s).collect();
                 for s in segs {
                     let (p, r) = entry(&mut per_seg, slot(s));
                     p.cmd("EXISTS").arg(self.anchor_key(s));
@@ -704,16 +708,8 @@ impl TimeWindowRedisFilter {
             }
             for (reply, v) in replies.iter().zip(values) {
                 match reply {
-                    Reply::Fields(gi) => {
-                        let fields: Vec<i64> = parse(v)?;
-                        let idx = &round.groups[*gi].1;
-                        if fields.len() != idx.len() {
-                            return Err(segments::unexpected("BITFIELD_RO reply length"));
-                        }
-                        for (&i, f) in idx.iter().zip(fields) {
-                            let m = round.spans[i].mask;
-                            present[i] |= (f as u64) & m == m;
-                        }
+                    Reply::Read(pi, ri) => {
+                        round.plans[*pi].1[*ri].decode(v, round.probes, present)?;
                     }
                     Reply::Exists(g, s) => {
                         if parse::<i64>(v)? == 1 {

@@ -804,3 +804,72 @@ async fn redisson_writer_of_a_recreated_filter_gets_gone_and_recreates_nothing()
     assert!(matches!(f.insert("c").await, Err(Error::Gone(_))));
     assert_eq!(all_keys(&conn).await, Vec::<String>::new());
 }
+
+/// The two ways a batch check reads a segment (byte ranges where the batch's words lie close
+/// together, `BITFIELD_RO` fields elsewhere) give the same answers; the command counts show
+/// which one ran.
+#[tokio::test]
+async fn batch_checks_by_byte_ranges_answer_as_field_reads() {
+    let (server, conn) = common::start().await;
+    let admin = connect(&server).await;
+    // 20,000 elements at 1 %: a segment of about 37 KB, so a batch of 10,000 has its words a
+    // few bytes apart (ranges) while one element alone is a field.
+    let f = RedisFilter::create(&conn, "ranges", 20_000, 0.01)
+        .await
+        .unwrap();
+    for b in items(0..10_000).chunks(1000) {
+        f.insert_batch(b).await.unwrap();
+    }
+    let mixed = items(5_000..15_000); // the first half present, the second absent
+    let _: () = admin
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+    let batch = f.contains_batch(&mixed).await.unwrap();
+    let calls = |stats: &std::collections::HashMap<String, (u64, u64)>, name: &str| {
+        stats.get(name).map_or(0, |c| c.0)
+    };
+    let stats = common::command_stats(&admin).await;
+    assert!(calls(&stats, "getrange") >= 1, "{stats:?}");
+    assert_eq!(calls(&stats, "bitfield_ro"), 0, "{stats:?}");
+    let mut single = Vec::new();
+    for k in &mixed {
+        single.push(f.contains(k).await.unwrap());
+    }
+    let stats = common::command_stats(&admin).await;
+    assert_eq!(calls(&stats, "bitfield_ro"), mixed.len() as u64);
+    assert_eq!(batch, single);
+    assert!(batch[..5_000].iter().all(|&x| x), "no false negative");
+    let fp = common::count_true(&batch[5_000..]);
+    assert!(fp <= fpr_bound(0.01, 5_000), "{fp} false positives");
+    // A batch of elements whose words bunch up at the start of a large filter's segment (one
+    // range) and of elements anywhere (fields), half of each inserted: answers as one element
+    // at a time, and both kinds of read ran.
+    let big = RedisFilter::create(&conn, "mixed-plan", 1_000_000, 0.01)
+        .await
+        .unwrap();
+    let near: Vec<String> = items(100_000..200_000)
+        .into_iter()
+        .filter(|k| big.probe(k).word < 2_000)
+        .take(300)
+        .collect();
+    assert_eq!(near.len(), 300);
+    let far = items(200_000..200_300);
+    let batch: Vec<String> = near.iter().chain(&far).cloned().collect();
+    let inserted: Vec<String> = near[..150].iter().chain(&far[..150]).cloned().collect();
+    big.insert_batch(&inserted).await.unwrap();
+    let _: () = admin
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+    let hits = big.contains_batch(&batch).await.unwrap();
+    let stats = common::command_stats(&admin).await;
+    assert_eq!(calls(&stats, "getrange"), 1, "{stats:?}");
+    assert!(calls(&stats, "bitfield_ro") >= 1, "{stats:?}");
+    for (k, hit) in batch.iter().zip(&hits) {
+        assert_eq!(*hit, big.contains(k).await.unwrap(), "{k}");
+    }
+    for k in &inserted {
+        assert!(hits[batch.iter().position(|b| b == k).unwrap()], "{k}");
+    }
+}

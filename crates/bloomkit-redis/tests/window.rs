@@ -410,25 +410,28 @@ async fn a_check_costs_one_round_trip_whatever_the_number_of_generations() {
         }
         // Client side: one request per batch, whatever G.
         assert_eq!(conn.round_trips() - before, batches, "G = {generations}");
-        // Server side: only reads of existing generation keys and EXISTS, per batch:
-        // one BITFIELD_RO per existing generation and 256 elements, EXISTS of the anchor and
-        // of the one generation ahead (c + 1) that no one has written.
+        // Server side: only reads of existing generation keys and EXISTS, per batch: one
+        // GETRANGE per existing generation key (a batch of 1,000 in generations of 1,000 has
+        // its words close together, so each key is read as one byte range, not as 1,000
+        // BITFIELD_RO fields), EXISTS of the anchor and of the one generation ahead (c + 1)
+        // that no one has written.
         let calls: std::collections::HashMap<String, u64> = common::command_stats(&admin)
             .await
             .into_iter()
             .map(|(k, (calls, _))| (k, calls))
             .collect();
         let live = u64::from(generations) + 2; // c − G − 1 ..= c
-        let per_generation = 1000u64.div_ceil(bloomkit_redis::segments::MAX_PER_COMMAND as u64);
+        let segments = u64::from(reader.layout().segments());
         assert_eq!(
-            calls.get("bitfield_ro"),
-            Some(&(batches * per_generation * live)),
+            calls.get("getrange"),
+            Some(&(batches * segments * live)),
             "{calls:?}"
         );
+        assert_eq!(calls.get("bitfield_ro"), None, "{calls:?}");
         assert_eq!(calls.get("exists"), Some(&(batches * 2)), "{calls:?}");
         let others: u64 = calls
             .iter()
-            .filter(|(k, _)| !["bitfield_ro", "exists", "info"].contains(&k.as_str()))
+            .filter(|(k, _)| !["getrange", "exists", "info"].contains(&k.as_str()))
             .filter(|(k, _)| !k.starts_with("config|"))
             .map(|(_, v)| v)
             .sum();
@@ -492,4 +495,34 @@ fn blocking_time_window_filter_round_trip() {
     g.expire(Duration::from_secs(60)).unwrap();
     f.delete().unwrap();
     assert!(matches!(Blocking::open(&c, "bw"), Err(Error::NotFound(_))));
+}
+
+/// A generation key is only as long as its highest written byte: a batch check that reads it as
+/// a byte range past its end reads zeros there, as field reads do, and answers as one element
+/// at a time.
+#[tokio::test]
+async fn batch_checks_read_past_a_short_generation_key_as_zeros() {
+    let (_server, conn) = common::start().await;
+    let clock = Arc::new(ManualClock::new(hour_now()));
+    let f = TimeWindowRedisFilter::create(&conn, "short", params(1))
+        .await
+        .unwrap()
+        .with_clock(clock);
+    let words = f.layout().segment_words();
+    let low: Vec<String> = items(0..100_000)
+        .into_iter()
+        .filter(|k| f.probe(k).word < words / 4)
+        .take(200)
+        .collect();
+    assert_eq!(low.len(), 200);
+    f.insert_batch(&low).await.unwrap();
+    let key = f.generation_key(f.current_generation(), 0);
+    let len: u64 = conn.query(redis::cmd("STRLEN").arg(&key)).await.unwrap();
+    assert!(len > 0 && len <= words * 2, "{len} bytes of {}", words * 8);
+    let batch: Vec<String> = low.iter().cloned().chain(items(500_000..502_000)).collect();
+    let hits = f.contains_batch(&batch).await.unwrap();
+    assert!(hits[..200].iter().all(|&h| h), "no false negative");
+    for (k, hit) in batch.iter().zip(&hits) {
+        assert_eq!(*hit, f.contains(k).await.unwrap(), "{k}");
+    }
 }

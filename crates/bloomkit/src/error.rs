@@ -112,7 +112,7 @@ pub enum Error {
     },
 
     /// Encoded input ended before the data its header announces.
-    #[error("{format}: truncated input: {what} needs {needed} bytes, {available} available")]
+    #[error("truncated {format} data: {what} needs {needed} bytes, {available} available")]
     Truncated {
         /// Which format was being read (`bloomkit`, `guava`, `go`, `go-json`).
         format: &'static str,
