@@ -67,9 +67,11 @@ fn main() {
     let write_bk = ns_per_element(|| {
         let mut bytes = 0;
         for chunk in spans.chunks(PER_COMMAND) {
-            bytes += bloomkit_redis::segments::check_command(
+            bytes += bloomkit_redis::reads::field_command(
                 "bloomkit:{filter:s0}",
-                chunk.iter().copied(),
+                chunk
+                    .iter()
+                    .map(|&(width, offset)| bloomkit_redis::reads::Field { offset, width }),
                 chunk.len(),
             )
             .get_packed_command()

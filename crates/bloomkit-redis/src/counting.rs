@@ -40,8 +40,10 @@
 //!   the elements one by one on the counters' values: an element is removed only if each of its
 //!   counters is saturated or at least the number of its probes on it; else it is refused and
 //!   changes nothing. Check and decrement happen in the one script: atomic.
-//! - **contains**: one `BITFIELD_RO … GET u4 #j …` per segment and 256 elements, pipelined with
-//!   `EXISTS` of the segment key (gone: [`Error::Gone`]).
+//! - **contains**: `BITFIELD_RO … GET u4 <4j> …` per segment and 256 counters, or, where a
+//!   batch's counters lie close together, `GETRANGE` of the bytes that hold them (as the
+//!   plain filter's checks), pipelined with `EXISTS` of the segment key (gone:
+//!   [`Error::Gone`]).
 //!
 //! See [`bloomkit::counting`] for why removing an element that was never inserted can cause
 //! false negatives: remove only what you know you inserted.
@@ -53,6 +55,7 @@ use crate::keys::{self, SegmentKeys};
 use crate::meta::{
     check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
+use crate::reads::{self, Field};
 use crate::segments::{self, Keyspace};
 use bloomkit::math::Params;
 use bloomkit::probe::register::RegisterLayout;
@@ -670,30 +673,48 @@ impl CountingRedisFilter {
         Ok(segments::ungroup(&b.groups, flags, keys.len()))
     }
 
-    /// Reads every element's counters (one `BITFIELD_RO` per segment and 256 elements, with
-    /// `EXISTS` of the segment in the same pipeline), `k` per element, flat.
+    /// Reads every element's counters, `k` per element, flat: one pipeline per segment with
+    /// the reads the plain filter's checks use (`BITFIELD_RO GET u4` per counter, or byte
+    /// ranges where the batch's counters lie close together) and `EXISTS` of the segment.
     async fn read_counters<K: Key>(&self, keys: &[K]) -> Result<(usize, Vec<i64>)> {
         let b = &self.probe_batch(keys);
-        let futs = b.groups.iter().map(|(seg, idx)| async move {
+        let mut by_segment: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+        for (seg, idx) in &b.groups {
+            by_segment.entry(*seg).or_default().extend_from_slice(idx);
+        }
+        let futs = by_segment.iter().map(|(seg, idx)| async move {
             let key = self.segment_key(*seg);
-            let args = 3 * b.k * idx.len();
-            let mut cmd = redis::Cmd::with_capacity(2 + args, 64 + 4 * args);
-            cmd.arg("BITFIELD_RO").arg(&key);
-            b.write_each(&mut cmd, idx, &["GET", "u4"], &[]);
+            // Field `t·k + j`: counter `j` of element `idx[t]`.
+            let fields: Vec<Field> = idx
+                .iter()
+                .flat_map(|&i| b.of(i))
+                .map(|&c| Field {
+                    offset: 4 * c,
+                    width: 4,
+                })
+                .collect();
+            let reads = reads::plan(&fields);
             let mut pipe = redis::pipe();
-            pipe.add_command(cmd).cmd("EXISTS").arg(&key);
-            let (values, exists): (Vec<i64>, i64) = self.conn.pipe(&pipe).await?;
-            if exists == 0 {
+            for r in &reads {
+                pipe.add_command(r.command(&key, &fields));
+            }
+            pipe.cmd("EXISTS").arg(&key);
+            let mut replies: Vec<redis::Value> = self.conn.pipe(&pipe).await?;
+            if replies.len() != reads.len() + 1 {
+                return Err(segments::unexpected("pipeline reply length"));
+            }
+            if segments::parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
                 return Err(Error::Gone(self.name.clone()));
             }
-            if values.len() != idx.len() * b.k {
-                return Err(segments::unexpected("BITFIELD_RO reply length"));
+            let mut values = vec![0i64; fields.len()];
+            for (r, v) in reads.iter().zip(replies) {
+                r.decode(v, &fields, |f, value| values[f] = value as i64)?;
             }
             Ok(values)
         });
         let replies = try_join_all(futs).await?;
         let mut out = vec![0; keys.len() * b.k];
-        for ((_, idx), values) in b.groups.iter().zip(replies) {
+        for (idx, values) in by_segment.values().zip(replies) {
             for (&i, v) in idx.iter().zip(values.chunks_exact(b.k)) {
                 out[i * b.k..(i + 1) * b.k].copy_from_slice(v);
             }

@@ -51,7 +51,8 @@ pub mod filter;
 pub mod keys;
 pub mod kinds;
 mod meta;
-mod reads;
+#[doc(hidden)]
+pub mod reads;
 pub mod redisson;
 pub mod scalable;
 pub mod segments;

@@ -1,83 +1,98 @@
-//! How a check reads its elements' words from one segment key: one `BITFIELD_RO` field per
-//! element, or one `GETRANGE` of the bytes that hold many elements' words.
+//! How a batch check reads its fields (an element's bits or counters) from one key: one
+//! `BITFIELD_RO` subcommand per field, or one `GETRANGE` of the bytes that hold many fields.
 //!
 //! A field costs the server three arguments to parse and the client a number to parse, about
 //! as much as copying [`FIELD_COST_BYTES`] bytes; a byte range costs a command and its bytes.
-//! When a batch's words lie close together, as in a small filter checked with a large batch
-//! (every word of a 366 KB segment is within a few hundred bytes of a batch's next one when
-//! 1,000 elements are checked), reading the bytes between them is the cheaper plan; in a large
-//! filter the words lie far apart and every element is read as a field. [`plan`] chooses per
-//! run of close words; the answers are the same either way (the command reads the segment at
-//! one moment in both cases; a key shorter than the range reads as zeros past its end, as
-//! `BITFIELD_RO` reads it).
+//! When a batch's fields lie close together, as in a small filter checked with a large batch
+//! (in a 366 KB segment a batch of 1,000 elements has a field every few hundred bytes),
+//! reading the bytes between them is the cheaper plan; in a large filter the fields lie far
+//! apart and are read one by one. [`plan`] chooses per run of close fields. The answers are the
+//! same either way: each command reads the key at one moment, and a key shorter than a range
+//! reads as zeros past its end, as `BITFIELD_RO` reads it.
 
 use crate::error::Result;
-use crate::segments::{check_command, parse, unexpected, Span, MAX_PER_COMMAND};
-use bloomkit::probe::register::RegisterProbe;
+use crate::segments::{parse, push_decimal, unexpected, MAX_PER_COMMAND};
 use redis::Value;
 
+/// `width` bits (1 to 64) at bit `offset` of a key, in Redis bit order (bit 0 is the most
+/// significant bit of byte 0); its value has the field's last bit as bit 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// The first bit.
+    pub offset: u64,
+    /// Bits in the field, `1..=64`.
+    pub width: u32,
+}
+
+impl Field {
+    fn first_byte(self) -> u64 {
+        self.offset / 8
+    }
+
+    fn last_byte(self) -> u64 {
+        (self.offset + u64::from(self.width) - 1) / 8
+    }
+}
+
 /// What reading one field costs, in bytes of a range read. Measured with a local redis-server
-/// 7.0 and batches of 1,000 (2026-11-28, 2-core Intel Xeon): a whole-segment range read was
-/// 1.8× as fast as field reads at 549 bytes per element, 1.5× at 823 and 0.85× at 1,098, so
-/// a field costs about 1,000 bytes there; the figure is kept lower so that ranges are chosen
-/// only where they clearly win.
+/// 7.0 and batches of 1,000 register-filter checks (2026-11-28, 2-core Intel Xeon): a
+/// whole-segment range read was 1.8× as fast as field reads at 549 bytes per field, 1.5× at
+/// 823 and 0.85× at 1,098, so a field costs about 1,000 bytes there; the figure is kept lower
+/// so that ranges are chosen only where they clearly win.
 pub const FIELD_COST_BYTES: u64 = 768;
 
-/// What one more command costs, in bytes of a range read: runs of words farther apart than this
-/// are read by separate commands (or as fields).
+/// What one more command costs, in bytes of a range read: runs of fields farther apart than
+/// this are read by separate commands (or as fields).
 pub const COMMAND_COST_BYTES: u64 = 4096;
 
-/// One read command of a check: its elements are indices into the batch's probes.
+/// One read command of a check; its fields are indices into the caller's fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Read {
-    /// `BITFIELD_RO key GET …`: one field per element (at most [`MAX_PER_COMMAND`]).
+    /// `BITFIELD_RO key GET …`: one subcommand per field (at most [`MAX_PER_COMMAND`]).
     Fields(Vec<usize>),
-    /// `GETRANGE key 8·first 8·last+7`: words `first..=last`, which hold these elements'.
+    /// `GETRANGE key first last`: the bytes `first..=last`, which hold these fields.
     Range {
-        /// The first word read.
+        /// The first byte read.
         first: u64,
-        /// The last word read.
+        /// The last byte read.
         last: u64,
-        /// The elements whose words are in the range.
+        /// The fields in the range.
         idx: Vec<usize>,
     },
 }
 
-/// The reads that check the elements `idx` (all in one segment) at the least cost by the model
-/// above: runs of words at most [`COMMAND_COST_BYTES`] apart become one range where that costs
-/// less than a field each; every other element is read as a field.
-pub fn plan(probes: &[RegisterProbe], idx: &[usize]) -> Vec<Read> {
-    let mut sorted = idx.to_vec();
-    sorted.sort_unstable_by_key(|&i| probes[i].word);
+/// The reads of `fields` (all of one key) at the least cost by the model above: runs of fields
+/// at most [`COMMAND_COST_BYTES`] apart become one range where that costs less than a field
+/// each; every other field is read as a field, in the given order.
+pub fn plan(fields: &[Field]) -> Vec<Read> {
+    let mut sorted: Vec<usize> = (0..fields.len()).collect();
+    sorted.sort_unstable_by_key(|&i| fields[i].offset);
     let mut reads = Vec::new();
-    let mut fields = Vec::new();
+    let mut one_by_one = Vec::new();
     let mut rest = &sorted[..];
     while let Some(&head) = rest.first() {
-        // The run of words, each within COMMAND_COST_BYTES of the one before.
+        // The run: each field within COMMAND_COST_BYTES of the end of those before it.
+        let (first, mut last) = (fields[head].first_byte(), fields[head].last_byte());
         let mut end = 1;
-        while end < rest.len()
-            && (probes[rest[end]].word - probes[rest[end - 1]].word) * 8 <= COMMAND_COST_BYTES
-        {
+        while end < rest.len() && fields[rest[end]].first_byte() <= last + COMMAND_COST_BYTES {
+            last = last.max(fields[rest[end]].last_byte());
             end += 1;
         }
         let (run, after) = rest.split_at(end);
-        let (first, last) = (probes[head].word, probes[run[end - 1]].word);
-        let range_cost = COMMAND_COST_BYTES + (last - first + 1) * 8;
-        if range_cost < run.len() as u64 * FIELD_COST_BYTES {
+        if COMMAND_COST_BYTES + (last - first + 1) < run.len() as u64 * FIELD_COST_BYTES {
             reads.push(Read::Range {
                 first,
                 last,
                 idx: run.to_vec(),
             });
         } else {
-            fields.extend_from_slice(run);
+            one_by_one.extend_from_slice(run);
         }
         rest = after;
     }
-    // Fields in the batch's order (as the caller gave them), in commands of MAX_PER_COMMAND.
-    fields.sort_unstable();
+    one_by_one.sort_unstable();
     reads.extend(
-        fields
+        one_by_one
             .chunks(MAX_PER_COMMAND)
             .map(|c| Read::Fields(c.to_vec())),
     );
@@ -85,59 +100,42 @@ pub fn plan(probes: &[RegisterProbe], idx: &[usize]) -> Vec<Read> {
 }
 
 impl Read {
-    /// The command on segment key `key`.
-    pub fn command(&self, key: &str, probes: &[RegisterProbe]) -> redis::Cmd {
+    /// The command on key `key`.
+    pub fn command(&self, key: &str, fields: &[Field]) -> redis::Cmd {
         match self {
-            Read::Fields(idx) => check_command(
-                key,
-                idx.iter().map(|&i| {
-                    let s = Span::of(&probes[i]);
-                    (s.width, s.offset)
-                }),
-                idx.len(),
-            ),
+            Read::Fields(idx) => field_command(key, idx.iter().map(|&i| fields[i]), idx.len()),
             Read::Range { first, last, .. } => {
                 let mut cmd = redis::cmd("GETRANGE");
-                cmd.arg(key).arg(first * 8).arg(last * 8 + 7);
+                cmd.arg(key).arg(*first).arg(*last);
                 cmd
             }
         }
     }
 
-    /// Decodes the command's reply: sets `present[i]` for each of its elements whose bits are
-    /// all set (and leaves the others as they are).
+    /// Decodes the command's reply: calls `each(i, value)` for each of its fields `i`.
     pub fn decode(
         &self,
         reply: Value,
-        probes: &[RegisterProbe],
-        present: &mut [bool],
+        fields: &[Field],
+        mut each: impl FnMut(usize, u64),
     ) -> Result<()> {
         match self {
             Read::Fields(idx) => {
-                let fields: Vec<i64> = parse(reply)?;
-                if fields.len() != idx.len() {
+                let values: Vec<i64> = parse(reply)?;
+                if values.len() != idx.len() {
                     return Err(unexpected("BITFIELD_RO reply length"));
                 }
-                for (&i, f) in idx.iter().zip(fields) {
-                    let m = Span::of(&probes[i]).mask;
-                    present[i] |= (f as u64) & m == m;
+                for (&i, v) in idx.iter().zip(values) {
+                    each(i, v as u64);
                 }
             }
             Read::Range { first, last, idx } => {
                 let bytes: Vec<u8> = parse(reply)?;
-                if bytes.len() as u64 > (last - first + 1) * 8 {
+                if bytes.len() as u64 > last - first + 1 {
                     return Err(unexpected("GETRANGE reply length"));
                 }
                 for &i in idx {
-                    let p = &probes[i];
-                    // Bytes past the key's end read as zeros (the key may be shorter).
-                    let at = ((p.word - first) * 8) as usize;
-                    let mut word = [0u8; 8];
-                    if let Some(have) = bytes.get(at..) {
-                        let n = have.len().min(8);
-                        word[..n].copy_from_slice(&have[..n]);
-                    }
-                    present[i] |= u64::from_be_bytes(word) & p.mask == p.mask;
+                    each(i, value_in(&bytes, *first, fields[i]));
                 }
             }
         }
@@ -145,19 +143,58 @@ impl Read {
     }
 }
 
+/// The value of `field` in `bytes`, which start at byte `first` of the key; bytes past their
+/// end read as zeros.
+fn value_in(bytes: &[u8], first: u64, field: Field) -> u64 {
+    // A field of up to 64 bits spans at most 9 bytes: take 16 from its first byte.
+    let at = (field.first_byte() - first) as usize;
+    let mut window = [0u8; 16];
+    if let Some(have) = bytes.get(at..) {
+        let n = have.len().min(16);
+        window[..n].copy_from_slice(&have[..n]);
+    }
+    let skip = (field.offset % 8) as u32; // bits of the first byte before the field
+    let x = u128::from_be_bytes(window) << skip;
+    (x >> (128 - field.width)) as u64
+}
+
+/// The `BITFIELD_RO` command that reads `len` fields: `GET u<width> <offset>`, or
+/// `GET i64 <offset>` for a whole 64-bit field (Redis has no `u64`; the value's bits are the
+/// same).
+pub fn field_command(key: &str, fields: impl IntoIterator<Item = Field>, len: usize) -> redis::Cmd {
+    // Sized up front: about 3 + 3 + 10 bytes of arguments per field.
+    let mut cmd = redis::Cmd::with_capacity(2 + 3 * len, 16 + key.len() + 18 * len);
+    cmd.arg("BITFIELD_RO").arg(key);
+    let mut num = Vec::with_capacity(20);
+    for Field { offset, width } in fields {
+        let mut ty = [b'i', b'6', b'4'];
+        let ty: &[u8] = match width {
+            64 => &ty,
+            10.. => {
+                ty = [b'u', b'0' + (width / 10) as u8, b'0' + (width % 10) as u8];
+                &ty
+            }
+            _ => {
+                ty[..2].copy_from_slice(&[b'u', b'0' + width as u8]);
+                &ty[..2]
+            }
+        };
+        num.clear();
+        push_decimal(&mut num, offset);
+        cmd.arg("GET").arg(ty).arg(&num[..]);
+    }
+    cmd
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn probe(word: u64) -> RegisterProbe {
-        RegisterProbe {
-            segment: 0,
-            word,
-            mask: 1,
-        }
+    fn field(offset: u64, width: u32) -> Field {
+        Field { offset, width }
     }
 
-    fn words(reads: &[Read]) -> Vec<(char, Vec<usize>)> {
+    fn kinds(reads: &[Read]) -> Vec<(char, Vec<usize>)> {
         reads
             .iter()
             .map(|r| match r {
@@ -168,37 +205,35 @@ mod tests {
     }
 
     #[test]
-    fn far_apart_words_are_fields_and_dense_runs_are_ranges() {
-        // Words 1 MB apart: fields, in the caller's order.
-        let far: Vec<RegisterProbe> = (0..10).rev().map(|i| probe(i * 131_072)).collect();
+    fn far_apart_fields_are_fields_and_dense_runs_are_ranges() {
+        // Fields 1 MB apart: fields, in the caller's order.
+        let far: Vec<Field> = (0..10).rev().map(|i| field(i << 23, 3)).collect();
         let idx: Vec<usize> = (0..10).collect();
-        assert_eq!(words(&plan(&far, &idx)), [('f', idx.clone())]);
-        // 64 elements in 2 KB: one range over them.
-        let dense: Vec<RegisterProbe> = (0..64).map(|i| probe(i * 4)).collect();
+        assert_eq!(kinds(&plan(&far)), [('f', idx)]);
+        // 64 fields in 2 KB: one range over their bytes.
+        let dense: Vec<Field> = (0..64).map(|i| field(i * 256 + 5, 10)).collect();
         let idx: Vec<usize> = (0..64).collect();
         assert_eq!(
-            plan(&dense, &idx),
+            plan(&dense),
             [Read::Range {
                 first: 0,
-                last: 252,
-                idx: idx.clone()
+                last: (63 * 256 + 5 + 9) / 8,
+                idx
             }]
         );
-        // A dense run and a far element: a range and a field.
+        // A dense run and a far field: a range and a field.
         let mut both = dense.clone();
-        both.push(probe(10_000_000));
-        let idx: Vec<usize> = (0..65).collect();
+        both.push(field(80_000_000, 1));
         assert_eq!(
-            words(&plan(&both, &idx)),
+            kinds(&plan(&both)),
             [('r', (0..64).collect()), ('f', vec![64])]
         );
     }
 
     #[test]
     fn fields_are_split_into_commands() {
-        let far: Vec<RegisterProbe> = (0..600).map(|i| probe(i * 100_000)).collect();
-        let idx: Vec<usize> = (0..600).collect();
-        let sizes: Vec<usize> = plan(&far, &idx)
+        let far: Vec<Field> = (0..600).map(|i| field(i * 800_000, 4)).collect();
+        let sizes: Vec<usize> = plan(&far)
             .iter()
             .map(|r| match r {
                 Read::Fields(i) => i.len(),
@@ -212,22 +247,60 @@ mod tests {
     }
 
     #[test]
-    fn a_short_key_reads_as_zeros_past_its_end() {
-        let probes = [probe(0), probe(1), probe(2)];
+    fn values_are_read_in_redis_bit_order_from_any_offset() {
+        // Bytes of a key from byte 10 on; every field's value against a bit-by-bit reading.
+        let bytes: Vec<u8> = (0..40u32).map(|i| (i * 37 + 11) as u8).collect();
+        let bit = |o: u64| {
+            let b = bytes.get((o / 8 - 10) as usize).copied().unwrap_or(0);
+            u64::from(b >> (7 - o % 8) & 1)
+        };
+        for offset in 80..80 + 8 * 40 {
+            for width in [1, 3, 4, 8, 13, 32, 63, 64] {
+                let want = (0..u64::from(width)).fold(0, |v, j| v << 1 | bit(offset + j));
+                let got = value_in(&bytes, 10, field(offset, width));
+                assert_eq!(got, want, "offset {offset} width {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_reply_reads_as_zeros_past_its_end_and_a_long_one_is_refused() {
+        let fields = [field(7, 1), field(64, 8), field(128, 64)];
         let read = Read::Range {
             first: 0,
-            last: 2,
+            last: 23,
             idx: vec![0, 1, 2],
         };
-        // 12 bytes: word 0 whole (its last bit set), word 1 half there, word 2 missing.
-        let mut bytes = vec![0u8; 12];
-        bytes[7] = 1;
-        let mut present = [false; 3];
-        read.decode(Value::BulkString(bytes), &probes, &mut present)
+        // 9 bytes: bit 7 set, byte 8 = 0xff, then nothing.
+        let mut bytes = vec![0u8; 9];
+        bytes[0] = 1;
+        bytes[8] = 0xff;
+        let mut got = [u64::MAX; 3];
+        read.decode(Value::BulkString(bytes), &fields, |i, v| got[i] = v)
             .unwrap();
-        assert_eq!(present, [true, false, false]);
-        // A longer reply than the range asked for is refused.
-        let long = Value::BulkString(vec![0xff; 25]);
-        assert!(read.decode(long, &probes, &mut present).is_err());
+        assert_eq!(got, [1, 0xff, 0]);
+        let long = Value::BulkString(vec![0; 25]);
+        assert!(read.decode(long, &fields, |_, _| {}).is_err());
+    }
+
+    #[test]
+    fn field_command_arguments() {
+        let fields = [
+            field(130, 3),
+            field(128, 64),
+            field(7, 1),
+            field(0, 10),
+            field(99, 63),
+        ];
+        let cmd = field_command("k", fields, 5);
+        let args: Vec<String> = cmd
+            .args_iter()
+            .map(|a| match a {
+                redis::Arg::Simple(b) => String::from_utf8(b.to_vec()).unwrap(),
+                _ => unreachable!("no cursor argument"),
+            })
+            .collect();
+        let want = "BITFIELD_RO k GET u3 130 GET i64 128 GET u1 7 GET u10 0 GET u63 99";
+        assert_eq!(args.join(" "), want);
     }
 }

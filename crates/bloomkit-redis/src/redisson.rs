@@ -17,6 +17,7 @@ use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
 use crate::filter::num;
 use crate::keys;
+use crate::reads::{self, Field};
 use bloomkit::{math, Hashing, Incompatibility, Key, Params, Scheme, Spec};
 use std::collections::HashMap;
 
@@ -142,26 +143,38 @@ impl RedissonFilter {
         Ok(self.insert_batch(&[key]).await?[0])
     }
 
-    /// Checks elements with one `BITFIELD_RO ... GET u1` command.
+    /// Checks elements: `BITFIELD_RO ... GET u1` of their bits, or, where a batch's bits lie
+    /// close together, `GETRANGE` of the bytes that hold them (as the plain filter's checks).
     pub async fn contains_batch<K: Key>(&self, keys: &[K]) -> Result<Vec<bool>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
         let k = self.spec.hashes() as usize;
-        let mut cmd = redis::cmd("BITFIELD_RO");
-        cmd.arg(&self.name);
-        for key in keys {
-            for p in self.spec.positions(key) {
-                cmd.arg("GET").arg("u1").arg(p);
-            }
+        // Field `t·k + j`: bit `j` of element `t`.
+        let fields: Vec<Field> = keys
+            .iter()
+            .flat_map(|key| self.spec.positions(key))
+            .map(|offset| Field { offset, width: 1 })
+            .collect();
+        let reads = reads::plan(&fields);
+        let mut pipe = redis::pipe();
+        for r in &reads {
+            pipe.add_command(r.command(&self.name, &fields));
         }
         // Then the config, on the same connection: it must still describe this filter.
-        let mut pipe = redis::pipe();
-        pipe.add_command(cmd)
-            .cmd("HMGET")
+        pipe.cmd("HMGET")
             .arg(&self.config_key)
             .arg(&["size", "hashIterations", "bloomkitId"]);
-        let (bits, config): (Vec<u8>, Vec<Option<String>>) = self.conn.pipe(&pipe).await?;
+        let mut replies: Vec<redis::Value> = self.conn.pipe(&pipe).await?;
+        if replies.len() != reads.len() + 1 {
+            return Err(crate::segments::unexpected("pipeline reply length"));
+        }
+        let config: Vec<Option<String>> =
+            crate::segments::parse(replies.pop().unwrap_or(redis::Value::Nil))?;
+        let mut bits = vec![0u8; fields.len()];
+        for (r, v) in reads.iter().zip(replies) {
+            r.decode(v, &fields, |f, value| bits[f] = value as u8)?;
+        }
         let same = config.first().cloned().flatten() == Some(self.spec.bits().to_string())
             && config.get(1).cloned().flatten() == Some(self.spec.hashes().to_string())
             && (self.id.is_none() || config.get(2).cloned().flatten() == self.id);

@@ -6,7 +6,7 @@
 
 use crate::conn::{script_cmd, Connection};
 use crate::error::{Error, Result};
-use crate::reads;
+use crate::reads::{self, Field};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use futures_util::future::try_join_all;
 use redis::Script;
@@ -488,76 +488,51 @@ pub(crate) fn new_from_old_bits(
 
 /// Whether each element's bits are all set: one pipeline per touched segment with the reads
 /// [`reads::plan`] chooses: per element the span of its word from its first to its last bit
-/// with one `BITFIELD_RO` subcommand ([`check_command`]), or, where a batch's words lie close
+/// with one `BITFIELD_RO` subcommand, or, where a batch's words lie close
 /// together, one `GETRANGE` of the bytes that hold them; the client tests the masks.
 ///
 /// Reading the span rather than the whole word is measured faster: Redis extracts a field bit
 /// by bit, and a shorter field also makes a shorter reply to send and parse (the span of `k = 3`
 /// random bits covers half the word on average).
 pub(crate) async fn check(ks: &Keyspace<'_>, probes: &[RegisterProbe]) -> Result<Vec<bool>> {
+    let spans: Vec<Span> = probes.iter().map(Span::of).collect();
     let segments = by_segment(probes.len(), |i| probes[i].segment);
-    let futs = segments.iter().map(|(seg, idx)| async move {
-        let key = ks.key(*seg);
-        let reads = reads::plan(probes, idx);
-        let mut pipe = redis::pipe();
-        for r in &reads {
-            pipe.add_command(r.command(&key, probes));
+    let futs = segments.iter().map(|(seg, idx)| {
+        let spans = &spans;
+        async move {
+            let key = ks.key(*seg);
+            let fields: Vec<Field> = idx.iter().map(|&i| spans[i].field()).collect();
+            let reads = reads::plan(&fields);
+            let mut pipe = redis::pipe();
+            for r in &reads {
+                pipe.add_command(r.command(&key, &fields));
+            }
+            if ks.guarded {
+                // `EXISTS` after the reads on the same connection: a segment key, once gone,
+                // never comes back (writes never create it), so if it exists after the reads
+                // it existed during them.
+                pipe.cmd("EXISTS").arg(&key);
+            }
+            let mut replies: Vec<redis::Value> = ks.conn.pipe(&pipe).await?;
+            if replies.len() != reads.len() + usize::from(ks.guarded) {
+                return Err(unexpected("pipeline reply length"));
+            }
+            if ks.guarded && parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
+                return Err(Error::Gone(ks.name.to_string()));
+            }
+            let mut present = Vec::with_capacity(idx.len());
+            present.resize(idx.len(), false);
+            for (r, v) in reads.iter().zip(replies) {
+                r.decode(v, &fields, |f, value| {
+                    let m = spans[idx[f]].mask;
+                    present[f] = value & m == m;
+                })?;
+            }
+            Ok(present)
         }
-        if ks.guarded {
-            // `EXISTS` after the reads on the same connection: a segment key, once gone,
-            // never comes back (writes never create it), so if it exists after the reads it
-            // existed during them.
-            pipe.cmd("EXISTS").arg(&key);
-        }
-        let mut replies: Vec<redis::Value> = ks.conn.pipe(&pipe).await?;
-        if replies.len() != reads.len() + usize::from(ks.guarded) {
-            return Err(unexpected("pipeline reply length"));
-        }
-        if ks.guarded && parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
-            return Err(Error::Gone(ks.name.to_string()));
-        }
-        Ok((reads, replies))
     });
-    let mut present = vec![false; probes.len()];
-    for (reads, replies) in try_join_all(futs).await? {
-        for (r, v) in reads.iter().zip(replies) {
-            r.decode(v, probes, &mut present)?;
-        }
-    }
-    Ok(present)
-}
-
-/// The `BITFIELD_RO` command that reads `len` fields given as (width, bit offset) pairs:
-/// `GET u<width> <offset>`, or `GET i64 <offset>` for a whole word (Redis has no `u64`).
-/// Public for the client-cost benchmark only.
-#[doc(hidden)]
-pub fn check_command(
-    key: &str,
-    spans: impl IntoIterator<Item = (u32, u64)>,
-    len: usize,
-) -> redis::Cmd {
-    // Sized up front: about 3 + 3 + 10 bytes of arguments per element.
-    let mut cmd = redis::Cmd::with_capacity(2 + 3 * len, 16 + key.len() + 18 * len);
-    cmd.arg("BITFIELD_RO").arg(key);
-    let mut num = Vec::with_capacity(20);
-    for (width, offset) in spans {
-        let mut ty = [b'i', b'6', b'4'];
-        let ty: &[u8] = match width {
-            64 => &ty,
-            10.. => {
-                ty = [b'u', b'0' + (width / 10) as u8, b'0' + (width % 10) as u8];
-                &ty
-            }
-            _ => {
-                ty[..2].copy_from_slice(&[b'u', b'0' + width as u8]);
-                &ty[..2]
-            }
-        };
-        num.clear();
-        push_decimal(&mut num, offset);
-        cmd.arg("GET").arg(ty).arg(&num[..]);
-    }
-    cmd
+    let answers = try_join_all(futs).await?;
+    Ok(ungroup(&segments, answers, probes.len()))
 }
 
 /// The part of an element's word that holds its bits, from its first to its last bit in Redis
@@ -573,6 +548,14 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    /// The span as a field to read.
+    pub(crate) fn field(&self) -> Field {
+        Field {
+            offset: self.offset,
+            width: self.width,
+        }
+    }
+
     pub(crate) fn of(p: &RegisterProbe) -> Span {
         // A mask is never empty (k ≥ 1); the `min`s keep an empty one from overflowing.
         let first = p.mask.leading_zeros().min(63);
@@ -829,20 +812,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn check_command_arguments() {
-        let cmd = super::check_command("k", [(3, 130), (64, 128), (1, 7), (10, 0), (63, 99)], 5);
-        let args: Vec<String> = cmd
-            .args_iter()
-            .map(|a| match a {
-                redis::Arg::Simple(b) => String::from_utf8(b.to_vec()).unwrap(),
-                _ => unreachable!("no cursor argument"),
-            })
-            .collect();
-        let want = "BITFIELD_RO k GET u3 130 GET i64 128 GET u1 7 GET u10 0 GET u63 99";
-        assert_eq!(args.join(" "), want);
     }
 
     #[test]

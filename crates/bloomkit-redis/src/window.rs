@@ -48,8 +48,8 @@ use crate::keys::{self, SegmentKeys};
 use crate::meta::{
     check_segment_count, create_with_byte_segments, head_fields, incompatible, Meta, Stored,
 };
-use crate::reads::{self, Read};
-use crate::segments::{self, by_segment, groups, parse};
+use crate::reads::{self, Field, Read};
+use crate::segments::{self, by_segment, groups, parse, Span};
 use bloomkit::clock::{Clock, SystemClock};
 use bloomkit::probe::register::{RegisterLayout, RegisterProbe};
 use bloomkit::{Hashing, Incompatibility, Key};
@@ -252,11 +252,19 @@ pub struct WindowInfo {
 /// A generation key: (generation, segment).
 type GenKey = (u64, u32);
 
-/// A check batch: its elements' probes and, per touched segment, the reads that check them
-/// (the same in every generation).
+/// A check batch: its elements' spans and, per touched segment, the reads that check them.
 struct Round<'a> {
-    probes: &'a [RegisterProbe],
-    plans: &'a [(u32, Vec<Read>)],
+    spans: &'a [Span],
+    plans: &'a [SegmentReads],
+}
+
+/// A segment's part of a check batch: its elements, their fields and the reads of those (the
+/// same in every generation).
+struct SegmentReads {
+    segment: u32,
+    idx: Vec<usize>,
+    fields: Vec<Field>,
+    reads: Vec<Read>,
 }
 
 /// How a round asks whether generation keys exist.
@@ -591,11 +599,21 @@ impl TimeWindowRedisFilter {
         skip: Option<u64>,
     ) -> Result<Vec<bool>> {
         let range = self.read_range(c);
-        let plans: Vec<(u32, Vec<Read>)> = by_segment(probes.len(), |i| probes[i].segment)
+        let spans: Vec<Span> = probes.iter().map(Span::of).collect();
+        let plans: Vec<SegmentReads> = by_segment(probes.len(), |i| probes[i].segment)
             .into_iter()
-            .map(|(s, idx)| (s, reads::plan(probes, &idx)))
+            .map(|(segment, idx)| {
+                let fields: Vec<Field> = idx.iter().map(|&i| spans[i].field()).collect();
+                let reads = reads::plan(&fields);
+                SegmentReads {
+                    segment,
+                    idx,
+                    fields,
+                    reads,
+                }
+            })
             .collect();
-        let mut segs: Vec<u32> = plans.iter().map(|(s, _)| *s).collect();
+        let mut segs: Vec<u32> = plans.iter().map(|p| p.segment).collect();
         segs.sort_unstable();
         let wanted = |g: u64| range.contains(&g) && Some(g) != skip;
         // What to read: known generations; what to ask about: the others.
@@ -617,7 +635,7 @@ impl TimeWindowRedisFilter {
         };
         let mut present = vec![false; probes.len()];
         let round = Round {
-            probes,
+            spans: &spans,
             plans: &plans,
         };
         let found = self
@@ -658,12 +676,13 @@ impl TimeWindowRedisFilter {
         ) -> &mut (redis::Pipeline, Vec<Reply>) {
             m.entry(s).or_insert_with(|| (redis::pipe(), Vec::new()))
         }
-        for (pi, (s, plan)) in round.plans.iter().enumerate() {
-            for &(g, _) in read.iter().filter(|(_, rs)| rs == s) {
-                let key = self.generation_key(g, *s);
-                let (p, r) = entry(&mut per_seg, slot(*s));
-                for (ri, one) in plan.iter().enumerate() {
-                    p.add_command(one.command(&key, round.probes));
+        for (pi, plan) in round.plans.iter().enumerate() {
+            let s = plan.segment;
+            for &(g, _) in read.iter().filter(|(_, rs)| *rs == s) {
+                let key = self.generation_key(g, s);
+                let (p, r) = entry(&mut per_seg, slot(s));
+                for (ri, one) in plan.reads.iter().enumerate() {
+                    p.add_command(one.command(&key, &plan.fields));
                     r.push(Reply::Read(pi, ri));
                 }
             }
@@ -690,7 +709,7 @@ impl TimeWindowRedisFilter {
                     r.push(Reply::Count(start..end));
                     start = end;
                 }
-                let segs: BTreeSet<u32> = round.plans.iter().map(|(s, _)| *s).collect();
+                let segs: BTreeSet<u32> = round.plans.iter().map(|p| p.segment).collect();
                 for s in segs {
                     let (p, r) = entry(&mut per_seg, slot(s));
                     p.cmd("EXISTS").arg(self.anchor_key(s));
@@ -709,7 +728,12 @@ impl TimeWindowRedisFilter {
             for (reply, v) in replies.iter().zip(values) {
                 match reply {
                     Reply::Read(pi, ri) => {
-                        round.plans[*pi].1[*ri].decode(v, round.probes, present)?;
+                        let plan = &round.plans[*pi];
+                        plan.reads[*ri].decode(v, &plan.fields, |f, value| {
+                            let i = plan.idx[f];
+                            let m = round.spans[i].mask;
+                            present[i] |= value & m == m;
+                        })?;
                     }
                     Reply::Exists(g, s) => {
                         if parse::<i64>(v)? == 1 {

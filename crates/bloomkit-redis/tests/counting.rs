@@ -606,3 +606,39 @@ async fn filters_of_the_old_layout_name_keep_their_positions() {
     assert!(bloomkit_redis::delete_filter(&conn, "old").await.unwrap());
     common::assert_absent(&conn, "old").await;
 }
+
+/// Counter reads of a batch (byte ranges, as a small filter's batch gets them) and of one
+/// element at a time (fields) give the same answers and counts; the command counts show which
+/// reads ran.
+#[tokio::test]
+async fn batch_counter_reads_by_byte_ranges_answer_as_field_reads() {
+    let (server, conn) = common::start().await;
+    let present = items(0..5_000);
+    let f = CountingRedisFilter::create(&conn, "ranges", 20_000, 0.01)
+        .await
+        .unwrap();
+    f.insert_batch(&present).await.unwrap();
+    f.insert_batch(&present[4_000..4_500]).await.unwrap(); // counted twice
+    let admin = connect(&server).await;
+    let mixed = items(4_000..8_000); // the first quarter present
+    common::reset_stats(&admin).await;
+    let hits = f.contains_batch(&mixed).await.unwrap();
+    let counts = f.count_batch(&mixed).await.unwrap();
+    assert!(common::calls(&admin, "getrange").await >= 2);
+    assert_eq!(common::calls(&admin, "bitfield_ro").await, 0);
+    for (i, k) in mixed.iter().enumerate() {
+        assert_eq!(hits[i], f.contains(k).await.unwrap(), "{k}");
+        assert_eq!(counts[i], f.count_batch(&[k]).await.unwrap()[0], "{k}");
+    }
+    let fields = common::calls(&admin, "bitfield_ro").await;
+    assert_eq!(fields, 2 * mixed.len() as u64);
+    assert!(hits[..1_000].iter().all(|&h| h), "no false negative");
+    assert!(
+        counts[..500].iter().all(|&c| c >= 2),
+        "{:?}",
+        &counts[..500]
+    );
+    assert!(counts[500..1_000].iter().all(|&c| c >= 1));
+    let fp = hits[1_000..].iter().filter(|&&h| h).count();
+    assert!(fp <= fpr_bound(0.01, 3_000), "{fp} false positives");
+}

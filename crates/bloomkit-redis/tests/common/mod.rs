@@ -102,6 +102,19 @@ pub async fn command_stats(
         .collect()
 }
 
+/// Zeroes the server's command statistics (`CONFIG RESETSTAT`).
+pub async fn reset_stats(conn: &bloomkit_redis::Connection) {
+    let _: () = conn
+        .query(redis::cmd("CONFIG").arg("RESETSTAT"))
+        .await
+        .unwrap();
+}
+
+/// Calls of command `name` (lower case) since the last reset, from [`command_stats`].
+pub async fn calls(conn: &bloomkit_redis::Connection, name: &str) -> u64 {
+    command_stats(conn).await.get(name).map_or(0, |c| c.0)
+}
+
 /// The median of `v` (the upper one for an even count).
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
