@@ -45,6 +45,10 @@ pub const FIELD_COST_BYTES: u64 = 768;
 /// this are read by separate commands (or as fields).
 pub const COMMAND_COST_BYTES: u64 = 4096;
 
+/// The most bytes one range reads: a larger run of close fields is read in several ranges, so
+/// that no single reply makes the server copy (and buffer) more than this at once.
+pub const MAX_RANGE_BYTES: u64 = 1 << 20;
+
 /// One read command of a check; its fields are indices into the caller's fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Read {
@@ -74,7 +78,10 @@ pub fn plan(fields: &[Field]) -> Vec<Read> {
         // The run: each field within COMMAND_COST_BYTES of the end of those before it.
         let (first, mut last) = (fields[head].first_byte(), fields[head].last_byte());
         let mut end = 1;
-        while end < rest.len() && fields[rest[end]].first_byte() <= last + COMMAND_COST_BYTES {
+        while end < rest.len()
+            && fields[rest[end]].first_byte() <= last + COMMAND_COST_BYTES
+            && fields[rest[end]].last_byte() < first + MAX_RANGE_BYTES
+        {
             last = last.max(fields[rest[end]].last_byte());
             end += 1;
         }
@@ -228,6 +235,26 @@ mod tests {
             kinds(&plan(&both)),
             [('r', (0..64).collect()), ('f', vec![64])]
         );
+    }
+
+    #[test]
+    fn long_runs_are_read_in_ranges_of_at_most_a_mebibyte() {
+        // A field every 100 bytes over 3.5 MiB: one run, read in four ranges.
+        let dense: Vec<Field> = (0..36_700).map(|i| field(i * 800, 8)).collect();
+        let reads = plan(&dense);
+        let mut covered = 0;
+        for r in &reads {
+            let Read::Range { first, last, idx } = r else {
+                panic!("dense fields read one by one")
+            };
+            assert!(last - first < MAX_RANGE_BYTES, "{first}..={last}");
+            for &i in idx {
+                assert!(dense[i].first_byte() >= *first && dense[i].last_byte() <= *last);
+            }
+            covered += idx.len();
+        }
+        assert_eq!(reads.len(), 4);
+        assert_eq!(covered, dense.len());
     }
 
     #[test]
