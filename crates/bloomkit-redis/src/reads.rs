@@ -312,6 +312,63 @@ mod tests {
         assert!(read.decode(long, &fields, |_, _| {}).is_err());
     }
 
+    proptest::proptest! {
+        /// Any fields, clustered or spread: the plan reads each field exactly once, every
+        /// range holds the bytes of its fields and stays within the limits, and decoding a
+        /// range reply gives each field's bits as a bit-by-bit reading of the key does.
+        #[test]
+        fn plans_cover_every_field_once_and_ranges_decode_as_bits(
+            clusters in proptest::collection::vec((0u64..1 << 26, 1usize..40), 1..12),
+            spread in 1u64..20_000,
+            widths in proptest::collection::vec(1u32..=64, 1..8),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let mut x = seed | 1;
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let fields: Vec<Field> = clusters
+                .iter()
+                .flat_map(|&(at, n)| (0..n).map(move |j| (at, j)))
+                .map(|(at, _)| field(at + next() % spread, widths[(next() % widths.len() as u64) as usize]))
+                .collect();
+            let reads = plan(&fields);
+            let mut seen = vec![0u32; fields.len()];
+            // A key of bytes from a hash of the position, read bit by bit for the truth.
+            let byte_at = |b: u64| (b.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8;
+            let bit = |o: u64| u64::from(byte_at(o / 8) >> (7 - o % 8) & 1);
+            for r in &reads {
+                match r {
+                    Read::Fields(idx) => {
+                        proptest::prop_assert!(idx.len() <= MAX_PER_COMMAND);
+                        for &i in idx {
+                            seen[i] += 1;
+                        }
+                    }
+                    Read::Range { first, last, idx } => {
+                        proptest::prop_assert!(last - first < MAX_RANGE_BYTES);
+                        let bytes: Vec<u8> = (*first..=*last).map(byte_at).collect();
+                        let mut got = Vec::new();
+                        r.decode(Value::BulkString(bytes), &fields, |i, v| got.push((i, v)))
+                            .unwrap();
+                        proptest::prop_assert_eq!(got.len(), idx.len());
+                        for (i, v) in got {
+                            let f = fields[i];
+                            proptest::prop_assert!(f.first_byte() >= *first && f.last_byte() <= *last);
+                            let want = (0..u64::from(f.width)).fold(0, |v, j| v << 1 | bit(f.offset + j));
+                            proptest::prop_assert_eq!(v, want);
+                            seen[i] += 1;
+                        }
+                    }
+                }
+            }
+            proptest::prop_assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        }
+    }
+
     #[test]
     fn field_command_arguments() {
         let fields = [
