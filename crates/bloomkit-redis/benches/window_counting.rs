@@ -422,7 +422,7 @@ async fn counting_rows(conn: &Connection, server: u32) {
         .await
         .unwrap();
     // Per pass: adds, then the per-bit pipeline, then removes of the same elements.
-    let mut passes: Vec<[Pass; 3]> = Vec::new();
+    let mut passes: Vec<[Pass; 5]> = Vec::new();
     for pass in 0..PASSES {
         let add = measure(conn, server, &["multi", "exec"], n, async || {
             for b in data.chunks(BATCH) {
@@ -442,6 +442,27 @@ async fn counting_rows(conn: &Connection, server: u32) {
             }
         })
         .await;
+        // Checks of the same elements: the counting filter's (a batch of 1,000 in this
+        // filter's 1 MB segment reads byte ranges) against the per-bit GETBIT pipeline's.
+        let check = measure(conn, server, &["getrange", "bitfield_ro"], n, async || {
+            for b in data.chunks(BATCH) {
+                assert!(f.contains_batch(b).await.unwrap().iter().all(|&x| x));
+            }
+        })
+        .await;
+        let bit_check = measure(conn, server, &["getbit"], m, async || {
+            for b in perbit.chunks(BATCH) {
+                let mut pipe = redis::pipe();
+                for x in b {
+                    for pos in spec.positions(x) {
+                        pipe.cmd("GETBIT").arg("perbit").arg(pos);
+                    }
+                }
+                let bits: Vec<u8> = conn.pipe(&pipe).await.unwrap();
+                assert!(bits.iter().all(|&x| x == 1));
+            }
+        })
+        .await;
         let remove = measure(conn, server, &["evalsha"], n, async || {
             for b in data.chunks(BATCH) {
                 assert!(f.remove_batch(b).await.unwrap().iter().all(|&r| r));
@@ -452,7 +473,7 @@ async fn counting_rows(conn: &Connection, server: u32) {
             let info = f.info().await.unwrap();
             assert_eq!(info.nonzero_counters, 0, "every counter back to 0");
         }
-        passes.push([add, remove, bit]);
+        passes.push([add, remove, bit, check, bit_check]);
     }
     let col = |i: usize, g: fn(&Pass) -> f64| median(passes.iter().map(|p| g(&p[i])).collect());
     let ratio = |i: usize, g: fn(&Pass) -> f64| {
@@ -482,6 +503,18 @@ async fn counting_rows(conn: &Connection, server: u32) {
         );
         per_pass.push(rates);
     }
+    let checks: Vec<f64> = passes.iter().map(|p| p[3].rate / p[4].rate).collect();
+    println!(
+        "\nchecks: counting filter {:.0}/s (CPU µs/element {:.2} + {:.2}), per-bit GETBIT pipeline {:.0}/s ({:.2} + {:.2}); ratio per pass {} (median {:.2})",
+        col(3, |p| p.rate),
+        col(3, |p| p.client_cpu_us),
+        col(3, |p| p.server_cpu_us),
+        col(4, |p| p.rate),
+        col(4, |p| p.client_cpu_us),
+        col(4, |p| p.server_cpu_us),
+        show(&checks),
+        median(checks.clone()),
+    );
     println!(
         "\nper pass, elements/s ÷ per-bit: adds {}; removes {}",
         show(&per_pass[0]),
