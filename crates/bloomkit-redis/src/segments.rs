@@ -520,8 +520,7 @@ pub(crate) async fn check(ks: &Keyspace<'_>, probes: &[RegisterProbe]) -> Result
             if ks.guarded && parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
                 return Err(Error::Gone(ks.name.to_string()));
             }
-            let mut present = Vec::with_capacity(idx.len());
-            present.resize(idx.len(), false);
+            let mut present = vec![false; idx.len()];
             for (r, v) in reads.iter().zip(replies) {
                 r.decode(v, &fields, |f, value| {
                     let m = spans[idx[f]].mask;
