@@ -162,6 +162,24 @@ async fn window_rows(conn: &Connection, server: u32, redisbloom: bool) {
         reader.contains_batch(&data[..BATCH]).await.unwrap(); // learns the generation
         reader
     };
+    // The rows' labels hold: the small window's checks read byte ranges, the large one's
+    // fields.
+    let (ranges, fields) = reads_of(conn, async || {
+        window_checks(&single, &data[..BATCH]).await;
+    })
+    .await;
+    assert!(
+        ranges > 0 && fields == 0,
+        "{ranges} ranges, {fields} field reads"
+    );
+    let (ranges, fields) = reads_of(conn, async || {
+        window_checks(&large, &data[..BATCH]).await;
+    })
+    .await;
+    assert!(
+        ranges == 0 && fields > 0,
+        "{ranges} ranges, {fields} field reads"
+    );
     // Interleaved passes: time window, plain filter, RedisBloom, large time window, ...
     let checks = ["bitfield_ro", "getrange", "exists"];
     let mut passes: Vec<Vec<Pass>> = Vec::new();
@@ -410,6 +428,33 @@ async fn measure(
     }
 }
 
+/// The per-bit pipeline of the seed designs for a batch: `SETBIT perbit <pos> 1` (replies
+/// ignored) or `GETBIT perbit <pos>` for every bit of every element.
+fn per_bit(spec: &Spec, batch: &[String], set: bool) -> redis::Pipeline {
+    let mut pipe = redis::pipe();
+    for x in batch {
+        for pos in spec.positions(x) {
+            if set {
+                pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
+            } else {
+                pipe.cmd("GETBIT").arg("perbit").arg(pos);
+            }
+        }
+    }
+    pipe
+}
+
+/// The `GETRANGE` and `BITFIELD_RO` calls the server counted while `f` ran: which reads a
+/// check used, so that a row's label ("byte ranges", "field reads") is checked, not assumed.
+async fn reads_of(conn: &Connection, f: impl AsyncFnOnce()) -> (u64, u64) {
+    common::reset_stats(conn).await;
+    f().await;
+    (
+        common::calls(conn, "getrange").await,
+        common::calls(conn, "bitfield_ro").await,
+    )
+}
+
 async fn counting_rows(conn: &Connection, server: u32) {
     println!("\n### Counting adds and removes (p = 1 %, batches of {BATCH})\n");
     let n = 200_000;
@@ -421,6 +466,19 @@ async fn counting_rows(conn: &Connection, server: u32) {
     let f = CountingRedisFilter::create(conn, "cnt", n as u64, P)
         .await
         .unwrap();
+    // The checks below read byte ranges (this filter's batches' counters lie close together):
+    // the segment is 1.05 MB, so one range of 1 MiB, and the few counters in its last 3.7 KB
+    // may be read as one command of fields.
+    f.insert_batch(&data[..BATCH]).await.unwrap();
+    let (ranges, fields) = reads_of(conn, async || {
+        f.contains_batch(&data[..BATCH]).await.unwrap();
+    })
+    .await;
+    assert!(
+        ranges >= 1 && fields <= 1,
+        "{ranges} ranges, {fields} field reads"
+    );
+    f.clear().await.unwrap();
     // Per pass: adds, then the per-bit pipeline, then removes of the same elements.
     let mut passes: Vec<[Pass; 5]> = Vec::new();
     for pass in 0..PASSES {
@@ -432,13 +490,7 @@ async fn counting_rows(conn: &Connection, server: u32) {
         .await;
         let bit = measure(conn, server, &["setbit"], m, async || {
             for b in perbit.chunks(BATCH) {
-                let mut pipe = redis::pipe();
-                for x in b {
-                    for pos in spec.positions(x) {
-                        pipe.cmd("SETBIT").arg("perbit").arg(pos).arg(1).ignore();
-                    }
-                }
-                let () = conn.pipe(&pipe).await.unwrap();
+                let () = conn.pipe(&per_bit(&spec, b, true)).await.unwrap();
             }
         })
         .await;
@@ -452,13 +504,7 @@ async fn counting_rows(conn: &Connection, server: u32) {
         .await;
         let bit_check = measure(conn, server, &["getbit"], m, async || {
             for b in perbit.chunks(BATCH) {
-                let mut pipe = redis::pipe();
-                for x in b {
-                    for pos in spec.positions(x) {
-                        pipe.cmd("GETBIT").arg("perbit").arg(pos);
-                    }
-                }
-                let bits: Vec<u8> = conn.pipe(&pipe).await.unwrap();
+                let bits: Vec<u8> = conn.pipe(&per_bit(&spec, b, false)).await.unwrap();
                 assert!(bits.iter().all(|&x| x == 1));
             }
         })
