@@ -234,6 +234,50 @@ def test_save_on_a_full_disk_raises_os_error_and_keeps_the_original(tmp_path):
         disk.close()
 
 
+def _sparse_copy(source, target):
+    """Copies `source` to `target` leaving a hole for every 4 KiB page of zeros (as
+    `cp --sparse=always` does)."""
+    data = source.read_bytes()
+    with open(target, "wb") as out:
+        for at in range(0, len(data), 4096):
+            page = data[at : at + 4096]
+            if any(page):
+                out.seek(at)
+                out.write(page)
+        out.truncate(len(data))
+
+
+@pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter])
+def test_a_sparse_copy_mapped_on_a_full_tmpfs_raises_os_error_not_a_crash(tmp_path, kind):
+    """On a full tmpfs even reading a hole of a mapped file needs a page: the first read would
+    kill the interpreter (SIGBUS). `open_mmap` reads the holes in when it maps the file and
+    raises OSError instead; with room the same file opens. (Without a mount the holes cost
+    nothing to read, and it opens either way.)"""
+    disk = _FullDisk(tmp_path / "disk", 1 << 20)
+    try:
+        original = tmp_path / "original.bloom"
+        f = kind(100_000, 0.01)
+        f.add("present")
+        f.save(original)
+        path = disk.path / "sparse.bloom"
+        _sparse_copy(original, path)
+        assert os.stat(path).st_blocks * 512 < os.stat(path).st_size
+        with disk.full():
+            if disk.mounted:
+                with pytest.raises(OSError) as raised:
+                    kind.open_mmap(path)
+                assert raised.value.errno == errno.ENOSPC
+                assert str(path) in str(raised.value)
+            else:
+                assert "present" in kind.open_mmap(path)
+        mapped = kind.open_mmap(path)
+        assert "present" in mapped and "absent" not in mapped
+        assert path.read_bytes() == original.read_bytes()
+        del mapped
+    finally:
+        disk.close()
+
+
 def _bad_pickle(data):
     """A pickle whose payload is `data` instead of a filter."""
     return pickle.dumps(_Restore(data))

@@ -29,7 +29,10 @@
 //! `seal`). Another process must never truncate a mapped file (the mapping would fault with
 //! `SIGBUS`; a program that owns its process can make that a clean exit with
 //! [`exit_on_sigbus`]); bloomkit's own whole-file saves replace files by rename, which leaves
-//! existing mappings on the old contents.
+//! existing mappings on the old contents. A file with holes (a sparse copy) is made safe when
+//! it is opened: for writing, its holes get their space first; for reading, they are read in
+//! (on a full tmpfs even reading a hole needs a page). Either way a full file system is an
+//! [`Error::Io`] with "No space left on device", not a fault.
 //!
 //! ```
 //! use bloomkit::{BloomFilter, file, mmap::MappedFilter};
@@ -145,6 +148,8 @@ impl MappedFilter {
         #[cfg(not(target_pointer_width = "64"))]
         let map = unsafe { memmap2::MmapOptions::new().map_copy(&file) };
         let map = map.map_err(io(path, "mapping"))?;
+        #[cfg(target_pointer_width = "64")]
+        read_in_holes(&file, &map, path)?;
         Self::new(file, Map::ReadOnly(map), keys)
     }
 
@@ -674,6 +679,40 @@ fn check_length(file: &File, path: &Path) -> Result<()> {
     let meta = file.metadata().map_err(io(path, "reading the size of"))?;
     crate::file::require_regular(path, "mapping", &meta)?;
     check_len(meta.len())
+}
+
+/// Reads in the holes of a file mapped read-only, before anything reads it. On tmpfs even a
+/// read of a hole needs a page, and when the file system is full that read kills the process
+/// with SIGBUS (in Python, the interpreter); here the kernel faults every page in at once
+/// (`MADV_POPULATE_READ`) and reports a failure as an error instead. A file without holes
+/// (every file bloomkit writes) is left alone, as is every file on a kernel older than Linux
+/// 5.14 (which does not know the advice). A file whose blocks take less room than its length
+/// for another reason (a compressing file system) is read in whole: slower to open, no
+/// different after.
+#[cfg(target_os = "linux")]
+pub(crate) fn read_in_holes(file: &File, map: &memmap2::Mmap, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().map_err(io(path, "reading the size of"))?;
+    if meta.blocks().saturating_mul(512) >= meta.len() {
+        return Ok(());
+    }
+    match map.advise(memmap2::Advice::PopulateRead) {
+        Err(e) if e.raw_os_error() != Some(libc::EINVAL) => Err(Error::Io {
+            context: format!(
+                "reading {} (a file with holes, which its file system could not fill in)",
+                path.display()
+            ),
+            // The kernel says EFAULT ("a SIGBUS would have been generated"); on a full
+            // tmpfs, the case this guards, the cause is the space.
+            source: std::io::Error::from_raw_os_error(libc::ENOSPC),
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn read_in_holes(_file: &File, _map: &memmap2::Mmap, _path: &Path) -> Result<()> {
+    Ok(())
 }
 
 /// Gives every block of a file to be written through a shared mapping its space on disk

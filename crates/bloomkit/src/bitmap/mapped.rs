@@ -82,6 +82,7 @@ impl MappedBitmap {
         // memory. A truncation by another process would fault; bloomkit replaces files by
         // rename, which leaves this mapping on the old contents.
         let map = unsafe { Mmap::map(file) }.map_err(io(path, "mapping"))?;
+        crate::mmap::read_in_holes(file, &map, path)?;
         let mut m = MappedBitmap {
             header: BitmapHeader {
                 kind: Kind::Bitmap,
