@@ -392,6 +392,8 @@ pub struct CountingInfo {
 struct Batch {
     k: usize,
     counters: Vec<u64>,
+    /// Each element's segment.
+    segs: Vec<u32>,
     groups: Vec<(u32, Vec<usize>)>,
 }
 
@@ -573,6 +575,7 @@ impl CountingRedisFilter {
         Batch {
             k,
             counters,
+            segs,
             groups,
         }
     }
@@ -678,10 +681,7 @@ impl CountingRedisFilter {
     /// ranges where the batch's counters lie close together) and `EXISTS` of the segment.
     async fn read_counters<K: Key>(&self, keys: &[K]) -> Result<(usize, Vec<i64>)> {
         let b = &self.probe_batch(keys);
-        let mut by_segment: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
-        for (seg, idx) in &b.groups {
-            by_segment.entry(*seg).or_default().extend_from_slice(idx);
-        }
+        let by_segment = segments::by_segment(keys.len(), |i| b.segs[i]);
         let futs = by_segment.iter().map(|(seg, idx)| async move {
             let key = self.segment_key(*seg);
             // Field `t·k + j`: counter `j` of element `idx[t]`.
@@ -693,28 +693,21 @@ impl CountingRedisFilter {
                     width: 4,
                 })
                 .collect();
-            let reads = reads::plan(&fields);
-            let mut pipe = redis::pipe();
-            for r in &reads {
-                pipe.add_command(r.command(&key, &fields));
-            }
-            pipe.cmd("EXISTS").arg(&key);
-            let mut replies: Vec<redis::Value> = self.conn.pipe(&pipe).await?;
-            if replies.len() != reads.len() + 1 {
-                return Err(segments::unexpected("pipeline reply length"));
-            }
-            if segments::parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
-                return Err(Error::Gone(self.name.clone()));
-            }
+            let mut exists = redis::cmd("EXISTS");
+            exists.arg(&key);
             let mut values = vec![0i64; fields.len()];
-            for (r, v) in reads.iter().zip(replies) {
-                r.decode(v, &fields, |f, value| values[f] = value as i64)?;
+            let exists = reads::read_then(&self.conn, &key, &fields, Some(exists), |f, value| {
+                values[f] = value as i64
+            })
+            .await?;
+            if segments::parse::<i64>(exists.unwrap_or(redis::Value::Nil))? == 0 {
+                return Err(Error::Gone(self.name.clone()));
             }
             Ok(values)
         });
         let replies = try_join_all(futs).await?;
         let mut out = vec![0; keys.len() * b.k];
-        for (idx, values) in by_segment.values().zip(replies) {
+        for ((_, idx), values) in by_segment.iter().zip(replies) {
             for (&i, v) in idx.iter().zip(values.chunks_exact(b.k)) {
                 out[i * b.k..(i + 1) * b.k].copy_from_slice(v);
             }

@@ -12,6 +12,7 @@
 //! same either way: each command reads the key at one moment, and a key shorter than a range
 //! reads as zeros past its end, as `BITFIELD_RO` reads it.
 
+use crate::conn::Connection;
 use crate::error::Result;
 use crate::segments::{parse, push_decimal, unexpected, MAX_PER_COMMAND};
 use redis::Value;
@@ -106,6 +107,36 @@ pub fn plan(fields: &[Field]) -> Vec<Read> {
             .map(|c| Read::Fields(c.to_vec())),
     );
     reads
+}
+
+/// Reads `fields` of `key` in one pipeline by the [`plan`], followed by `then` on the same
+/// connection (a guard whose reply the caller checks, such as `EXISTS` of the key); calls
+/// `each(i, value)` for every field `i` and returns `then`'s reply.
+pub(crate) async fn read_then(
+    conn: &Connection,
+    key: &str,
+    fields: &[Field],
+    then: Option<redis::Cmd>,
+    mut each: impl FnMut(usize, u64),
+) -> Result<Option<Value>> {
+    let reads = plan(fields);
+    let mut pipe = redis::pipe();
+    for r in &reads {
+        pipe.add_command(r.command(key, fields));
+    }
+    let guarded = then.is_some();
+    if let Some(cmd) = then {
+        pipe.add_command(cmd);
+    }
+    let mut replies: Vec<Value> = conn.pipe(&pipe).await?;
+    if replies.len() != reads.len() + usize::from(guarded) {
+        return Err(unexpected("pipeline reply length"));
+    }
+    let last = if guarded { replies.pop() } else { None };
+    for (r, v) in reads.iter().zip(replies) {
+        r.decode(v, fields, &mut each)?;
+    }
+    Ok(last)
 }
 
 impl Read {

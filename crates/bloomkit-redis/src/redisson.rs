@@ -156,25 +156,18 @@ impl RedissonFilter {
             .flat_map(|key| self.spec.positions(key))
             .map(|offset| Field { offset, width: 1 })
             .collect();
-        let reads = reads::plan(&fields);
-        let mut pipe = redis::pipe();
-        for r in &reads {
-            pipe.add_command(r.command(&self.name, &fields));
-        }
         // Then the config, on the same connection: it must still describe this filter.
-        pipe.cmd("HMGET")
+        let mut config = redis::cmd("HMGET");
+        config
             .arg(&self.config_key)
             .arg(&["size", "hashIterations", "bloomkitId"]);
-        let mut replies: Vec<redis::Value> = self.conn.pipe(&pipe).await?;
-        if replies.len() != reads.len() + 1 {
-            return Err(crate::segments::unexpected("pipeline reply length"));
-        }
-        let config: Vec<Option<String>> =
-            crate::segments::parse(replies.pop().unwrap_or(redis::Value::Nil))?;
         let mut bits = vec![0u8; fields.len()];
-        for (r, v) in reads.iter().zip(replies) {
-            r.decode(v, &fields, |f, value| bits[f] = value as u8)?;
-        }
+        let config = reads::read_then(&self.conn, &self.name, &fields, Some(config), |f, v| {
+            bits[f] = v as u8
+        })
+        .await?;
+        let config: Vec<Option<String>> =
+            crate::segments::parse(config.unwrap_or(redis::Value::Nil))?;
         let same = config.first().cloned().flatten() == Some(self.spec.bits().to_string())
             && config.get(1).cloned().flatten() == Some(self.spec.hashes().to_string())
             && (self.id.is_none() || config.get(2).cloned().flatten() == self.id);

@@ -502,30 +502,24 @@ pub(crate) async fn check(ks: &Keyspace<'_>, probes: &[RegisterProbe]) -> Result
         async move {
             let key = ks.key(*seg);
             let fields: Vec<Field> = idx.iter().map(|&i| spans[i].field()).collect();
-            let reads = reads::plan(&fields);
-            let mut pipe = redis::pipe();
-            for r in &reads {
-                pipe.add_command(r.command(&key, &fields));
-            }
-            if ks.guarded {
-                // `EXISTS` after the reads on the same connection: a segment key, once gone,
-                // never comes back (writes never create it), so if it exists after the reads
-                // it existed during them.
-                pipe.cmd("EXISTS").arg(&key);
-            }
-            let mut replies: Vec<redis::Value> = ks.conn.pipe(&pipe).await?;
-            if replies.len() != reads.len() + usize::from(ks.guarded) {
-                return Err(unexpected("pipeline reply length"));
-            }
-            if ks.guarded && parse::<i64>(replies.pop().unwrap_or(redis::Value::Nil))? == 0 {
-                return Err(Error::Gone(ks.name.to_string()));
-            }
+            // `EXISTS` after the reads on the same connection: a segment key, once gone, never
+            // comes back (writes never create it), so if it exists after the reads it existed
+            // during them.
+            let guard = ks.guarded.then(|| {
+                let mut c = redis::cmd("EXISTS");
+                c.arg(&key);
+                c
+            });
             let mut present = vec![false; idx.len()];
-            for (r, v) in reads.iter().zip(replies) {
-                r.decode(v, &fields, |f, value| {
-                    let m = spans[idx[f]].mask;
-                    present[f] = value & m == m;
-                })?;
+            let exists = reads::read_then(ks.conn, &key, &fields, guard, |f, value| {
+                let m = spans[idx[f]].mask;
+                present[f] = value & m == m;
+            })
+            .await?;
+            if let Some(v) = exists {
+                if parse::<i64>(v)? == 0 {
+                    return Err(Error::Gone(ks.name.to_string()));
+                }
             }
             Ok(present)
         }
