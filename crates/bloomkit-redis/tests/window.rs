@@ -520,7 +520,13 @@ async fn batch_checks_read_past_a_short_generation_key_as_zeros() {
     let len: u64 = conn.query(redis::cmd("STRLEN").arg(&key)).await.unwrap();
     assert!(len > 0 && len <= words * 2, "{len} bytes of {}", words * 8);
     let batch: Vec<String> = low.iter().cloned().chain(items(500_000..502_000)).collect();
+    common::reset_stats(&conn).await;
     let hits = f.contains_batch(&batch).await.unwrap();
+    // The elements spread over the whole segment were read as byte ranges, some past the
+    // key's end.
+    assert!(common::calls(&conn, "getrange").await >= 1);
+    assert_eq!(common::calls(&conn, "bitfield_ro").await, 0);
+    assert!(batch.iter().any(|k| f.probe(k).word * 8 >= len));
     assert!(hits[..200].iter().all(|&h| h), "no false negative");
     for (k, hit) in batch.iter().zip(&hits) {
         assert_eq!(*hit, f.contains(k).await.unwrap(), "{k}");
