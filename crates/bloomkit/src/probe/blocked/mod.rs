@@ -249,6 +249,13 @@ pub(crate) trait Kernel: Copy {
     fn test(self, block: &[u64; 8], h2: u64) -> bool;
     /// Sets the bits of `h2`; `true` if any was clear.
     fn set(self, block: &mut [u64; 8], h2: u64) -> bool;
+    /// [`set`](Self::set) for a single insert, whose block was not prefetched and is usually
+    /// not in the cache: by default `set`. The vector kernels override it with word-by-word
+    /// writes (see `avx2.rs`).
+    #[inline(always)]
+    fn set_single(self, block: &mut [u64; 8], h2: u64) -> bool {
+        self.set(block, h2)
+    }
     /// The bits of `h2` as an 8-word mask.
     fn mask(self, h2: u64) -> [u64; 8];
     /// [`test`](Self::test) on atomic words, each read with a relaxed load: by default all
@@ -300,7 +307,7 @@ impl Kernel for BlockLayout {
 pub(crate) fn insert_at<S: BlocksMut, P: Kernel>(blocks: &mut S, p: P, h1: u64, h2: u64) -> bool {
     let i = reduce(h1, blocks.cells().len() as u64) as usize;
     // SAFETY: `reduce(h, n) < n` for every `h` when `n > 0`, and a filter always has blocks.
-    unsafe { blocks.update(i, |w| p.set(w, h2), |w| p.set_atomic(w, h2)) }
+    unsafe { blocks.update(i, |w| p.set_single(w, h2), |w| p.set_atomic(w, h2)) }
 }
 
 /// Tests an element, by its hash words, with kernel `p`.
