@@ -96,7 +96,40 @@ pub(super) unsafe fn insert<const TEST: bool>(
     debug_assert!(lines.len() as u64 == blocks && lane < 4);
     let i = reduce(h, blocks) as usize;
     // SAFETY: as in `contains`; `lane < 4` is the caller's.
-    unsafe { set::<TEST>(lines.as_mut_ptr().add(i), mask(h as u32), lane) }
+    unsafe { set_single::<TEST>(lines.as_mut_ptr().add(i), mask(h as u32), lane) }
+}
+
+/// [`set`] for a single insert, whose block is usually not in the cache: the test reads the
+/// block's two vectors, but the lane's two words are ORed in by scalar writes. A vector store
+/// whose data waits for an uncached line holds up the caller's following work far longer than
+/// scalar stores do (see `split_set_single` in `probe/blocked/avx2.rs`); the batches prefetch
+/// their blocks and keep [`set`]. The writes are volatile so that the compiler does not merge
+/// them back into vector stores.
+///
+/// # Safety
+/// As [`set`].
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn set_single<const TEST: bool>(
+    block: *mut Block,
+    m: (__m256i, __m256i),
+    lane: usize,
+) -> bool {
+    // SAFETY: the caller's `block` points to a readable Block.
+    let new = TEST && !unsafe { hit(block, m) };
+    // Word `t` of lane `lane` is word `4·t + lane` of the block; each vector of the mask holds
+    // its lane word in every 64-bit lane.
+    let words = block.cast::<u64>();
+    for (t, m) in [m.0, m.1].into_iter().enumerate() {
+        let m = _mm256_extract_epi64::<0>(m) as u64;
+        // SAFETY: `4·t + lane < 8` (`t < 2`, the caller's `lane < 4`): a word of the writable
+        // block, which nothing else uses meanwhile (the caller holds the lanes mutably).
+        unsafe {
+            let w = words.add(4 * t + lane);
+            w.write_volatile(w.read_volatile() | m);
+        }
+    }
+    new
 }
 
 /// [`insert`] on the block at `block`.
