@@ -251,9 +251,9 @@ fn split256_set_atomic(block: &AtomicBlock, h: u64) -> bool {
 /// Why: a single insert's block is usually not in the cache, and a vector store whose data
 /// waits for that line holds up the caller's following work far longer than scalar stores
 /// waiting for it do (128-bit stores as much as 256-bit ones). Measured from Python, whose
-/// interpreter does such work between two `add` calls, and in Rust: "Single inserts write
-/// word by word" in docs/BENCHMARKS.md. In a loop that does nothing but insert, the vector
-/// store is faster; callers that insert in bulk have the batches, which prefetch their blocks
+/// interpreter does such work between two `add` calls, and in Rust (`benches/busy_insert.rs`):
+/// "Single inserts among other work" in docs/BENCHMARKS.md. In a loop that does nothing but
+/// insert, the vector store is faster (u64 keys); callers that insert in bulk have the batches, which prefetch their blocks
 /// and keep [`split_set`]. The writes are volatile so that the compiler does not merge them
 /// back into a vector store; the block is exclusively borrowed, so nothing else sees them.
 #[inline]
