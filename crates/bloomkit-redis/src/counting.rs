@@ -128,7 +128,7 @@ end
     };
 }
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = `INCRBY u4 #<j> 1` per counter. Runs
+/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2..]` = `INCRBY u4 #<j> 1` per counter. Runs
 /// them with `OVERFLOW SAT` (saturating at 15) and returns the new values.
 static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(crate::segments::guarded_script!(concat!(
@@ -143,7 +143,7 @@ static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
 /// objects (more go through an allocation each).
 const REMOVE_CHUNK: usize = 7;
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = k; ARGV[3..] = counters `#<j>`, `k` per
+/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2]` = k; `ARGV[3..]` = counters `#<j>`, `k` per
 /// element. Returns one byte per element: '1' removed, '0' refused (and nothing of it
 /// changed). See the module docs.
 ///
@@ -563,7 +563,7 @@ impl CountingRedisFilter {
     }
 
     /// Every element's segment and counters (`k` per element, flat), and the elements
-    /// grouped by segment, at most [`MAX_PER_COMMAND`] per group.
+    /// grouped by segment, at most [`MAX_PER_COMMAND`](segments::MAX_PER_COMMAND) per group.
     fn probe_batch<K: Key>(&self, keys: &[K]) -> Batch {
         let k = self.layout.hashes() as usize;
         let mut counters = Vec::with_capacity(keys.len() * k);

@@ -19,9 +19,9 @@ use redis::Script;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-/// KEYS = the keys; ARGV[1] = time to live (ms), ARGV[2] = how many of the first keys get it
-/// unconditionally (the others only if they have no expiry or a later one), ARGV[3] = `1` if
-/// KEYS[1] is the metadata and must name filter ARGV[4] ('' = any). Returns the number of
+/// KEYS = the keys; `ARGV[1]` = time to live (ms), `ARGV[2]` = how many of the first keys get it
+/// unconditionally (the others only if they have no expiry or a later one), `ARGV[3]` = `1` if
+/// `KEYS[1]` is the metadata and must name filter `ARGV[4]` ('' = any). Returns the number of
 /// keys whose time to live was set.
 static EXPIRE_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(

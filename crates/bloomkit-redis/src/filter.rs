@@ -634,7 +634,7 @@ pub(crate) async fn delete_meta(conn: &Connection, name: &str, id: Option<&str>)
     Ok(())
 }
 
-/// KEYS[1] = meta; ARGV[1] = the filter id, or '' for any. Deletes the metadata if it names
+/// `KEYS[1]` = meta; `ARGV[1]` = the filter id, or '' for any. Deletes the metadata if it names
 /// that id; returns 1 if deleted, 0 if not (another filter, or none).
 static DELETE_SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
     redis::Script::new(

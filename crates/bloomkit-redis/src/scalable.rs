@@ -110,7 +110,7 @@ fn too_many_layers() -> Error {
     .into()
 }
 
-/// KEYS[1] = meta. ARGV: filter id ('' for a layout-1 filter), expected newest layer index,
+/// `KEYS[1]` = meta. ARGV: filter id ('' for a layout-1 filter), expected newest layer index,
 /// wanted slots, '1' if the next layer's segment keys exist, next layer description, next
 /// layer capacity. Returns {newest layer index, granted slots, layer count after, 1 if the
 /// next layer is needed but not yet created}.

@@ -82,7 +82,7 @@ impl<'a> Keyspace<'a> {
     }
 }
 
-/// The guard every write script starts with: with ARGV[1] = '1', a missing segment key
+/// The guard every write script starts with: with `ARGV[1]` = '1', a missing segment key
 /// (`KEYS[1]`) makes the script fail with the `BLOOMKIT_GONE` code before writing anything.
 macro_rules! guarded_script {
     ($body:expr) => {
@@ -96,7 +96,7 @@ macro_rules! guarded_script {
 }
 pub(crate) use guarded_script;
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2] = records of 12 bytes (4-byte big-endian
+/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2]` = records of 12 bytes (4-byte big-endian
 /// word index, 8-byte big-endian mask). Reads every touched word with one
 /// `BITFIELD_RO ... GET u32` (two 32-bit halves per word: Lua numbers are doubles and its bit
 /// library works on 32 bits), ORs the masks in Lua (elements sharing a word see each other's
@@ -206,14 +206,14 @@ macro_rules! bitfield_from {
     };
 }
 
-/// KEYS[1] = segment; ARGV[1] = guard flag; ARGV[2..] = `BITFIELD` subcommands of 4 arguments
+/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2..]` = `BITFIELD` subcommands of 4 arguments
 /// each (`SET u1 <offset> 1`, or `INCRBY u8 #<byte> 0` to grow the string): the guarded form
 /// of one `BITFIELD` command.
 pub(crate) static BITFIELD_SCRIPT: LazyLock<Script> =
     LazyLock::new(|| Script::new(guarded_script!(bitfield_from!("2"))));
 
-/// KEYS[1] = a Redisson bitmap, KEYS[2] = its config hash (same slot); ARGV[1] = `size`,
-/// ARGV[2] = `hashIterations`, ARGV[3] = `bloomkitId` ('' if the filter has none);
+/// `KEYS[1]` = a Redisson bitmap, `KEYS[2]` = its config hash (same slot); `ARGV[1]` = `size`,
+/// `ARGV[2]` = `hashIterations`, `ARGV[3]` = `bloomkitId` ('' if the filter has none);
 /// ARGV[4..] = `BITFIELD` subcommands. Fails with `BLOOMKIT_GONE` before writing anything if
 /// the config is gone or describes another filter.
 pub(crate) static REDISSON_ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
@@ -228,8 +228,8 @@ end
     ))
 });
 
-/// KEYS[1] = segment, KEYS[2] = its temporary key (same slot); ARGV[1] = guard flag,
-/// ARGV[2] = byte offset, ARGV[3] = bytes. Returns the segment's bytes at that range before
+/// `KEYS[1]` = segment, `KEYS[2]` = its temporary key (same slot); `ARGV[1]` = guard flag,
+/// `ARGV[2]` = byte offset, `ARGV[3]` = bytes. Returns the segment's bytes at that range before
 /// the merge, then ORs the bytes into the segment with `BITOP OR` through the temporary key,
 /// which is created with an expiry in the same step and deleted before the script returns (so
 /// it exists only while the script runs; the expiry covers an error in between).
