@@ -253,9 +253,10 @@ fn split256_set_atomic(block: &AtomicBlock, h: u64) -> bool {
 /// waiting for it do (128-bit stores as much as 256-bit ones). Measured from Python, whose
 /// interpreter does such work between two `add` calls, and in Rust (`benches/busy_insert.rs`):
 /// "Single inserts among other work" in docs/BENCHMARKS.md. In a loop that does nothing but
-/// insert, the vector store is faster (u64 keys); callers that insert in bulk have the batches, which prefetch their blocks
-/// and keep [`split_set`]. The writes are volatile so that the compiler does not merge them
-/// back into a vector store; the block is exclusively borrowed, so nothing else sees them.
+/// insert, the vector store is faster with u64 keys; callers that insert in bulk have the
+/// batches, which prefetch their blocks and keep [`split_set`]. The writes are volatile so that
+/// the compiler does not merge them back into a vector store; the block is exclusively
+/// borrowed, so nothing else sees them.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn split_set_single(block: &mut [u64; 8], h: u32) -> bool {
