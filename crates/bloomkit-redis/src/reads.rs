@@ -7,10 +7,10 @@
 //! (in a 366 KB segment a batch of 1,000 elements has a field every few hundred bytes),
 //! reading the bytes between them is the cheaper plan; in a large filter the fields lie far
 //! apart and are read one by one. [`plan`] chooses per run of close fields; it sorts the fields
-//! by offset, about 16 ns per field in a batch of 1,000 (a few percent of a field read's cost
-//! to the client). The answers are the
-//! same either way: each command reads the key at one moment, and a key shorter than a range
-//! reads as zeros past its end, as `BITFIELD_RO` reads it.
+//! by offset, about 20 ns per field in a batch of 1,000 (under a tenth of a field read's cost
+//! to the client). The answers are the same either way: each command reads the key at one
+//! moment, and a key shorter than a range reads as zeros past its end, as `BITFIELD_RO` reads
+//! it.
 
 use crate::conn::Connection;
 use crate::error::Result;
@@ -72,40 +72,45 @@ pub enum Read {
 /// at most [`COMMAND_COST_BYTES`] apart become one range where that costs less than a field
 /// each; every other field is read as a field, in the given order.
 pub fn plan(fields: &[Field]) -> Vec<Read> {
-    let mut sorted: Vec<usize> = (0..fields.len()).collect();
-    sorted.sort_unstable_by_key(|&i| fields[i].offset);
+    // (offset, index) pairs, sorted without reaching into `fields` for every comparison; the
+    // fields read one by one are then taken in index order from `in_range`, without a second
+    // sort (33 → 20 ns per field for 1,000 fields spread over 9 MB).
+    let mut sorted: Vec<(u64, usize)> = fields.iter().map(|f| f.offset).zip(0..).collect();
+    sorted.sort_unstable_by_key(|&(offset, _)| offset);
     let mut reads = Vec::new();
-    let mut one_by_one = Vec::new();
+    let mut in_range = vec![false; fields.len()];
     let mut rest = &sorted[..];
-    while let Some(&head) = rest.first() {
+    while let Some(&(_, head)) = rest.first() {
         // The run: each field within COMMAND_COST_BYTES of the end of those before it.
         let (first, mut last) = (fields[head].first_byte(), fields[head].last_byte());
         let mut end = 1;
-        while end < rest.len()
-            && fields[rest[end]].first_byte() <= last + COMMAND_COST_BYTES
-            && fields[rest[end]].last_byte() < first + MAX_RANGE_BYTES
-        {
-            last = last.max(fields[rest[end]].last_byte());
+        while let Some(&(_, next)) = rest.get(end) {
+            let f = fields[next];
+            if f.first_byte() > last + COMMAND_COST_BYTES
+                || f.last_byte() >= first + MAX_RANGE_BYTES
+            {
+                break;
+            }
+            last = last.max(f.last_byte());
             end += 1;
         }
         let (run, after) = rest.split_at(end);
         if COMMAND_COST_BYTES + (last - first + 1) < run.len() as u64 * FIELD_COST_BYTES {
-            reads.push(Read::Range {
-                first,
-                last,
-                idx: run.to_vec(),
-            });
-        } else {
-            one_by_one.extend_from_slice(run);
+            let idx: Vec<usize> = run.iter().map(|&(_, i)| i).collect();
+            for &i in &idx {
+                in_range[i] = true;
+            }
+            reads.push(Read::Range { first, last, idx });
         }
         rest = after;
     }
-    one_by_one.sort_unstable();
-    reads.extend(
-        one_by_one
-            .chunks(MAX_PER_COMMAND)
-            .map(|c| Read::Fields(c.to_vec())),
-    );
+    // The other fields one by one, in the caller's order.
+    let mut one_by_one = (0..fields.len()).filter(|&i| !in_range[i]).peekable();
+    while one_by_one.peek().is_some() {
+        reads.push(Read::Fields(
+            one_by_one.by_ref().take(MAX_PER_COMMAND).collect(),
+        ));
+    }
     reads
 }
 
