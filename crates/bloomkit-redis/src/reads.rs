@@ -273,6 +273,15 @@ mod tests {
             kinds(&plan(&both)),
             [('r', (0..64).collect()), ('f', vec![64])]
         );
+        // Far fields on both sides of a dense run, and out of offset order: the range, then
+        // the far fields in the caller's order.
+        let mut mixed = vec![field(90_000_000, 3)];
+        mixed.extend(dense.iter().map(|f| field(f.offset + 40_000_000, f.width)));
+        mixed.extend([field(10_000_000, 3), field(70_000_000, 3)]);
+        assert_eq!(
+            kinds(&plan(&mixed)),
+            [('r', (1..65).collect()), ('f', vec![0, 65, 66])]
+        );
     }
 
     #[test]
