@@ -128,8 +128,8 @@ end
     };
 }
 
-/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2..]` = `INCRBY u4 #<j> 1` per counter. Runs
-/// them with `OVERFLOW SAT` (saturating at 15) and returns the new values.
+/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2..]` = `INCRBY u4 #<j> 1` per counter.
+/// Runs them with `OVERFLOW SAT` (saturating at 15) and returns the new values.
 static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(crate::segments::guarded_script!(concat!(
         crate::segments::bitfield_fn!(),
@@ -143,8 +143,8 @@ static ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
 /// objects (more go through an allocation each).
 const REMOVE_CHUNK: usize = 7;
 
-/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2]` = k; `ARGV[3..]` = counters `#<j>`, `k` per
-/// element. Returns one byte per element: '1' removed, '0' refused (and nothing of it
+/// `KEYS[1]` = segment; `ARGV[1]` = guard flag; `ARGV[2]` = k; `ARGV[3..]` = counters `#<j>`,
+/// `k` per element. Returns one byte per element: '1' removed, '0' refused (and nothing of it
 /// changed). See the module docs.
 ///
 /// Decrements [`REMOVE_CHUNK`] counters per `BITFIELD` call with their subcommands spelled out

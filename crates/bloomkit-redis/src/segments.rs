@@ -214,7 +214,7 @@ pub(crate) static BITFIELD_SCRIPT: LazyLock<Script> =
 
 /// `KEYS[1]` = a Redisson bitmap, `KEYS[2]` = its config hash (same slot); `ARGV[1]` = `size`,
 /// `ARGV[2]` = `hashIterations`, `ARGV[3]` = `bloomkitId` ('' if the filter has none);
-/// ARGV[4..] = `BITFIELD` subcommands. Fails with `BLOOMKIT_GONE` before writing anything if
+/// `ARGV[4..]` = `BITFIELD` subcommands. Fails with `BLOOMKIT_GONE` before writing anything if
 /// the config is gone or describes another filter.
 pub(crate) static REDISSON_ADD_SCRIPT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(concat!(

@@ -67,7 +67,7 @@ pub const TIME_WINDOW_KIND: &str = "time-window";
 pub const MAX_GENERATIONS: u32 = 1000;
 
 /// `KEYS[1]` = anchor, `KEYS[2]` = generation key (same slot); `ARGV[1]` = expiry (ms since the
-/// epoch), ARGV[2..] = `BITFIELD` subcommands (`SET u1 <offset> 1`). Fails with
+/// epoch), `ARGV[2..]` = `BITFIELD` subcommands (`SET u1 <offset> 1`). Fails with
 /// `BLOOMKIT_GONE` without writing if the anchor is gone; otherwise writes, sets the
 /// generation's expiry, caps it at the anchor's remaining time to live (if the filter has one),
 /// and returns the old bits.

@@ -8,13 +8,13 @@
 //! BLOOMKIT_WORK=60 BLOOMKIT_ROUNDS=11 BLOOMKIT_KEYS=url cargo bench -p bloomkit --bench busy_insert
 //! ```
 //!
-//! Per key, every contender runs the same work: `BLOOMKIT_WORK` steps (default 60) of a
-//! dependent multiply-and-shift chain seeded by the key's index (about 35 ns on the Intel
-//! machine of docs/BENCHMARKS.md); then it adds the key to a filter sized for n = `BLOOMKIT_N` keys (default 10⁷) at
-//! 1 %, emptied before each run (fastbloom and sbbf-rs-safe are given the key's XXH3-64, computed
-//! in the loop, as in `interleaved.rs`). "work alone" runs only the chain. Rounds are interleaved
-//! (each runs every contender once over the same `min(n, 2·10⁶)` keys) and the report gives
-//! each contender's median time per key and its median extra time over "work alone" in the
+//! Per key, every contender runs the same work: `BLOOMKIT_WORK` steps (default 60) of a dependent
+//! multiply-and-shift chain seeded by the key's index (about 35 ns on the Intel machine of
+//! docs/BENCHMARKS.md); then it adds the key to a filter sized for n = `BLOOMKIT_N` keys (default
+//! 10⁷) at 1 %, emptied before each run (fastbloom and sbbf-rs-safe are given the key's XXH3-64,
+//! computed in the loop, as in `interleaved.rs`). "work alone" runs only the chain. Rounds are
+//! interleaved (each runs every contender once over the same `min(n, 2·10⁶)` keys) and the report
+//! gives each contender's median time per key and its median extra time over "work alone" in the
 //! same round: what the insert adds to the program.
 
 #[path = "support/keys.rs"]
