@@ -20,7 +20,8 @@
 //!   same storage, over the mapping instead of the heap, so that processes sharing a file
 //!   write it soundly.
 //!
-//! `prefetch` (a cache hint used by every batch loop) lives here too.
+//! `prefetch` (a cache hint used by every batch loop) lives here too, and `cache.rs` says
+//! whether a bit array fits in the core's own cache (batches then skip their prefetch walk).
 
 /// `len` and `is_empty` of a storage array of `len` `$what`s, which always has at least one
 /// (the three arrays' own words for them).
@@ -43,6 +44,7 @@ macro_rules! len_methods {
 mod alloc;
 mod bits;
 mod blocks;
+mod cache;
 mod cells;
 mod counters;
 mod sync;
@@ -58,6 +60,9 @@ pub(crate) use blocks::prefetch;
 pub(crate) use blocks::{blocks_from_words, cell, or_atomic, or_where, zeroed_blocks};
 pub use blocks::{AtomicBlock, Block};
 pub(crate) use blocks::{BlockCell, BlocksMut};
+#[cfg(test)]
+pub(crate) use cache::assuming_in_core_cache;
+pub(crate) use cache::in_core_cache;
 use cells::check_packed;
 pub use cells::PackedCells;
 pub use counters::{CounterWidth, Counters};
