@@ -368,6 +368,9 @@ pub fn blocked_fpp(model: &impl BlockModel, blocks: u64, n: u64) -> f64 {
         return 0.0;
     }
     let (lo, hi) = load_window(lambda);
+    if hi - lo > MAX_LOADS {
+        return wide_blocked_fpp(model, lambda, lo, hi);
+    }
     // log P(j) = j ln λ - λ - ln j!
     let mut log_p = lo as f64 * lambda.ln() - lambda - ln_factorial(lo);
     let mut total = 0.0;
@@ -378,6 +381,29 @@ pub fn blocked_fpp(model: &impl BlockModel, blocks: u64, n: u64) -> f64 {
         total += log_p.exp() * model.fpp_in_block(j);
     }
     total.min(1.0)
+}
+
+/// The most loads [`blocked_fpp`] sums one by one: windows up to this wide (mean loads up to
+/// about 7·10⁶ elements per block) are summed exactly.
+const MAX_LOADS: u64 = 1 << 16;
+
+/// [`blocked_fpp`] for a mean load `lambda` whose window `lo..=hi` holds more than
+/// [`MAX_LOADS`] loads, as an estimated count reaches for a saturated filter (`n` up to
+/// `u64::MAX`, where the exact sum would take minutes): the Poisson distribution is then normal
+/// to within `1/√λ` and smooth at the scale of `MAX_LOADS` evenly spaced loads, whose weighted
+/// mean this is. (Its direct `log P(j)` would also lose every digit to cancellation there.)
+fn wide_blocked_fpp(model: &impl BlockModel, lambda: f64, lo: u64, hi: u64) -> f64 {
+    let step = (hi - lo) as f64 / MAX_LOADS as f64;
+    let sd = lambda.sqrt();
+    let (mut total, mut weight) = (0.0, 0.0);
+    for i in 0..=MAX_LOADS {
+        let load = lo as f64 + i as f64 * step;
+        let z = (load - lambda) / sd;
+        let w = (-0.5 * z * z).exp();
+        total += w * model.fpp_in_block(load as u64);
+        weight += w;
+    }
+    (total / weight).min(1.0)
 }
 
 /// The smallest number of blocks (at most `max_blocks`) whose [`blocked_fpp`] after `n`
@@ -829,6 +855,32 @@ impl DLeftParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A saturated filter's estimated count (up to `u64::MAX`) gets its FPR at once, and the
+    /// sampled sum for wide windows agrees with the exact one where both apply.
+    #[test]
+    fn blocked_fpp_of_huge_loads_is_quick_and_continuous() {
+        use crate::probe::blocked::BlockLayout;
+        for blocks in [1, 100, 1 << 20] {
+            let p = blocked_fpp(&BlockLayout::SplitBlock, blocks, u64::MAX);
+            assert!(p > 0.999_999 && p <= 1.0, "{blocks} blocks: {p}");
+        }
+        // A model that is still far from saturated at these loads, so the two sums differ
+        // wherever the sampling would be wrong.
+        struct Slow;
+        impl BlockModel for Slow {
+            fn fpp_in_block(&self, load: u64) -> f64 {
+                1.0 - (-(load as f64) / 4e6).exp()
+            }
+        }
+        let lambda = 3e6;
+        let (lo, hi) = load_window(lambda);
+        assert!(hi - lo < MAX_LOADS);
+        let exact = blocked_fpp(&Slow, 1, lambda as u64);
+        let sampled = wide_blocked_fpp(&Slow, lambda, lo, hi);
+        assert!((exact - sampled).abs() < 1e-6, "{exact} against {sampled}");
+        assert!((exact - Slow.fpp_in_block(lambda as u64)).abs() < 1e-3);
+    }
 
     #[test]
     fn fpp_is_checked() {
