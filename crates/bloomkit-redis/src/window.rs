@@ -161,6 +161,12 @@ impl WindowParams {
         if self.window_ms() == 0 {
             return bad("the window must be at least 1 ms long".into());
         }
+        if self.window_ms() > bloomkit::window::MAX_WINDOW_MS {
+            return bad(format!(
+                "a time window lasts at most 100 years, not {}",
+                format_ms(self.window_ms())
+            ));
+        }
         if !(1..=MAX_GENERATIONS).contains(&self.generations) {
             return bad(format!(
                 "a time window has 1 to {MAX_GENERATIONS} generations, not {}",
@@ -921,9 +927,14 @@ mod tests {
             WindowParams::new(Duration::from_millis(2), 3, 100, 0.01),
             WindowParams::new(day, 10, 9, 0.01),
             WindowParams::new(day, 10, 100, 1.5),
+            WindowParams::new(36_526 * day, 30, 100, 0.01),
+            WindowParams::new(Duration::MAX, 30, 100, 0.01),
         ] {
             assert!(bad.layout().is_err(), "{bad:?}");
         }
+        assert!(WindowParams::new(36_525 * day, 30, 100, 0.01)
+            .layout()
+            .is_ok());
         assert_eq!(format_ms(90_000), "90s");
         assert_eq!(format_ms(43_200_000), "12h");
         assert_eq!(format_ms(1_500), "1500ms");

@@ -368,6 +368,20 @@ fn a_clock_going_backwards_is_no_time_passing() {
 }
 
 #[test]
+fn time_window_planned_bytes_are_what_it_holds() {
+    for (generations, capacity, fpp) in [(1, 10, 0.5), (30, 100_000, 0.01), (7, 12_345, 1e-4)] {
+        let planned = TimeWindowFilter::planned_bytes(DAY, generations, capacity, fpp).unwrap();
+        let f = TimeWindowFilter::new(DAY, generations, capacity, fpp).unwrap();
+        assert_eq!(
+            planned,
+            f.memory_bytes() as u64,
+            "{generations} {capacity} {fpp}"
+        );
+    }
+    assert!(TimeWindowFilter::planned_bytes(DAY, 0, 100, 0.01).is_err());
+}
+
+#[test]
 fn time_window_bad_parameters_are_typed_errors() {
     let bad = |window: Duration, generations: u32, capacity: u64, fpp: f64| {
         TimeWindowFilter::new(window, generations, capacity, fpp).unwrap_err()
@@ -379,6 +393,14 @@ fn time_window_bad_parameters_are_typed_errors() {
     assert!(msg(bad(Duration::from_millis(5), 30, 1000, 0.01)).contains("at least 1 ms"));
     assert!(matches!(bad(DAY, 30, 1000, 1.0), Error::InvalidFpp(_)));
     assert!(msg(bad(DAY, 30, 0, 0.01)).contains("at least one insertion"));
+    let longest = Duration::from_millis(bloomkit::window::MAX_WINDOW_MS);
+    assert!(TimeWindowFilter::new(longest, 30, 1000, 0.01).is_ok());
+    for too_long in [
+        longest + Duration::from_millis(1),
+        Duration::from_secs(u64::MAX),
+    ] {
+        assert!(msg(bad(too_long, 30, 1000, 0.01)).contains("at most 100 years"));
+    }
     assert!(matches!(
         TimeWindowFilter::new(DAY, 1000, u64::MAX, 0.01),
         Err(Error::TooLarge { .. } | Error::Alloc { .. } | Error::InvalidParameters(_))

@@ -28,7 +28,7 @@ pub mod time;
 
 pub use count::{CountWindowFilter, WindowLayout};
 pub use sizing::{AgePartitioned, BlockedAgePartitioned};
-pub use time::{Generation, TimeWindowFilter};
+pub use time::{Generation, TimeWindowFilter, MAX_WINDOW_MS};
 
 // Compile docs/EXPIRING.md's examples as doctests so they cannot go stale.
 #[doc = include_str!("../../../../docs/EXPIRING.md")]

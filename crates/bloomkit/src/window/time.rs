@@ -53,6 +53,11 @@ use std::time::Duration;
 /// At most this many generations per window.
 pub const MAX_GENERATIONS: u32 = 1000;
 
+/// The longest window, in milliseconds: 100 years of 365.25 days. Longer ones only arise from
+/// mistaken units, and this bound keeps every time the windows compute (the oldest generation
+/// read, a Redis generation's expiry) far inside 64-bit milliseconds.
+pub const MAX_WINDOW_MS: u64 = 36_525 * 86_400_000;
+
 /// A filter of the last span of time. See the [module documentation](self).
 #[derive(Debug, Clone)]
 pub struct TimeWindowFilter {
@@ -108,6 +113,23 @@ impl TimeWindowFilter {
     /// system clock.
     pub fn new(window: Duration, generations: u32, capacity: u64, fpp: f64) -> Result<Self> {
         Self::with_hashing(window, generations, capacity, fpp, Hashing::Xxh3)
+    }
+
+    /// The bytes of memory a filter of these parameters would hold (its generations' blocks),
+    /// without allocating them: for a caller that checks the machine's memory first. The same
+    /// errors as [`new`](Self::new) for parameters it refuses.
+    pub fn planned_bytes(
+        window: Duration,
+        generations: u32,
+        capacity: u64,
+        fpp: f64,
+    ) -> Result<u64> {
+        let window_ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
+        let (_, spec) = design(window_ms, generations, capacity, fpp)?;
+        Ok(spec
+            .blocks()
+            .saturating_mul(64)
+            .saturating_mul(u64::from(generations) + 1))
     }
 
     /// Like [`new`](Self::new) with another hash function.
@@ -368,6 +390,11 @@ fn design(window_ms: u64, generations: u32, capacity: u64, fpp: f64) -> Result<(
     let bad = |why: String| Err(Error::InvalidParameters(why));
     if window_ms == 0 {
         return bad("a time window must be longer than zero".into());
+    }
+    if window_ms > MAX_WINDOW_MS {
+        return bad(format!(
+            "a time window lasts at most 100 years ({MAX_WINDOW_MS} ms), not {window_ms} ms"
+        ));
     }
     if !(1..=MAX_GENERATIONS).contains(&generations) {
         return bad(format!(
