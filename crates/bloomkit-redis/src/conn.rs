@@ -90,11 +90,16 @@ impl std::fmt::Debug for Connection {
     }
 }
 
+/// A URL's connection settings; [`Error::InvalidUrl`] if it does not parse.
+fn connection_info(url: &str) -> Result<redis::ConnectionInfo> {
+    redis::IntoConnectionInfo::into_connection_info(url)
+        .map_err(|e| Error::InvalidUrl(e.to_string()))
+}
+
 impl Connection {
     /// Connects to one Redis server, e.g. `redis://127.0.0.1:6379/`.
     pub async fn open(url: &str, options: &Options) -> Result<Self> {
-        let info = redis::IntoConnectionInfo::into_connection_info(url)?;
-        Self::open_info(info, options).await
+        Self::open_info(connection_info(url)?, options).await
     }
 
     /// Connects to one Redis server described by a [`redis::ConnectionInfo`] (which can carry
@@ -124,8 +129,8 @@ impl Connection {
     pub async fn open_cluster(urls: &[&str], options: &Options) -> Result<Self> {
         let nodes = urls
             .iter()
-            .map(|u| redis::IntoConnectionInfo::into_connection_info(*u))
-            .collect::<redis::RedisResult<Vec<_>>>()?;
+            .map(|u| connection_info(u))
+            .collect::<Result<Vec<_>>>()?;
         Self::open_cluster_nodes(nodes, options).await
     }
 
@@ -336,5 +341,30 @@ pub(crate) async fn timed<T>(
     match tokio::time::timeout(limit, fut).await {
         Ok(Err(Error::Timeout(_))) | Err(_) => Err(Error::Timeout(limit)),
         Ok(r) => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// URLs that do not parse are a typed error whose message names the reason and the
+    /// expected form, never the URL (which may hold a password).
+    #[test]
+    fn bad_urls_are_invalid_url_errors_without_the_url() {
+        for url in [
+            "http://x",
+            "not a url",
+            "redis://host:6379/NAME",
+            "redis://:s3cret@host:port/",
+            "",
+        ] {
+            let e = connection_info(url).unwrap_err();
+            let message = e.to_string();
+            assert!(matches!(e, Error::InvalidUrl(_)), "{url}: {e:?}");
+            assert!(message.contains("expected redis://"), "{message}");
+            assert!(!message.contains("s3cret"), "{message}");
+        }
+        assert!(connection_info("redis://127.0.0.1:6379/0").is_ok());
     }
 }

@@ -89,6 +89,10 @@ pub enum Error {
     #[error("Redis keys of the filter hold another type of value than bloomkit writes there (WRONGTYPE), written by someone else: {}", describe_keys(.0))]
     WrongType(Vec<(String, String)>),
 
+    /// The Redis URL does not parse (the URL itself is not repeated: it may hold a password).
+    #[error("invalid Redis URL ({0}); expected redis://[USER:PASSWORD@]HOST[:PORT][/DB], rediss://… or redis+unix:///PATH")]
+    InvalidUrl(String),
+
     /// The filter name cannot be used (empty, or contains `{` or `}`, which would break the
     /// hash tags that spread segments over a cluster).
     #[error("invalid filter name {0:?}: must be non-empty and contain no '{{' or '}}'")]
