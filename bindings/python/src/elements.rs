@@ -146,6 +146,19 @@ pub fn with_key<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResu
 /// Batch methods take elements from their iterable this many at a time.
 pub const CHUNK: usize = 4096;
 
+/// How many answers to make room for at first: the length of a `list` or `tuple`, which is
+/// theirs, and at most one chunk's for other iterables, whose `__len__` may say anything.
+pub fn answers_hint(iterable: &Bound<'_, PyAny>) -> usize {
+    let exact =
+        iterable.is_exact_instance_of::<PyList>() || iterable.is_exact_instance_of::<PyTuple>();
+    let len = iterable.len().unwrap_or(0);
+    if exact {
+        len
+    } else {
+        len.min(CHUNK)
+    }
+}
+
 /// Calls `f` without the GIL on the keys of each chunk of up to [`CHUNK`] elements of
 /// `iterable` (any iterable: list, tuple, generator, ...). A chunk is checked completely
 /// before `f` sees it; an element that is refused stops the iteration there, after the chunks

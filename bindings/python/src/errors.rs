@@ -1,6 +1,7 @@
 //! bloomkit's errors as Python exceptions, keeping the Rust error's message.
 //!
-//! - bad parameters, corrupt or foreign data, incompatible filters: `ValueError`;
+//! - bad parameters (a Redis URL or filter name among them), corrupt or foreign data,
+//!   incompatible filters: `ValueError`;
 //! - files: `OSError` with the operating system's `errno` (so `FileNotFoundError` and friends);
 //! - a removal of an element that is not there: `KeyError`, as `set.remove`;
 //! - an operation the kind does not have: `TypeError`;
@@ -44,7 +45,7 @@ pub fn redis(e: bloomkit_redis::Error) -> PyErr {
     use bloomkit_redis::Error as E;
     match e {
         E::Core(core_error) => core(core_error),
-        E::InvalidName(_) => PyValueError::new_err(e.to_string()),
+        E::InvalidName(_) | E::InvalidUrl(_) => PyValueError::new_err(e.to_string()),
         other => RedisError::new_err(other.to_string()),
     }
 }

@@ -4,7 +4,9 @@
 
 use crate::arguments::{BytesLike, Whole};
 use crate::dleft::PyDLeftCountingFilter;
-use crate::elements::{bool_list, for_each_hashed, for_each_key_chunk, with_key, Element};
+use crate::elements::{
+    answers_hint, bool_list, for_each_hashed, for_each_key_chunk, with_key, Element,
+};
 use crate::errors;
 use crate::guarded::Guarded;
 use crate::mapped::MappedFilter;
@@ -537,7 +539,7 @@ impl Filter {
     fn contains_many<'py>(&self, elements: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let py = elements.py();
         let store = &self.store;
-        let mut out = Vec::with_capacity(elements.len().unwrap_or(0));
+        let mut out = Vec::with_capacity(answers_hint(elements));
         match store.hasher(py) {
             Some(Hasher::Classic(spec)) => for_each_hashed(
                 elements,
@@ -867,15 +869,32 @@ pub(crate) fn sized<T: Into<AnyFilter>>(
 }
 
 /// A `MemoryError` (before anything is allocated) when a filter of `class` for `capacity`
-/// elements at `fpp` needs more memory than the machine has available. The need counted is a
-/// classic filter's bits of that design (4 bits each for a counting filter): the other kinds
-/// use about as many or more. Parameters the library refuses are left to it.
+/// elements at `fpp` needs more memory than the machine has available. The need counted is
+/// the library's own sizing of that kind where it has one (windows, d-left), else a classic
+/// filter's bits of that design (4 bits each for a counting filter; the blocked kinds use up to
+/// 1.1× as many). Parameters the library refuses are left to it. Time windows are checked by
+/// [`ensure_fits_bytes`] with their generations.
 pub(crate) fn ensure_fits(class: Class, capacity: u64, fpp: f64) -> PyResult<()> {
-    let Ok(params) = bloomkit::math::params_for(capacity, fpp) else {
-        return Ok(());
+    let planned = match class {
+        Class::CountWindow => bloomkit::window::sizing::blocked_age_partitioned_for(capacity, fpp)
+            .map(|shape| shape.blocks.saturating_mul(64)),
+        Class::DLeft => {
+            bloomkit::math::DLeftParams::for_capacity(capacity, fpp).map(|d| d.bits().div_ceil(8))
+        }
+        _ => bloomkit::math::params_for(capacity, fpp).map(|params| {
+            let per_bit = if class == Class::Counting { 4 } else { 1 };
+            params.bits.div_ceil(8).saturating_mul(per_bit)
+        }),
     };
-    let per_bit = if class == Class::Counting { 4 } else { 1 };
-    let bytes = params.bits.div_ceil(8).saturating_mul(per_bit);
+    match planned {
+        Ok(bytes) => ensure_fits_bytes(class, capacity, fpp, bytes),
+        Err(_) => Ok(()),
+    }
+}
+
+/// A `MemoryError` when `bytes`, what a filter of `class` for `capacity` elements at `fpp`
+/// holds, is more than the machine has available.
+pub(crate) fn ensure_fits_bytes(class: Class, capacity: u64, fpp: f64, bytes: u64) -> PyResult<()> {
     crate::memory::ensure_fits(bytes, || {
         format!("a {} for {capacity} elements at fpp {fpp}", class.name())
     })

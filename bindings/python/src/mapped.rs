@@ -11,7 +11,7 @@
 //! another process renames a new file over it) reads an inotify queue instead of a `stat` of
 //! the path where it can (`bloomkit::path_watch`).
 
-use crate::elements::{for_each_chunk, with_key, Element};
+use crate::elements::{answers_hint, for_each_chunk, with_key, Element};
 use crate::errors;
 use bloomkit::mmap::MappedFilter as RustMappedFilter;
 use bloomkit::path_watch::PathWatch;
@@ -204,7 +204,7 @@ impl MappedFilter {
 
     /// Tests every element of any iterable without the GIL; a list of bools.
     fn contains_many(&self, elements: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-        let mut answers = Vec::with_capacity(elements.len().unwrap_or(0));
+        let mut answers = Vec::with_capacity(answers_hint(elements));
         for_each_chunk(elements, |keys| {
             let start = answers.len();
             answers.resize(start + keys.len(), false);

@@ -17,16 +17,15 @@ use std::time::Duration;
 
 type RedisResult<T> = bloomkit_redis::Result<T>;
 
-/// The connection options of a `timeout` in seconds (`ValueError` unless positive).
+/// The connection options of a `timeout` in seconds (`ValueError` unless it is at least a
+/// millisecond and a duration Rust can hold).
 fn options(timeout: f64) -> PyResult<Options> {
-    if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(PyValueError::new_err(format!(
-            "timeout must be a positive number of seconds, got {timeout}"
-        )));
+    match Duration::try_from_secs_f64(timeout) {
+        Ok(timeout) if timeout >= Duration::from_millis(1) => Ok(Options { timeout }),
+        _ => Err(PyValueError::new_err(format!(
+            "timeout must be a number of seconds of at least 0.001, got {timeout}"
+        ))),
     }
-    Ok(Options {
-        timeout: Duration::from_secs_f64(timeout),
-    })
 }
 
 /// Both of capacity and fpp (create, or open if identical), or neither (open).
@@ -221,7 +220,7 @@ impl SharedFilter {
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(self.estimated_len(py)?.max(0.0).round() as usize)
+        Ok(crate::filters::len_of(self.estimated_len(py)?))
     }
 
     /// Removes every element; the filter stays (not a `ScalableRedisFilter` or a

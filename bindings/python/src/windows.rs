@@ -117,8 +117,10 @@ impl PyTimeWindowFilter {
     ) -> PyResult<PyClassInitializer<Self>> {
         let window = seconds("window", window)?;
         let capacity = capacity.positive("capacity")?;
-        crate::filters::ensure_fits(Class::TimeWindow, capacity, fpp)?;
         let generations = generations_or_default(generations, capacity)?;
+        if let Ok(bytes) = TimeWindowFilter::planned_bytes(window, generations, capacity, fpp) {
+            crate::filters::ensure_fits_bytes(Class::TimeWindow, capacity, fpp, bytes)?;
+        }
         let f = TimeWindowFilter::new(window, generations, capacity, fpp).map_err(errors::core)?;
         Ok(
             new_filter(Class::TimeWindow, f.into(), Some(Design { capacity, fpp }))?

@@ -409,6 +409,15 @@ def test_a_filter_larger_than_the_available_memory_is_refused_before_allocating(
     for make in too_large:
         with pytest.raises(MemoryError, match="more than this machine has available"):
             make()
+    # Kinds that need about twice a classic filter's bits are counted by their own sizing:
+    # each of these would hold 150-180 MB, though a classic filter of the design takes 84 MB.
+    for make in [
+        lambda: bloomkit.TimeWindowFilter(60, 70_000_000, 0.01),
+        lambda: bloomkit.CountWindowFilter(70_000_000, 0.01),
+        lambda: bloomkit.DLeftCountingFilter(70_000_000, 0.01),
+    ]:
+        with pytest.raises(MemoryError, match="more than this machine has available"):
+            make()
     assert bloomkit.BloomFilter(10**6, 0.01).bits < 8 * (100 << 20)  # what fits is made
     assert bloomkit.BloomFilter.with_params(8 * (90 << 20), 3).bits == 8 * (90 << 20)
     monkeypatch.setenv("BLOOMKIT_MEM_AVAILABLE", "lots")
@@ -427,3 +436,32 @@ def test_a_saturated_filter_has_a_length_and_a_repr(kind):
     g = bloomkit.BloomFilter.with_params(64, 1)
     g.add_many(range(10_000))
     assert len(g) == sys.maxsize and len(copy.copy(g)) == sys.maxsize
+
+
+class LyingLength:
+    """An iterable whose `__len__` claims far more elements than it yields."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self):
+        return 10**12
+
+
+def test_batches_trust_the_elements_not_a_claimed_length(tmp_path):
+    # A `__len__` is only a hint: room for a terabyte of answers would abort the interpreter.
+    kinds = [bloomkit.BloomFilter(100, 0.01), bloomkit.BlockedBloomFilter(100, 0.01),
+             bloomkit.CountingBloomFilter(100, 0.01), bloomkit.ScalableBloomFilter(100, 0.01)]
+    for f in kinds:
+        f.add("a")
+        assert f.contains_many(LyingLength(["a", "b"])) == [True, False], f
+        f.add_many(LyingLength(["c"]))
+        assert "c" in f
+    path = tmp_path / "m.bloom"
+    bloomkit.BloomFilter(100, 0.01).save(path)
+    with bloomkit.BloomFilter.open_mmap(path, writable=True) as m:
+        m.add("a")
+        assert m.contains_many(LyingLength(["a", "b"])) == [True, False]

@@ -130,6 +130,36 @@ def test_integer_arguments_are_refused_naming_them_before_connecting():
             make()
 
 
+def test_bad_urls_timeouts_and_windows_are_value_errors():
+    for url in ["http://x", "not a url", "redis://127.0.0.1:6379/NAME", "redis://:pw@h:port/"]:
+        with pytest.raises(ValueError, match="invalid Redis URL") as e:
+            RedisFilter(url, "x", 100, 0.01)
+        assert "pw@" not in str(e.value)
+    # Nothing listens on port 1: these are refused before connecting.
+    for timeout in [2e19, 1e-12, 0.0, -1.0, float("nan"), float("inf")]:
+        with pytest.raises(ValueError, match="timeout must be a number of seconds"):
+            RedisFilter("redis://127.0.0.1:1/", "x", 100, 0.01, timeout=timeout)
+    with pytest.raises(ValueError, match="at most 100 years"):
+        bloomkit.TimeWindowFilter(1e18, 100, 0.01)
+
+
+def test_a_window_longer_than_a_century_is_refused(redis_url):
+    with pytest.raises(ValueError, match="at most 100 years"):
+        TimeWindowRedisFilter(redis_url, name(), 1.8e16, 100, 0.01)
+
+
+def test_saturated_filters_have_a_length(redis_url):
+    # Every bit set: the estimate is infinite, the length the largest a `len` can be.
+    f = RedisFilter(redis_url, name(), 1, 0.5)
+    f.add_many(range(20_000))
+    assert f.estimated_len() == float("inf")
+    assert len(f) == sys.maxsize
+    w = TimeWindowRedisFilter(redis_url, name(), 60, 1, 0.5)
+    w.add_many(range(1000))
+    assert w.estimated_len() == float("inf")
+    assert len(w) == sys.maxsize
+
+
 def test_another_kind_under_the_name_is_refused(redis_url):
     key = name()
     RedisFilter(redis_url, key, 1000, 0.01).add("x")
