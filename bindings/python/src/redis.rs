@@ -379,7 +379,9 @@ impl PyScalableRedisFilter {
 /// A filter of what was added within the last `window` seconds, kept in Redis as generations
 /// that Redis expires by itself (the CLI's `--window` on `redis://HOST:PORT/NAME`). Created
 /// with `window`, `capacity` (insertions per window) and `fpp`, and `generations` (default:
-/// 30, or `capacity` if smaller, as the CLI); opened with none of them.
+/// 30, or `capacity` if smaller, as the CLI); opened with none of them. Each generation is
+/// sized for `capacity / generations` insertions (an even rate): a burst beyond that within
+/// one generation raises the FPR.
 #[pyclass(name = "TimeWindowRedisFilter", module = "bloomkit.redis", extends = SharedFilter, frozen)]
 pub struct PyTimeWindowRedisFilter;
 

@@ -86,7 +86,10 @@ pub(crate) fn generations_or_default(given: Option<Whole>, capacity: u64) -> PyR
 }
 
 /// A filter of what was added within the last `window` seconds: generations of blocked
-/// filters by the system clock, `capacity` insertions per window at FPR `fpp`.
+/// filters by the system clock, `capacity` insertions per window at FPR `fpp`. Each generation
+/// (`window / generations` seconds) is sized for `capacity / generations` of them, an even
+/// rate: a burst beyond that in one generation raises the FPR, so give the capacity as
+/// `generations` times the most one generation may receive.
 #[pyclass(name = "TimeWindowFilter", module = "bloomkit", extends = Filter, frozen)]
 pub struct PyTimeWindowFilter;
 

@@ -141,7 +141,11 @@ class CountWindowFilter(Filter):
     def inserted(self) -> int: ...
 
 class TimeWindowFilter(Filter):
-    """What was added within the last ``window`` seconds (system clock)."""
+    """What was added within the last ``window`` seconds (system clock).
+
+    Each of the ``generations`` is sized for ``capacity / generations`` insertions (an even
+    rate): a burst beyond that within one generation raises the FPR.
+    """
 
     def __init__(
         self, window: float, capacity: int, fpp: float, generations: Optional[int] = ...
@@ -267,7 +271,11 @@ class ScalableRedisFilter(SharedFilter):
     ) -> None: ...
 
 class TimeWindowRedisFilter(SharedFilter):
-    """What was added within the last ``window`` seconds, in generations Redis expires."""
+    """What was added within the last ``window`` seconds, in generations Redis expires.
+
+    Each of the ``generations`` is sized for ``capacity / generations`` insertions (an even
+    rate): a burst beyond that within one generation raises the FPR.
+    """
 
     def __init__(
         self,

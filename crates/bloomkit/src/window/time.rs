@@ -110,7 +110,8 @@ pub struct Generation {
 impl TimeWindowFilter {
     /// A filter that remembers what was inserted within `window`, cut into `generations`
     /// generations, for `capacity` insertions per window at FPR `fpp`; XXH3 hashing, the
-    /// system clock.
+    /// system clock. Each generation is sized for `capacity / generations` insertions (an
+    /// even rate): a burst beyond that within one generation raises the FPR.
     pub fn new(window: Duration, generations: u32, capacity: u64, fpp: f64) -> Result<Self> {
         Self::with_hashing(window, generations, capacity, fpp, Hashing::Xxh3)
     }
