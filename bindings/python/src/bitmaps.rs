@@ -212,6 +212,13 @@ macro_rules! bitmap_class {
                 Ok(())
             }
 
+            /// Whether `other` is a bitmap of this class with the same range and integers,
+            /// whatever their forms (a copy or an unpickled one equals its original). Bitmaps
+            /// change as integers are added, so, like `set`, they are not hashable.
+            fn __eq__(&self, other: PyRef<'_, Self>) -> PyResult<bool> {
+                Ok(self.get()? == other.get()?)
+            }
+
             fn __copy__(&self) -> Self {
                 $class { inner: self.inner.clone() }
             }

@@ -93,6 +93,28 @@ def test_files_bytes_and_pickling(tmp_path):
         bloomkit.BloomFilter.load(tmp_path / "b.bloom")
 
 
+def test_bitmaps_compare_as_sets_and_are_not_hashable():
+    dense = bloomkit.Bitmap(0, 10**6, form="dense")
+    roaring = bloomkit.Bitmap(0, 10**6, form="roaring")
+    for b in (dense, roaring):
+        b.add_many([3, 30, 300])
+    assert dense == roaring and dense == copy.copy(dense) == pickle.loads(pickle.dumps(dense))
+    roaring.add(4)
+    assert dense != roaring
+    assert bloomkit.Bitmap(0, 10) != bloomkit.Bitmap(0, 11)
+    assert bloomkit.Bitmap(0, 10) != bloomkit.TwoBitMap(0, 10)
+    assert bloomkit.Bitmap(0, 10) != {1}
+    m = bloomkit.TwoBitMap(0, 10)
+    m.add_many([1, 1, 2])
+    assert m == pickle.loads(pickle.dumps(m)) == copy.deepcopy(m)
+    n = copy.copy(m)
+    n.add(2)
+    assert m != n  # 2 seen twice in n, once in m
+    for b in (dense, m):
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(b)
+
+
 def test_bad_input(tmp_path):
     with pytest.raises(ValueError, match="empty"):
         bloomkit.Bitmap(10, 10)

@@ -148,7 +148,8 @@ fn store_width(range: KeyRange) -> u64 {
 /// module docs).
 ///
 /// Integers are given and returned as `i128` (any `i64` and any `u64`); one outside the range
-/// is an [`Error::OutOfRange`] and changes nothing.
+/// is an [`Error::OutOfRange`] and changes nothing. Bitmaps are equal when they hold the same
+/// integers of the same range, whatever their forms.
 #[derive(Clone, PartialEq)]
 pub struct Bitmap {
     range: KeyRange,
@@ -409,6 +410,35 @@ mod tests {
             Bitmap::with_form(range, BitmapForm::Dense).unwrap(),
             Bitmap::with_form(range, BitmapForm::Roaring).unwrap(),
         ]
+    }
+
+    #[test]
+    fn bitmaps_are_equal_by_range_and_integers_whatever_their_forms() {
+        let range = KeyRange::new(0, 100_000).unwrap();
+        let [mut dense, mut roaring] = both(range);
+        assert!(dense == roaring);
+        for v in [3u32, 64, 99_999] {
+            dense.insert(v).unwrap();
+            roaring.insert(v).unwrap();
+        }
+        assert!(dense == roaring && roaring == dense);
+        assert!(dense == dense.clone());
+        roaring.insert(7u32).unwrap();
+        assert!(dense != roaring);
+        dense.insert(8u32).unwrap();
+        assert!(dense != roaring, "same length, other integers");
+        let [other_range, _] = both(KeyRange::new(0, 100_001).unwrap());
+        assert!(other_range != Bitmap::with_form(range, BitmapForm::Dense).unwrap());
+
+        let mut a = TwoBitMap::with_form(range, BitmapForm::Dense).unwrap();
+        let mut b = TwoBitMap::with_form(range, BitmapForm::Roaring).unwrap();
+        for v in [5u32, 9, 5] {
+            a.insert(v).unwrap();
+            b.insert(v).unwrap();
+        }
+        assert!(a == b);
+        b.insert(9u32).unwrap();
+        assert!(a != b, "9 seen twice in one, once in the other");
     }
 
     #[test]

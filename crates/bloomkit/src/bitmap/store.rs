@@ -11,13 +11,24 @@ use roaring::RoaringTreemap;
 /// containers (about 90 bytes each) stay a few hundred KiB however spread the indices are.
 const MERGE_SLICE: usize = 1 << 13;
 
-/// A set of indices `0..width`.
-#[derive(Clone, PartialEq)]
+/// A set of indices `0..width`. Two stores are equal when they hold the same indices, whatever
+/// their forms.
+#[derive(Clone)]
 pub(crate) enum Store {
     /// One bit per index, with the number of bits set.
     Dense { bits: BitVec, ones: u64 },
     /// Roaring containers: memory follows the indices present.
     Roaring(RoaringTreemap),
+}
+
+impl PartialEq for Store {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Store::Dense { bits: a, .. }, Store::Dense { bits: b, .. }) => a == b,
+            (Store::Roaring(a), Store::Roaring(b)) => a == b,
+            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+        }
+    }
 }
 
 impl std::fmt::Debug for Store {

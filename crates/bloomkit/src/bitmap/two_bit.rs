@@ -39,6 +39,9 @@ pub enum Seen {
 /// assert_eq!(m.len(), 3);
 /// # Ok::<(), bloomkit::Error>(())
 /// ```
+///
+/// Two maps are equal when they have the same range and the same integers seen once and more
+/// than once, whatever their forms.
 #[derive(Clone, PartialEq)]
 pub struct TwoBitMap {
     range: KeyRange,
