@@ -1097,7 +1097,10 @@ pub struct PyScalableBloomFilter;
 #[pymethods]
 impl PyScalableBloomFilter {
     #[new]
-    #[pyo3(signature = (initial_capacity, fpp, growth = Whole::from(2), tightening = 0.5, max_layers = None, max_capacity = None))]
+    #[pyo3(
+        signature = (initial_capacity, fpp, growth = Whole::from(2), tightening = 0.5, max_layers = None, max_capacity = None),
+        text_signature = "(initial_capacity, fpp, growth=2, tightening=0.5, max_layers=None, max_capacity=None)"
+    )]
     fn new(
         initial_capacity: Whole,
         fpp: f64,

@@ -346,7 +346,10 @@ pub struct PyScalableRedisFilter;
 #[pymethods]
 impl PyScalableRedisFilter {
     #[new]
-    #[pyo3(signature = (url, name, capacity = None, fpp = None, growth = Whole::from(2), tightening = 0.5, timeout = 5.0))]
+    #[pyo3(
+        signature = (url, name, capacity = None, fpp = None, growth = Whole::from(2), tightening = 0.5, timeout = 5.0),
+        text_signature = "(url, name, capacity=None, fpp=None, growth=2, tightening=0.5, timeout=5.0)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,

@@ -70,3 +70,25 @@ def test_the_package_exports_the_module_names():
     for name in bloomkit.__all__:
         assert getattr(bloomkit, name) is getattr(native, name)
     assert (pathlib.Path(bloomkit.__file__).parent / "py.typed").exists()
+
+
+def test_signatures_show_real_defaults():
+    # A default the binding cannot print shows as `...` in help() and inspect.
+    import bloomkit.redis
+
+    checked = 0
+    for module in (native, bloomkit.redis):
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, Exception):
+                continue
+            for attr in [cls, *vars(cls).values()]:
+                try:
+                    signature = inspect.signature(attr)
+                except (TypeError, ValueError):
+                    continue
+                checked += 1
+                for p in signature.parameters.values():
+                    assert p.default is not Ellipsis, f"{name}: {p.name} shows no default"
+    assert checked > 50
+    growth = inspect.signature(bloomkit.ScalableBloomFilter).parameters["growth"]
+    assert growth.default == 2
