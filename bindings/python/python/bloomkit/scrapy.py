@@ -161,11 +161,11 @@ class BloomDupeFilter(BaseDupeFilter):
         key = settings.get("BLOOMKIT_DUPEFILTER_REDIS_KEY", "%(spider)s-dupefilter")
         return cls(
             fingerprinter=crawler.request_fingerprinter,
-            capacity=settings.getint("BLOOMKIT_DUPEFILTER_CAPACITY", 1_000_000),
-            fpp=settings.getfloat("BLOOMKIT_DUPEFILTER_FPP", 0.0001),
+            capacity=_number(settings, "getint", "BLOOMKIT_DUPEFILTER_CAPACITY", 1_000_000),
+            fpp=_number(settings, "getfloat", "BLOOMKIT_DUPEFILTER_FPP", 0.0001),
             kind=settings.get("BLOOMKIT_DUPEFILTER_KIND", "blocked"),
             path=path,
-            save_interval=settings.getfloat("BLOOMKIT_DUPEFILTER_SAVE_INTERVAL", 60.0),
+            save_interval=_number(settings, "getfloat", "BLOOMKIT_DUPEFILTER_SAVE_INTERVAL", 60.0),
             redis_url=settings.get("BLOOMKIT_DUPEFILTER_REDIS_URL"),
             redis_key=key % {"spider": spider_name},
             debug=settings.getbool("DUPEFILTER_DEBUG"),
@@ -227,6 +227,16 @@ class BloomDupeFilter(BaseDupeFilter):
         stats = self.stats or getattr(getattr(spider, "crawler", None), "stats", None)
         if stats is not None:
             stats.inc_value("dupefilter/filtered")
+
+
+def _number(settings, getter: str, name: str, default):
+    """A numeric setting through Scrapy's `getint`/`getfloat`; a `ValueError` naming the setting
+    when its value is not a number of that type (`"1e6"` for an integer, say)."""
+    try:
+        return getattr(settings, getter)(name, default)
+    except (TypeError, ValueError):
+        kind = "a whole number" if getter == "getint" else "a number"
+        raise ValueError(f"{name} must be {kind}, got {settings.get(name)!r}") from None
 
 
 def _check_settings(capacity, fpp, kind, save_interval) -> None:
