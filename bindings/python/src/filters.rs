@@ -696,7 +696,7 @@ impl Filter {
         let params = self.store.params(py);
         let mut s = format!("{}(", self.class.name());
         if let (Some(n), Some(p)) = (self.capacity(py), self.fpp(py)) {
-            s += &format!("capacity={n}, fpp={p}, ");
+            s += &format!("capacity={n}, fpp={p:?}, ");
         }
         let estimate = self.estimated_len(py);
         s += &format!("bits={}, hashes={}, ", params.bits, params.hashes);
@@ -896,7 +896,7 @@ pub(crate) fn ensure_fits(class: Class, capacity: u64, fpp: f64) -> PyResult<()>
 /// holds, is more than the machine has available.
 pub(crate) fn ensure_fits_bytes(class: Class, capacity: u64, fpp: f64, bytes: u64) -> PyResult<()> {
     crate::memory::ensure_fits(bytes, || {
-        format!("a {} for {capacity} elements at fpp {fpp}", class.name())
+        format!("a {} for {capacity} elements at fpp {fpp:?}", class.name())
     })
 }
 
@@ -958,7 +958,7 @@ with_hot_methods! {
         let capacity = capacity.positive("capacity")?;
         let spec = Spec::preset(self::preset(preset)?, capacity, fpp).map_err(errors::core)?;
         crate::memory::ensure_fits(spec.bits().div_ceil(8), || {
-            format!("a BloomFilter for {capacity} elements at fpp {fpp}")
+            format!("a BloomFilter for {capacity} elements at fpp {fpp:?}")
         })?;
         let f = BloomFilter::from_spec(spec).map_err(errors::core)?;
         Ok(

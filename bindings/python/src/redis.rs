@@ -23,7 +23,7 @@ fn options(timeout: f64) -> PyResult<Options> {
     match Duration::try_from_secs_f64(timeout) {
         Ok(timeout) if timeout >= Duration::from_millis(1) => Ok(Options { timeout }),
         _ => Err(PyValueError::new_err(format!(
-            "timeout must be a number of seconds of at least 0.001, got {timeout}"
+            "timeout must be a number of seconds of at least 0.001, got {timeout:?}"
         ))),
     }
 }

@@ -71,7 +71,7 @@ pub(crate) fn seconds(name: &str, value: f64) -> PyResult<Duration> {
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
             PyValueError::new_err(format!(
-                "{name} must be a positive number of seconds, got {value}"
+                "{name} must be a positive number of seconds, got {value:?}"
             ))
         })
 }

@@ -16,7 +16,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// The target false-positive probability is not a number in the open interval (0, 1).
-    #[error("false-positive probability must be in the open interval (0, 1), got {0}")]
+    #[error("false-positive probability must be in the open interval (0, 1), got {0:?}")]
     InvalidFpp(f64),
 
     /// A filter must have at least one bit.

@@ -731,7 +731,7 @@ impl DLeftParams {
         if need > f64::from(max_r) {
             return Err(Error::InvalidParameters(format!(
                 "a d-left filter stores at most {max_r}-bit fingerprint remainders, enough for a \
-                 false-positive probability of about {:.1e}, not {p}",
+                 false-positive probability of about {:.1e}, not {p:?}",
                 n as f64 / (buckets as f64 * 2f64.powi(max_r as i32))
             )));
         }
