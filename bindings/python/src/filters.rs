@@ -696,7 +696,13 @@ impl Filter {
         let params = self.store.params(py);
         let mut s = format!("{}(", self.class.name());
         if let (Some(n), Some(p)) = (self.capacity(py), self.fpp(py)) {
-            s += &format!("capacity={n}, fpp={p:?}, ");
+            // A count window's design is its window (the argument it was made with).
+            let name = if self.class == Class::CountWindow {
+                "window"
+            } else {
+                "capacity"
+            };
+            s += &format!("{name}={n}, fpp={p:?}, ");
         }
         let estimate = self.estimated_len(py);
         s += &format!("bits={}, hashes={}, ", params.bits, params.hashes);

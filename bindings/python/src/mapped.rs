@@ -94,7 +94,7 @@ impl MappedFilter {
             Ok(())
         } else {
             Err(PyTypeError::new_err(
-                "this filter was mapped read-only: open it with open_mmap(path, writable=True) to add",
+                "this filter was mapped read-only: open it with open_mmap(path, writable=True) to change or flush it",
             ))
         }
     }

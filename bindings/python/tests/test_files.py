@@ -291,6 +291,20 @@ class _Restore:
         return (bloomkit._bloomkit._restore, ("BloomFilter", self.data))
 
 
+def test_kinds_that_cannot_be_mapped_say_so(tmp_path):
+    # A valid file of another kind is not "corrupt": the error names the kind and what to do.
+    for name, f in [("counting", bloomkit.CountingBloomFilter(100, 0.01)),
+                    ("scalable", bloomkit.ScalableBloomFilter(100, 0.01)),
+                    ("d-left", bloomkit.DLeftCountingFilter(100, 0.01))]:
+        path = tmp_path / f"{name}.bloom"
+        f.save(path)
+        for writable in (False, True):
+            with pytest.raises(ValueError, match="cannot be memory-mapped.*load it") as e:
+                bloomkit.BloomFilter.open_mmap(path, writable=writable)
+            assert "corrupt" not in str(e.value)
+        assert type(bloomkit.load(path)) is type(f)
+
+
 @pytest.mark.parametrize("kind", [bloomkit.BloomFilter, bloomkit.BlockedBloomFilter])
 def test_memory_mapped_read_only_and_read_write(tmp_path, kind):
     path = tmp_path / "mapped.bloom"

@@ -465,3 +465,14 @@ def test_batches_trust_the_elements_not_a_claimed_length(tmp_path):
     with bloomkit.BloomFilter.open_mmap(path, writable=True) as m:
         m.add("a")
         assert m.contains_many(LyingLength(["a", "b"])) == [True, False]
+
+
+def test_reprs_name_the_arguments_and_print_floats_briefly():
+    assert repr(bloomkit.BloomFilter(10, 1e-300)).startswith("BloomFilter(capacity=10, fpp=1e-300, ")
+    assert repr(bloomkit.CountWindowFilter(1000, 0.01)).startswith(
+        "CountWindowFilter(window=1000, fpp=0.01, ")
+    with pytest.raises(ValueError, match="not 1e-300$"):
+        bloomkit.DLeftCountingFilter(10, 1e-300)
+    with pytest.raises(ValueError, match="less than the initial capacity"):
+        bloomkit.ScalableBloomFilter(10, 0.01, max_capacity=5)
+

@@ -231,11 +231,10 @@ impl MappedFilter {
                 self.path = BlockPath::for_cells::<AtomicBlock>(spec.layout(), spec.hashing());
                 MappedKind::Blocked(spec)
             }
-            _ => {
-                return Err(corrupt(
-                    "only classic and blocked filters can be memory-mapped",
-                ))
+            _ if matches!(header.kind, Kind::Classic | Kind::Blocked) => {
+                return Err(corrupt("the header's sizing does not match its kind"))
             }
+            _ => return Err(crate::codec::native::not_mappable(header.kind)),
         };
         Ok(())
     }

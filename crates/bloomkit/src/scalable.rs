@@ -89,7 +89,7 @@ impl ScalableConfig {
         }
         if !(self.tightening > 0.0 && self.tightening < 1.0) {
             return Err(Error::InvalidParameters(format!(
-                "tightening ratio must be in (0, 1), got {}",
+                "tightening ratio must be in (0, 1), got {:?}",
                 self.tightening
             )));
         }
@@ -97,6 +97,13 @@ impl ScalableConfig {
             return Err(Error::InvalidParameters(
                 "max_layers must be at least 1".into(),
             ));
+        }
+        if let Some(max) = self.max_capacity.filter(|&max| max < self.initial_capacity) {
+            return Err(Error::InvalidParameters(format!(
+                "max_capacity {max} is less than the initial capacity {}: not even the first \
+                 layer fits",
+                self.initial_capacity
+            )));
         }
         Ok(())
     }

@@ -196,6 +196,16 @@ fn bad_configs_are_refused() {
         bad(|c| c.max_layers = Some(0)),
         Error::InvalidParameters(_)
     ));
+    let too_small = bad(|c| c.max_capacity = Some(99));
+    assert!(
+        too_small
+            .to_string()
+            .contains("less than the initial capacity"),
+        "{too_small}"
+    );
+    let mut exact = ScalableConfig::new(100, 0.01);
+    exact.max_capacity = Some(100);
+    assert!(ScalableBloomFilter::with_config(exact).is_ok());
 }
 
 #[test]

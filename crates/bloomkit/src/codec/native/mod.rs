@@ -465,13 +465,10 @@ pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Res
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
     if bitmap::is_bitmap_kind(fixed.kind) {
-        return Err(r.corrupt(format!(
-            "a {} file has no layer table (only classic and blocked filters can be memory-mapped as filters; a dense bitmap maps as bitmap::MappedBitmap)",
-            fixed.kind
-        )));
+        return Err(not_mappable(fixed.kind));
     }
     if fixed.kind == Kind::DLeft {
-        return Err(r.corrupt("only classic and blocked filters can be memory-mapped"));
+        return Err(not_mappable(fixed.kind));
     }
     let scheme = scheme_of(&fixed, &r)?;
     let width = check_fixed(&fixed, file_len, &r)?;
@@ -680,6 +677,19 @@ fn words_of(bytes: &[u8], e: &LayerEntry) -> Vec<u64> {
 }
 
 /// A payload the filter refuses, reported as a corrupt file.
+/// The error for a valid file of a kind that cannot be memory-mapped as a filter.
+pub(crate) fn not_mappable(kind: Kind) -> Error {
+    let hint = if bitmap::is_bitmap_kind(kind) {
+        "; a dense bitmap maps as bitmap::MappedBitmap"
+    } else {
+        ""
+    };
+    Error::InvalidParameters(format!(
+        "a {kind} filter file cannot be memory-mapped: only classic and blocked filters can (load it \
+         into memory instead{hint})"
+    ))
+}
+
 fn corrupt(e: Error) -> Error {
     Error::Corrupt {
         format: FORMAT,
