@@ -251,6 +251,19 @@ def test_a_blocked_filter_file_is_shared_in_place(tmp_path):
     bloomkit.load(path)  # sealed: the checksum verifies
 
 
+@pytest.mark.parametrize("kind", ["blocked", "classic", "scalable"])
+def test_a_file_made_smaller_than_the_capacity_setting_is_named_in_a_warning(tmp_path, caplog, kind):
+    path = str(tmp_path / "small.bloom")
+    settings = {"BLOOMKIT_DUPEFILTER_PATH": path, "BLOOMKIT_DUPEFILTER_KIND": kind,
+                "BLOOMKIT_DUPEFILTER_CAPACITY": 1000}
+    BloomDupeFilter.from_crawler(get_crawler(settings_dict=settings)).close("finished")
+    assert "fewer than BLOOMKIT_DUPEFILTER_CAPACITY" not in caplog.text
+    settings["BLOOMKIT_DUPEFILTER_CAPACITY"] = 10**6
+    BloomDupeFilter.from_crawler(get_crawler(settings_dict=settings)).close("finished")
+    warned = "was made for 1000 requests, fewer than BLOOMKIT_DUPEFILTER_CAPACITY" in caplog.text
+    assert warned == (kind != "scalable")  # a scalable filter grows by itself
+
+
 def test_the_filter_is_saved_at_the_interval_while_crawling(tmp_path):
     path = tmp_path / "interval.bloom"
     crawler = get_crawler(settings_dict={

@@ -118,6 +118,7 @@ class BloomDupeFilter(BaseDupeFilter):
             if os.path.exists(path):
                 self.filter = bloomkit.load(path)
                 logger.info("Resuming with %d requests seen before, from %s", len(self.filter), path)
+                _warn_if_smaller(path, self.filter, capacity)
             else:
                 self.filter = _LOCAL_KINDS[kind](capacity, fpp)
         else:
@@ -131,6 +132,7 @@ class BloomDupeFilter(BaseDupeFilter):
             self.filter = bloomkit.BloomFilter.open_mmap(path, writable=True)
             logger.info("Sharing %s (%s, about %d requests seen before)", path,
                         self.filter.kind, len(self.filter))
+            _warn_if_smaller(path, self.filter, capacity)
 
     def _lock_whole_file(self, path: str) -> None:
         """Makes this process the only user of a scalable filter's file (the lock goes with the
@@ -237,6 +239,20 @@ def _number(settings, getter: str, name: str, default):
     except (TypeError, ValueError):
         kind = "a whole number" if getter == "getint" else "a number"
         raise ValueError(f"{name} must be {kind}, got {settings.get(name)!r}") from None
+
+
+def _warn_if_smaller(path: str, existing, capacity: int) -> None:
+    """Warns when a filter file made earlier holds fewer requests than the capacity setting asks
+    for now: a file keeps the size it was made with (a scalable one grows by itself)."""
+    if isinstance(existing, bloomkit.ScalableBloomFilter):
+        return
+    made_for = existing.capacity
+    if made_for is not None and made_for < capacity:
+        logger.warning(
+            "%s was made for %d requests, fewer than BLOOMKIT_DUPEFILTER_CAPACITY (%d): a filter "
+            "file keeps its size, and its false-positive rate rises past %d requests (remove the "
+            "file to start over with the new capacity, or use the scalable kind)",
+            path, made_for, capacity, made_for)
 
 
 def _check_settings(capacity, fpp, kind, save_interval) -> None:
