@@ -37,7 +37,7 @@ pub enum Error {
     },
 
     /// The requested size does not fit this platform or the chosen format's limits.
-    #[error("a filter of {bits} bits is too large: {limit}")]
+    #[error("a filter of {} bits is too large: {limit}", bit_count(*.bits))]
     TooLarge {
         /// The number of bits that was asked for (saturated at `u64::MAX`).
         bits: u64,
@@ -229,5 +229,14 @@ impl fmt::Display for Incompatibility {
             Incompatibility::Range(a, b) => write!(f, "integer range {a} vs {b}"),
             Incompatibility::Layout(a, b) => write!(f, "block layout {a} vs {b}"),
         }
+    }
+}
+
+/// A bit count as [`Error::TooLarge`] shows it: a saturated count is "more than" the largest.
+fn bit_count(bits: u64) -> String {
+    if bits == u64::MAX {
+        format!("more than {bits}")
+    } else {
+        bits.to_string()
     }
 }

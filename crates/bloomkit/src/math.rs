@@ -883,6 +883,17 @@ mod tests {
     }
 
     #[test]
+    fn a_size_beyond_64_bits_is_not_shown_as_a_number_of_bits() {
+        let e = optimal_bits(1 << 63, 0.01).unwrap_err();
+        assert!(matches!(e, Error::TooLarge { bits: u64::MAX, .. }));
+        assert!(
+            e.to_string()
+                .starts_with("a filter of more than 18446744073709551615 bits is too large"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn fpp_is_checked() {
         for bad in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
             assert!(matches!(optimal_bits(10, bad), Err(Error::InvalidFpp(_))));
