@@ -9,8 +9,8 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
-    PyException, PyFileExistsError, PyFileNotFoundError, PyKeyError, PyMemoryError, PyOSError,
-    PyTypeError, PyValueError,
+    PyException, PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyKeyError,
+    PyMemoryError, PyOSError, PyTypeError, PyValueError,
 };
 use pyo3::PyErr;
 
@@ -31,6 +31,7 @@ pub fn core(e: bloomkit::Error) -> PyErr {
             // Errors the library makes itself carry a kind, not an errno.
             (None, std::io::ErrorKind::AlreadyExists) => PyFileExistsError::new_err(message),
             (None, std::io::ErrorKind::NotFound) => PyFileNotFoundError::new_err(message),
+            (None, std::io::ErrorKind::IsADirectory) => PyIsADirectoryError::new_err(message),
             (None, _) => PyOSError::new_err(message),
         },
         E::Alloc { .. } => PyMemoryError::new_err(message),

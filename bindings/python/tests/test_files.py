@@ -152,7 +152,10 @@ def test_special_paths_raise_os_error_without_blocking(tmp_path):
     assert len(lines) == 4 * len(paths), done.stdout
     for line in lines:
         path = line.split(" ", 1)[0]
-        assert " OSError " in line and paths[path] in line, line
+        error = "IsADirectoryError" if paths[path] == "directory" else "OSError"
+        assert f" {error} " in line and paths[path] in line, line
+    with pytest.raises(IsADirectoryError, match="it is a directory"):
+        bloomkit.BloomFilter(10, 0.01).save(tmp_path)
     assert fifo.is_fifo()
 
 

@@ -83,9 +83,17 @@ pub(crate) fn not_regular(meta: &Metadata) -> Option<&'static str> {
 }
 
 /// Fails unless `meta` describes a regular file.
+/// A directory is [`std::io::ErrorKind::IsADirectory`] (Python's `IsADirectoryError`).
 pub(crate) fn require_regular(path: &Path, what: &str, meta: &Metadata) -> Result<()> {
     match not_regular(meta) {
         None => Ok(()),
+        Some(kind) if meta.is_dir() => Err(Error::Io {
+            context: format!("{what} {}", path.display()),
+            source: std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                format!("it is {kind}, not a regular file"),
+            ),
+        }),
         Some(kind) => Err(refusal(
             path,
             what,
