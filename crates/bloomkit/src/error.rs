@@ -91,6 +91,14 @@ pub enum Error {
     #[error("filter is full: {0}")]
     Full(String),
 
+    /// A valid file of a kind that is not memory-mapped as a filter (only classic and blocked
+    /// filters are; load the others into memory). `kind` is the file's kind's stable name.
+    #[error("a {kind} file cannot be memory-mapped as a filter: only classic and blocked filters can (load it into memory instead{})", if *.kind == "bitmap" { "; a dense bitmap maps as bitmap::MappedBitmap" } else { "" })]
+    NotMappable {
+        /// The file's kind ([`Kind::name`](crate::Kind::name)).
+        kind: &'static str,
+    },
+
     /// The operation does not exist for this kind of filter (removing from a classic filter).
     #[error("a {kind} filter cannot {operation} elements")]
     Unsupported {

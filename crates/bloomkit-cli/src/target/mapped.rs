@@ -44,8 +44,8 @@ impl std::fmt::Debug for Mapped {
 fn not_mappable(e: &bloomkit::Error) -> bool {
     matches!(
         e,
-        bloomkit::Error::Corrupt { reason, .. } if reason.contains("can be memory-mapped")
-    ) || matches!(e, bloomkit::Error::NotRepresentable { .. })
+        bloomkit::Error::NotMappable { .. } | bloomkit::Error::NotRepresentable { .. }
+    )
 }
 
 /// A mapped file cut short by another process (or whose storage fails) ends the command with

@@ -679,15 +679,7 @@ fn words_of(bytes: &[u8], e: &LayerEntry) -> Vec<u64> {
 /// A payload the filter refuses, reported as a corrupt file.
 /// The error for a valid file of a kind that cannot be memory-mapped as a filter.
 pub(crate) fn not_mappable(kind: Kind) -> Error {
-    let hint = if bitmap::is_bitmap_kind(kind) {
-        "; a dense bitmap maps as bitmap::MappedBitmap"
-    } else {
-        ""
-    };
-    Error::InvalidParameters(format!(
-        "a {kind} filter file cannot be memory-mapped: only classic and blocked filters can (load it \
-         into memory instead{hint})"
-    ))
+    Error::NotMappable { kind: kind.name() }
 }
 
 fn corrupt(e: Error) -> Error {
