@@ -735,7 +735,10 @@ pub fn parse_bits(s: &str) -> Result<u64, String> {
                 .ok_or_else(|| format!("'{s}' is too many bits"));
         }
     }
-    parse_count(&t)
+    match parse_count(&t)? {
+        0 => Err(format!("'{s}': a filter needs at least 1 bit")),
+        m => Ok(m),
+    }
 }
 
 #[cfg(test)]

@@ -334,6 +334,17 @@ fn calc_from_each_sufficient_subset() {
     assert!(bloomkit::math::expected_fpp(m - 1, 3, 1000) > 0.01);
 
     fails(&["calc", "--hashes", "3"], "", &["two of"]);
+    fails(
+        &["calc", "--bits", "0", "-n", "10"],
+        "",
+        &["at least 1 bit"],
+    );
+    // Sizes near the top of 64 bits: the 4-bit counting size is computed, not overflowed.
+    let (code, out, err) = run(&["calc", "--bits", "5e18", "-n", "1"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2220.4 PiB with 4-bit counters"), "{out}");
+    let (code, _, err) = run(&["calc", "--bits", "18446744073709551615", "-n", "1e6"], "");
+    assert_eq!(code, 0, "{err}");
 }
 
 fn field<T: std::str::FromStr>(out: &str, name: &str) -> T {

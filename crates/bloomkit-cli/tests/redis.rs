@@ -523,6 +523,25 @@ fn redis_password_is_never_printed_and_comes_from_env_or_file() {
         run(&["create", &with_pw, "-n", "1000", "-p", "0.01"], "").0,
         0
     );
+    // Nor in what successful commands print or write (text, JSON, the plot's labels).
+    let svg = dir.path().join("p.svg");
+    let svg_arg = svg.to_str().unwrap();
+    for args in [
+        vec!["info", &with_pw],
+        vec!["info", &with_pw, "--json"],
+        vec!["calc", "--filter", &with_pw],
+        vec!["calc", "--filter", &with_pw, "--json"],
+        vec!["calc", "--filter", &with_pw, "--plot", svg_arg],
+    ] {
+        let (code, out, err) = run(&args, "");
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(
+            !out.contains(secret) && !err.contains(secret),
+            "{args:?}: {out}{err}"
+        );
+    }
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.contains(&format!("redis://127.0.0.1:{port}/f")) && !plot.contains(secret));
     let tls = format!("rediss://:{secret}@127.0.0.1:{port}/f");
     let param = format!("redis://:{secret}@127.0.0.1:{port}/f?tls=true");
     let down = format!("redis://:{secret}@127.0.0.1:1/f");

@@ -1,10 +1,10 @@
 //! `bloomkit calc`: parameters from any sufficient subset of n, p, m, k, and the FPR plot.
 
 use crate::cli::{SchemeName, Sizing};
-use crate::commands::{human_bytes, open, plural, prob};
+use crate::commands::{human_bytes, plural, prob};
 use crate::plot::{self, Curve, Point};
 use crate::summary::{filter_json, Output, Summary};
-use crate::target::Context;
+use crate::target::{Context, Location, Target};
 use anyhow::{bail, Result};
 use bloomkit::math;
 use clap::ValueEnum;
@@ -57,7 +57,7 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         kind: "counting",
         scheme: "default",
         bits: d.bits,
-        bytes: (d.bits * 4).div_ceil(64) * 8,
+        bytes: counter_bytes(d.bits),
         hashes: d.hashes,
         fpp: d.expected_fpp(n),
         note: "4-bit counters",
@@ -152,8 +152,13 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
     if let Some(k) = hashes {
         math::Params { bits: 1, hashes: k }.validate()?;
     }
+    // Named as every message names a target: a Redis URL without its password.
     let filter_desc = match filter {
-        Some(f) => Some((f, open(f, ctx)?.describe()?)),
+        Some(f) => {
+            let location = Location::parse(f)?;
+            let described = Target::open(&location, ctx)?.describe()?;
+            Some((location.display(), described))
+        }
         None => None,
     };
     let mut r = Report {
@@ -346,7 +351,7 @@ fn params(r: &mut Report, m: u64, k: u32, n: u64, target: Option<f64>) {
     r.line(format!("bits/element:   {:.2}", m as f64 / n.max(1) as f64));
     r.line(format!(
         "counting:       {} with 4-bit counters",
-        human_bytes((m * 4).div_ceil(64) * 8)
+        human_bytes(counter_bytes(m))
     ));
     let mut json = r
         .json
@@ -366,4 +371,9 @@ fn params(r: &mut Report, m: u64, k: u32, n: u64, target: Option<f64>) {
         json = json.set("fpp", p).set("meets_target", fpp <= p);
     }
     r.json = json;
+}
+
+/// Bytes of `bits` 4-bit counters in 64-bit words (fits a `u64` for every bit count).
+fn counter_bytes(bits: u64) -> u64 {
+    ((u128::from(bits) * 4).div_ceil(64) * 8) as u64
 }
