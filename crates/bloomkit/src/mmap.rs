@@ -213,6 +213,14 @@ impl MappedFilter {
 
     /// Checks that the payload can be used in place and records where it is.
     fn check_and_fill(&mut self, header: Header) -> Result<()> {
+        // Only 0 (sealed) and 1 (dirty) are marks: a file with any other value there is
+        // damaged, and resealing it would give the damage a valid checksum.
+        let mark = self.words()[DIRTY_MARK_OFFSET / 8].load(Ordering::Relaxed);
+        if mark > 1 {
+            return Err(corrupt(format!(
+                "the dirty mark is {mark:#x}, neither 0 (sealed) nor 1 (being written)"
+            )));
+        }
         let layer = header.layers[0];
         self.payload = (layer.offset / 8, layer.words);
         self.capacity = header.capacity;

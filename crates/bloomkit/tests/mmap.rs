@@ -148,6 +148,35 @@ fn a_file_left_dirty_is_resealable() {
     again.verify().unwrap();
 }
 
+/// A dirty mark other than 0 or 1 is damage: the file is refused, never resealed over it.
+#[test]
+fn a_mark_that_is_neither_sealed_nor_dirty_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("marked.bloom");
+    file::save(
+        &path,
+        &BlockedBloomFilter::new(1_000, 0.01).unwrap().into(),
+        None,
+    )
+    .unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[native::DIRTY_MARK_OFFSET] = 2;
+    std::fs::write(&path, &bytes).unwrap();
+    for open in [MappedFilter::open, MappedFilter::open_shared] {
+        let Err(e) = open(&path, &[]) else {
+            panic!("a file marked 2 was mapped")
+        };
+        assert!(matches!(e, Error::Corrupt { .. }), "{e:?}");
+        assert!(e.to_string().contains("dirty mark is 0x2"), "{e}");
+    }
+    assert!(file::load(&path, &[]).is_err(), "the checksum still tells");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "the file is left as it was"
+    );
+}
+
 /// A read-only mapping answers queries and refuses every write, leaving the file unchanged.
 #[test]
 fn read_only_mappings_refuse_inserts() {
