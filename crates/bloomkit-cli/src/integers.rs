@@ -370,17 +370,20 @@ fn read_source<T: Tally>(
     })
 }
 
-/// Writes decimal integers, one per line, through a large buffer.
+/// Writes decimal integers, each ended by `end` (a newline, or NUL with `-0`), through a
+/// large buffer.
 struct DecimalOut<W: Write> {
     out: W,
     buf: Vec<u8>,
+    end: u8,
 }
 
 impl<W: Write> DecimalOut<W> {
-    fn new(out: W) -> Self {
+    fn new(out: W, end: u8) -> Self {
         DecimalOut {
             out,
             buf: Vec::with_capacity(IO_BUFFER),
+            end,
         }
     }
 
@@ -388,7 +391,7 @@ impl<W: Write> DecimalOut<W> {
     fn write(&mut self, v: i128) -> std::io::Result<()> {
         self.buf
             .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-        self.buf.push(b'\n');
+        self.buf.push(self.end);
         if self.buf.len() >= IO_BUFFER - 32 {
             self.flush()?;
         }
@@ -432,7 +435,11 @@ pub fn run<T: Tally>(command: &str, args: &Integers, out: &Output) -> Result<()>
     let printed = if out.quiet {
         Ok(())
     } else {
-        print(&tally, DecimalOut::new(crate::stdout::lock()))
+        // Printed integers end as the items read did (`-0`: NUL), as for every command.
+        print(
+            &tally,
+            DecimalOut::new(crate::stdout::lock(), sources.separator),
+        )
     };
     match printed {
         Ok(()) => {}
@@ -514,7 +521,7 @@ mod tests {
 
     #[test]
     fn integers_print_in_ascending_numeric_order() {
-        let mut out = DecimalOut::new(Vec::new());
+        let mut out = DecimalOut::new(Vec::new(), b'\n');
         for v in [i128::from(i64::MIN), -1, 0, 10, i128::from(u64::MAX)] {
             out.write(v).unwrap();
         }

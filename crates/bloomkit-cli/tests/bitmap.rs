@@ -101,6 +101,12 @@ fn integer_commands_read_files_and_name_bad_lines() {
         "-2\n1\n3\n7\n9\n"
     );
     assert_eq!(ok(&["singles", &a, &b], b"").out, "-2\n7\n");
+    // -0: NUL-separated in, NUL-separated out (as --help says).
+    assert_eq!(
+        ok(&["sort-unique", "-0"], b"3\x001\x003\x00").out,
+        "1\x003\x00"
+    );
+    assert_eq!(ok(&["singles", "-0"], b"3\x001\x003").out, "1\x00");
     std::fs::write(&b, "5\n6\n1.5\n7\n").unwrap();
     for cmd in ["sort-unique", "singles"] {
         let r = run(&[cmd, &a, &b], b"");
@@ -441,7 +447,7 @@ fn integer_commands_take_the_shared_sources_and_json() {
         &["standard input: item 3: '' is not an integer: an empty line"],
     );
     let r = ok(&["sort-unique", "-0", "--skip-empty"], nul);
-    assert_eq!(r.out, "2\n5\n");
+    assert_eq!(r.out, "2\x005\x00");
     assert!(
         r.err.contains("4 lines read") && r.err.contains("1 empty lines skipped"),
         "{}",
