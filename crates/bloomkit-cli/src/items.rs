@@ -55,7 +55,10 @@ impl ItemFormat {
                     .map_err(|_| "not hexadecimal".to_string())?
                     .trim();
                 if digits.len() % 2 != 0 {
-                    return Err(format!("odd number of hex digits ({})", digits.len()));
+                    return Err(format!(
+                        "not whole bytes of hexadecimal (an odd number of digits, {})",
+                        digits.len()
+                    ));
                 }
                 for pair in digits.as_bytes().chunks_exact(2) {
                     let hi = hex_digit(pair[0])?;
@@ -79,7 +82,10 @@ fn hex_digit(c: u8) -> Result<u8, String> {
         b'0'..=b'9' => Ok(c - b'0'),
         b'a'..=b'f' => Ok(c - b'a' + 10),
         b'A'..=b'F' => Ok(c - b'A' + 10),
-        _ => Err(format!("'{}' is not a hex digit", c as char)),
+        _ => Err(format!(
+            "not hexadecimal ({:?} is not a hex digit)",
+            c as char
+        )),
     }
 }
 

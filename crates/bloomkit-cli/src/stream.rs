@@ -112,6 +112,44 @@ impl std::fmt::Display for AfterApplied {
     }
 }
 
+/// An error that says itself what became of the batch it stopped, so that no note adds that
+/// the batch "may be in part": a bad line ends its chunk before anything of it is sent
+/// ([`Settled::Unsent`]), and a refused removal says what was removed ([`Settled::AsSaid`]).
+/// It reads as the error it holds.
+#[derive(Debug)]
+pub struct Settled {
+    /// The error.
+    pub error: anyhow::Error,
+    /// Whether nothing of the failing batch was sent.
+    pub unsent: bool,
+}
+
+impl Settled {
+    /// A bad line's error: nothing of its chunk was sent.
+    pub fn unsent(error: anyhow::Error) -> anyhow::Error {
+        anyhow::Error::new(Settled {
+            error,
+            unsent: true,
+        })
+    }
+
+    /// An error whose message says what became of its batch.
+    pub fn as_said(error: anyhow::Error) -> anyhow::Error {
+        anyhow::Error::new(Settled {
+            error,
+            unsent: false,
+        })
+    }
+}
+
+impl std::fmt::Display for Settled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+impl std::error::Error for Settled {}
+
 /// Whether an error is a closed pipe on output.
 pub fn is_closed_output(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
@@ -213,7 +251,7 @@ fn drive(
                     // A bad line: the chunk it ends is not applied at all.
                     return Outcome {
                         applied,
-                        end: End::Failed(e),
+                        end: End::Failed(Settled::unsent(e)),
                     };
                 }
                 Some(Msg::Signal(s)) => {

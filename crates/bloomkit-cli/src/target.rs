@@ -246,7 +246,7 @@ impl Target {
                         };
                         return Err((
                             first + i,
-                            anyhow!("{display}: one of its counters is 0: it was never added, or already removed ({rest})"),
+                            crate::stream::Settled::as_said(anyhow!("{display}: one of its counters is 0: it was never added, or already removed ({rest})")),
                         ));
                     }
                     first += elements.len();

@@ -813,7 +813,20 @@ fn counting_filter_in_redis_add_check_remove_across_processes() {
         err.contains("never-added-x") && err.contains("nothing of its batch was removed"),
         "{err}"
     );
+    assert!(
+        !err.contains("may be in part"),
+        "the batch's fate is said once: {err}"
+    );
     assert_eq!(run(&["check", &t, "s-4000"], "").0, 0);
+    // A bad line ends the input before its batch is sent: the note says so.
+    let (code, _, err) = run(&["add", "--items", "hex", &t], "00ff\nzz\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2: 'zz' is not hexadecimal ('z' is not a hex digit)")
+            && err.contains("nothing after them was sent")
+            && !err.contains("may be in part"),
+        "{err}"
+    );
     let v = info(&t);
     let est = v["estimated_items"].as_u64().unwrap();
     assert!((2_300..=2_700).contains(&est), "{est}");

@@ -17,7 +17,7 @@ mod sort_unique;
 pub(crate) mod window_info;
 
 use crate::cli::{Cli, Command, ItemArgs, SaveArgs};
-use crate::stream::{End, Outcome, Policy};
+use crate::stream::{End, Outcome, Policy, Settled};
 use crate::summary::Output;
 use crate::target::{Context, Location, Target};
 use anyhow::Result;
@@ -164,10 +164,18 @@ pub(crate) fn check_parent(path: &std::path::Path) -> Result<()> {
 /// Says what happened to the target when a command stopped on an error part-way, after
 /// `applied` items had been applied (for a file, saved; for Redis, acknowledged by a server
 /// that may keep them only in memory).
-pub(crate) fn partial_note(target: &Target, applied: u64) -> String {
+pub(crate) fn partial_note(target: &Target, applied: u64, settled: Option<&Settled>) -> String {
     match (target.location(), applied) {
         (Location::File(_), 0) => "nothing was saved: the file is unchanged".into(),
         (Location::File(_), n) => format!("the {n} items before it were saved"),
+        (Location::Redis(_), n) if settled.is_some() => format!(
+            "the server acknowledged the {n} items before it (whether they survive a server restart depends on its persistence){}",
+            if settled.is_some_and(|s| s.unsent) {
+                "; nothing after them was sent"
+            } else {
+                ""
+            }
+        ),
         (Location::Redis(_), n) if target.kind() == bloomkit::Kind::Counting => format!(
             "the server acknowledged the {n} items before it (whether they survive a server restart depends on its persistence); the batch after them may be in part; a counting filter counts every change, so check before running it again"
         ),
@@ -194,7 +202,7 @@ pub(crate) fn finish(target: &Target, outcome: &mut Outcome) -> Result<Option<Ex
         }
         End::Failed(e) => Err(anyhow::anyhow!(
             "{e:#} ({})",
-            partial_note(target, outcome.applied)
+            partial_note(target, outcome.applied, e.downcast_ref::<Settled>())
         )),
     }
 }

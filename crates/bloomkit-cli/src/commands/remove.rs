@@ -27,11 +27,17 @@ pub(crate) fn run(args: &Update, ctx: &Context, out: &Output) -> Result<ExitCode
     let mut outcome = stream::run(sources, out.progress, policy, |chunk| {
         t.remove_chunk(chunk).map_err(|(i, e)| {
             let line = chunk.iter().nth(i).map(|(l, _)| l).unwrap_or_default();
-            anyhow!(
+            let named = anyhow!(
                 "{}: cannot remove '{}': {e:#}",
                 chunk.position(i),
                 String::from_utf8_lossy(line)
-            )
+            );
+            // An error that says what became of its batch keeps saying so.
+            if e.is::<stream::Settled>() {
+                stream::Settled::as_said(named)
+            } else {
+                named
+            }
         })
     });
     let code = finish(&t, &mut outcome)?;
