@@ -330,8 +330,27 @@ fn connect(url: &RedisUrl) -> Result<(Runtime, Connection)> {
                 Connection::open_info(info, &options).await
             }
         })
-        .map_err(|e| anyhow!("{display}: {e} (is Redis running at {}?)", url.addr))?;
+        .map_err(|e| anyhow!("{display}: {e} ({})", connect_hint(&e, &url.addr)))?;
     Ok((rt, conn))
+}
+
+/// What to check after a failed connection: the password when the server refused it, the
+/// address otherwise.
+fn connect_hint(e: &bloomkit_redis::Error, addr: &str) -> String {
+    let refused_login = matches!(
+        e,
+        bloomkit_redis::Error::Connection(r) | bloomkit_redis::Error::Server(r)
+            if r.kind() == redis::ErrorKind::AuthenticationFailed
+                || r.code().is_some_and(|c| c == "WRONGPASS" || c == "NOAUTH")
+    );
+    if refused_login {
+        format!(
+            "the server at {addr} refused the login: check the password given in the URL, \
+             REDIS_PASSWORD or --password-file"
+        )
+    } else {
+        format!("is Redis running at {addr}?")
+    }
 }
 
 /// Retries after a connection fault: this many attempts in all, waiting 0.2, 0.4, … up to 3.2

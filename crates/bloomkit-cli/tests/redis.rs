@@ -566,6 +566,13 @@ fn redis_password_is_never_printed_and_comes_from_env_or_file() {
     assert!(err.contains("TLS"), "{err}");
     let (_, _, err) = run(&["check", &plain, "x"], "");
     assert!(err.to_lowercase().contains("auth"), "{err}");
+    // A wrong password is named as the cause, not the server's address.
+    let (_, _, err) = run(&["check", &wrong, "x"], "");
+    assert!(
+        err.contains("refused the login: check the password"),
+        "{err}"
+    );
+    assert!(!err.contains("is Redis running"), "{err}");
 
     // From the environment and from a file: works, and `ps` never shows it.
     for (args, env) in [
