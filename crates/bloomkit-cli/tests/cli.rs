@@ -433,6 +433,15 @@ fn go_export_import_round_trip() {
     }
     let json = std::fs::read_to_string(p(&d, "f.json")).unwrap();
     assert!(json.starts_with("{\"m\":730,\"k\":6,\"b\":\""), "{json}");
+    // Not over the filter's own file, even with --force and another spelling of its path.
+    let before = std::fs::read(&f).unwrap();
+    let again = format!("{}/./go.bloom", d.path().display());
+    fails(
+        &["export", &f, "--format", "go", "-o", &again, "--force"],
+        "",
+        &["it is the filter being exported"],
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
     // A filter with bloomkit's scheme cannot pretend to be Go's.
     let own = p(&d, "own.bloom");
     create(&own, &["--kind", "classic"]);

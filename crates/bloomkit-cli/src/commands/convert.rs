@@ -38,6 +38,16 @@ pub(crate) fn export(
             output.display()
         );
     }
+    // Exporting a filter over its own file would replace it with the foreign stream, and the
+    // native file's design (capacity, fpp) with it: not even --force does that.
+    if let (false, Location::File(source)) = (to_stdout, Location::parse(target)?) {
+        if same_file(&source, output) {
+            bail!(
+                "{}: it is the filter being exported; give -o another path",
+                output.display()
+            );
+        }
+    }
     // A regular file is replaced only with --force, as create, merge and import do.
     if !to_stdout && !force && special.is_none() && output.exists() {
         bail!(
@@ -311,4 +321,20 @@ pub(crate) fn import(
             crate::commands::plural(d.estimated_items.round() as u64, "item", "items")
         )
     })
+}
+
+/// Whether two paths name one existing file (through links or other spellings).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        #[cfg(unix)]
+        (Ok(x), Ok(y)) => {
+            use std::os::unix::fs::MetadataExt;
+            (x.dev(), x.ino()) == (y.dev(), y.ino())
+        }
+        #[cfg(not(unix))]
+        (Ok(_), Ok(_)) => {
+            matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        }
+        _ => false,
+    }
 }
