@@ -508,6 +508,14 @@ fn keyed_filters_need_their_key() {
     assert_eq!(run(&["add", &f, "x", "--key-file", &key_s], "").0, 0);
     assert_eq!(run(&["check", &f, "x", "--key-file", &key_s], "").0, 0);
     fails(&["check", &f, "x"], "", &["--key-file"]);
+    // Another key: the message does not ask for the key as if none had been given.
+    let other = d.path().join("other-key");
+    std::fs::write(&other, "ff0102030405060708090a0b0c0d0e0f\n").unwrap();
+    fails(
+        &["info", &f, "--key-file", other.to_str().unwrap()],
+        "",
+        &["no key given matches the one it was made with"],
+    );
     let (_, out, _) = run(&["info", &f, "--key-file", &key_s], "");
     assert!(out.contains("siphash"), "{out}");
 }

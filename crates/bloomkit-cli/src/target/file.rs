@@ -111,7 +111,7 @@ pub fn file_error(path: &Path, e: bloomkit::Error) -> anyhow::Error {
     }
     match e {
         bloomkit::Error::MissingKey(_) => {
-            anyhow!("{}: {e} (pass the key with --key-file)", path.display())
+            anyhow!("{}: {e} (give its key with --key-file: no key given matches the one it was made with)", path.display())
         }
         // I/O errors name the file already.
         e @ bloomkit::Error::Io { .. } => anyhow!("{e}"),
