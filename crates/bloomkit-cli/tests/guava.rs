@@ -171,4 +171,19 @@ fn guava32_export_round_trips() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--scheme guava"));
+    // So is importing a stream with the other strategy's format, which named it wrongly.
+    let wrong = s(&d.path().join("wrong.bloom"));
+    let out_path = s(&d.path().join("g32.guava"));
+    let out = Command::cargo_bin("bloomkit")
+        .unwrap()
+        .args(["import", &out_path, "--format", "guava", &wrong])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a guava filter: its strategy is guava32's (give --format guava32)"),
+        "{err}"
+    );
+    assert!(!d.path().join("wrong.bloom").exists());
 }

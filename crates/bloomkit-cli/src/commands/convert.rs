@@ -303,6 +303,20 @@ pub(crate) fn import(
             anyhow!("{name}: {e}")
         }
     })?;
+    // Guava's two strategies share one stream format: the one given must be the stream's.
+    let strategy = match filter.spec().scheme() {
+        Scheme::GuavaMitz64 => Some(Format::Guava),
+        Scheme::GuavaMitz32 => Some(Format::Guava32),
+        _ => None,
+    };
+    if let Some(actual) = strategy.filter(|&actual| actual != format) {
+        bail!(
+            "{name}: not a {} filter: its strategy is {}'s (give --format {})",
+            format_name(format),
+            format_name(actual),
+            format_name(actual)
+        );
+    }
     if let Location::File(path) = &location {
         crate::commands::check_parent(path)?;
     }
