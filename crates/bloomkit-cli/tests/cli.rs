@@ -345,6 +345,17 @@ fn calc_from_each_sufficient_subset() {
     assert!(out.contains("2220.4 PiB with 4-bit counters"), "{out}");
     let (code, _, err) = run(&["calc", "--bits", "18446744073709551615", "-n", "1e6"], "");
     assert_eq!(code, 0, "{err}");
+    // A rate some kinds cannot reach: their rows say why, the others are still given.
+    let (code, out, err) = run(&["calc", "-n", "1", "-p", "1e-300"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("classic   default"), "{out}");
+    assert!(
+        out.contains("blocked   (none: ") && out.contains("dleft     (none: "),
+        "{out}"
+    );
+    let (_, json, _) = run(&["calc", "-n", "1", "-p", "1e-300", "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["unattainable"][0]["kind"], "blocked", "{json}");
 }
 
 fn field<T: std::str::FromStr>(out: &str, name: &str) -> T {

@@ -24,8 +24,13 @@ struct Row {
     note: &'static str,
 }
 
-fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
+/// A kind that cannot meet the rate, and why.
+type Unattainable = (&'static str, String);
+
+/// The rows for (n, p), and the kinds that cannot meet `p` for `n`.
+fn rows(n: u64, p: f64) -> Result<(Vec<Row>, Vec<Unattainable>)> {
     let mut rows = Vec::new();
+    let mut unattainable = Vec::new();
     for &s in SchemeName::value_variants() {
         match s.preset().params(n, p) {
             Ok(params) => rows.push(Row {
@@ -41,17 +46,20 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
             Err(_) => continue,
         }
     }
-    // Blocking crowds some blocks, so a blocked filter needs more bits for the same FPR.
-    let b = bloomkit::BlockSpec::for_capacity(n, p)?;
-    rows.push(Row {
-        kind: "blocked",
-        scheme: "default",
-        bits: b.bits(),
-        bytes: b.bits() / 8,
-        hashes: b.hashes(),
-        fpp: b.expected_fpp(n),
-        note: "one cache line per element",
-    });
+    // Blocking crowds some blocks, so a blocked filter needs more bits for the same FPR (and
+    // cannot reach the lowest rates at all).
+    match bloomkit::BlockSpec::for_capacity(n, p) {
+        Ok(b) => rows.push(Row {
+            kind: "blocked",
+            scheme: "default",
+            bits: b.bits(),
+            bytes: b.bits() / 8,
+            hashes: b.hashes(),
+            fpp: b.expected_fpp(n),
+            note: "one cache line per element",
+        }),
+        Err(e) => unattainable.push(("blocked", e.to_string())),
+    }
     let d = math::params_for(n, p)?;
     rows.push(Row {
         kind: "counting",
@@ -62,16 +70,18 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         fpp: d.expected_fpp(n),
         note: "4-bit counters",
     });
-    let dl = math::DLeftParams::for_capacity(n, p)?;
-    rows.push(Row {
-        kind: "dleft",
-        scheme: "default",
-        bits: dl.bits(),
-        bytes: dl.bits().div_ceil(64) * 8,
-        hashes: dl.tables,
-        fpp: dl.expected_fpp(n),
-        note: "removal in ~half the counting memory",
-    });
+    match math::DLeftParams::for_capacity(n, p) {
+        Ok(dl) => rows.push(Row {
+            kind: "dleft",
+            scheme: "default",
+            bits: dl.bits(),
+            bytes: dl.bits().div_ceil(64) * 8,
+            hashes: dl.tables,
+            fpp: dl.expected_fpp(n),
+            note: "removal in ~half the counting memory",
+        }),
+        Err(e) => unattainable.push(("dleft", e.to_string())),
+    }
     // A scalable filter's first layer gets a tighter FPR so that the compound bound stays p
     // as layers are added.
     let (first_n, first_p) = bloomkit::ScalableConfig::new(n, p)
@@ -87,7 +97,7 @@ fn rows(n: u64, p: f64) -> Result<Vec<Row>> {
         fpp: s.expected_fpp(n),
         note: "first layer; grows x2",
     });
-    Ok(rows)
+    Ok((rows, unattainable))
 }
 
 /// What `calc` prints, collected first so that it is written (and a closed pipe noticed) in
@@ -306,7 +316,8 @@ fn table(r: &mut Report, n: u64, p: f64) -> Result<(u64, u32, u64)> {
         "kind", "scheme", "bits", "bytes", "k", "FPR at n", "bits/elem"
     ));
     let mut json_rows = Vec::new();
-    for row in rows(n, p)? {
+    let (rows, unattainable) = rows(n, p)?;
+    for row in rows {
         let per = row.bits as f64 / n.max(1) as f64;
         r.line(format!(
             "{:<9} {:<10} {:>14} {:>11} {:>4} {:>12} {:>12.2}  {}",
@@ -329,12 +340,22 @@ fn table(r: &mut Report, n: u64, p: f64) -> Result<(u64, u32, u64)> {
             "bits_per_element": per,
         }));
     }
+    for (kind, why) in &unattainable {
+        r.line(format!("{kind:<9} (none: {why})"));
+    }
     r.json = r
         .json
         .clone()
         .set("capacity", n)
         .set("fpp", p)
-        .set("rows", json_rows);
+        .set("rows", json_rows)
+        .set(
+            "unattainable",
+            unattainable
+                .iter()
+                .map(|(kind, why)| json!({ "kind": kind, "reason": why }))
+                .collect::<Vec<_>>(),
+        );
     let d = math::params_for(n, p)?;
     Ok((d.bits, d.hashes, n))
 }

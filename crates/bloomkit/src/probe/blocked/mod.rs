@@ -799,7 +799,8 @@ pub fn params_for_layouts(
 ) -> Result<(u64, BlockLayout)> {
     params_within(n, p, candidates, MAX_BITS / BLOCK_BITS)?.ok_or(Error::TooLarge {
         bits: u64::MAX,
-        limit: "no blocked filter this platform can address meets that FPR",
+        limit: "no blocked filter within this platform's size limit meets that FPR (a classic \
+                filter reaches rates this low in far fewer bits)",
     })
 }
 
