@@ -247,6 +247,9 @@ pub(crate) fn human_bytes(bytes: u64) -> String {
 pub(crate) fn prob(p: f64) -> String {
     if p == 0.0 {
         "0".into()
+    } else if p < 1.0 && format!("{p:.6}") == "1.000000" {
+        // Not rounded up to a certainty it is not: as many digits as it takes.
+        format!("{p:?}")
     } else if p >= 1e-3 {
         format!("{:.6}", p)
             .trim_end_matches('0')
@@ -254,5 +257,20 @@ pub(crate) fn prob(p: f64) -> String {
             .to_string()
     } else {
         format!("{p:.3e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prob;
+
+    #[test]
+    fn probabilities_show_briefly_and_never_round_to_certainty() {
+        assert_eq!(prob(0.0), "0");
+        assert_eq!(prob(0.01), "0.01");
+        assert_eq!(prob(1.0), "1");
+        assert_eq!(prob(2.5e-7), "2.500e-7");
+        assert_eq!(prob(0.9999999999), "0.9999999999");
+        assert_eq!(prob(0.99), "0.99");
     }
 }
