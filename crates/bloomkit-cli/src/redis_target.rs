@@ -88,6 +88,15 @@ fn percent_decode(s: &str, what: &str) -> Result<String> {
 }
 
 /// Whether `host` is `NAME[:PORT]` or `[IPv6][:PORT]` (letters, digits, `.`, `-`, `_`).
+/// The port of a host that [`valid_host`] accepted (`None` if it gives none).
+fn port_of(host: &str) -> Option<&str> {
+    let after_name = match host.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or("", |(_, port)| port),
+        None => host.split_once(':').map_or("", |(n, _)| &host[n.len()..]),
+    };
+    after_name.strip_prefix(':')
+}
+
 fn valid_host(host: &str) -> bool {
     let (name, port) = if let Some(rest) = host.strip_prefix('[') {
         match rest.split_once(']') {
@@ -153,9 +162,14 @@ impl RedisUrl {
         if path.is_empty() {
             bail!("{shown}://{host}/: missing filter name after the host");
         }
+        if let Some(port) = port_of(host) {
+            if port.parse::<u16>().map_or(true, |p| p == 0) {
+                bail!("{shown}://{host}/…: port {port} is not a TCP port (1 to 65535)");
+            }
+        }
         if path.contains('?') || path.contains('#') {
             bail!(
-                "{shown}://{host}/…: URL parameters (?…) are not supported (TLS is not supported; give the password with --password-file or REDIS_PASSWORD)"
+                "{shown}://{host}/…: URL parameters (?…) and fragments (#…) are not supported (TLS is not supported; give the password with --password-file or REDIS_PASSWORD, or %-encode '?' and '#' in it)"
             );
         }
         let (mut username, mut password) = (None, None);
@@ -330,8 +344,27 @@ fn connect(url: &RedisUrl) -> Result<(Runtime, Connection)> {
                 Connection::open_info(info, &options).await
             }
         })
-        .map_err(|e| anyhow!("{display}: {e} ({})", connect_hint(&e, &url.addr)))?;
+        .map_err(|e| {
+            if speaks_no_redis(&e) {
+                anyhow!(
+                    "{display}: the server at {} does not answer in the Redis protocol (is it a Redis server?)",
+                    url.addr
+                )
+            } else {
+                anyhow!("{display}: {e} ({})", connect_hint(&e, &url.addr))
+            }
+        })?;
     Ok((rt, conn))
+}
+
+/// Whether a failed connection got an answer that is not the Redis protocol (an HTTP server,
+/// say), which the client reports as its parser's internals.
+fn speaks_no_redis(e: &bloomkit_redis::Error) -> bool {
+    matches!(
+        e,
+        bloomkit_redis::Error::Connection(r) | bloomkit_redis::Error::Server(r)
+            if r.to_string().contains("Parse error")
+    )
 }
 
 /// What to check after a failed connection: the password when the server refused it, the

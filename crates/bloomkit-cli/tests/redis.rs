@@ -1008,3 +1008,39 @@ fn hostile_filter_names_are_escaped_in_messages() {
     let mut c = redis_at(server.port, 0);
     assert!(filter_id(&mut c, name).is_some());
 }
+
+/// A server that is not Redis, a port out of range and a fragment in the URL are each named
+/// as what they are (not as the client's parser internals or a generic parse failure).
+#[test]
+fn servers_and_urls_that_are_not_redis_are_named() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let _ = stream.write_all(b"HTTP/1.0 400 Bad Request\r\n\r\n<html></html>");
+        }
+    });
+    let (code, _, err) = run(&["info", &format!("redis://127.0.0.1:{port}/x")], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "the server at 127.0.0.1:{port} does not answer in the Redis protocol"
+        )) && !err.contains("\\n"),
+        "{err}"
+    );
+    for (url, want) in [
+        (
+            "redis://127.0.0.1:99999/x",
+            "port 99999 is not a TCP port (1 to 65535)",
+        ),
+        ("redis://127.0.0.1:0/x", "port 0 is not a TCP port"),
+        (
+            "redis://127.0.0.1:6379/x#frag",
+            "fragments (#…) are not supported",
+        ),
+    ] {
+        let (code, _, err) = run(&["info", url], "");
+        assert_eq!(code, 2, "{url}: {err}");
+        assert!(err.contains(want), "{url}: {err}");
+    }
+}
