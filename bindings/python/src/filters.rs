@@ -863,12 +863,7 @@ pub(crate) fn sized<T: Into<AnyFilter>>(
     fpp: f64,
     build: impl FnOnce(u64, f64) -> bloomkit::Result<T>,
 ) -> PyResult<PyClassInitializer<Filter>> {
-    let name = if class == Class::CountWindow {
-        "window"
-    } else {
-        "capacity"
-    };
-    let capacity = capacity.positive(name)?;
+    let capacity = capacity.positive("capacity")?;
     ensure_fits(class, capacity, fpp)?;
     let filter = build(capacity, fpp).map_err(errors::core)?;
     new_filter(class, filter.into(), Some(Design { capacity, fpp }))
@@ -876,14 +871,12 @@ pub(crate) fn sized<T: Into<AnyFilter>>(
 
 /// A `MemoryError` (before anything is allocated) when a filter of `class` for `capacity`
 /// elements at `fpp` needs more memory than the machine has available. The need counted is
-/// the library's own sizing of that kind where it has one (windows, d-left), else a classic
-/// filter's bits of that design (4 bits each for a counting filter; the blocked kinds use up to
-/// 1.1× as many). Parameters the library refuses are left to it. Time windows are checked by
-/// [`ensure_fits_bytes`] with their generations.
+/// the library's own sizing of that kind where it has one (d-left), else a classic filter's
+/// bits of that design (4 bits each for a counting filter; the blocked kinds use up to 1.1× as
+/// many). Parameters the library refuses are left to it. Windows are checked by
+/// [`ensure_fits_bytes`] with the size of their own design.
 pub(crate) fn ensure_fits(class: Class, capacity: u64, fpp: f64) -> PyResult<()> {
     let planned = match class {
-        Class::CountWindow => bloomkit::window::sizing::blocked_age_partitioned_for(capacity, fpp)
-            .map(|shape| shape.blocks.saturating_mul(64)),
         Class::DLeft => {
             bloomkit::math::DLeftParams::for_capacity(capacity, fpp).map(|d| d.bits().div_ceil(8))
         }

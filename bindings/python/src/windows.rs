@@ -3,10 +3,11 @@
 
 use crate::arguments::Whole;
 use crate::errors;
-use crate::filters::{new_filter, sized, Class, Filter};
+use crate::filters::{new_filter, Class, Filter};
 use bloomkit::codec::native::Design;
+use bloomkit::window::sizing::blocked_age_partitioned_for;
 use bloomkit::window::{CountWindowFilter, TimeWindowFilter};
-use bloomkit::AnyFilter;
+use bloomkit::{AnyFilter, Hashing};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::PyClassInitializer;
@@ -33,10 +34,20 @@ fn count_window<R>(
 impl PyCountWindowFilter {
     #[new]
     fn new(window: Whole, fpp: f64) -> PyResult<PyClassInitializer<Self>> {
-        Ok(
-            sized(Class::CountWindow, window, fpp, CountWindowFilter::new)?
-                .add_subclass(PyCountWindowFilter),
-        )
+        let window = window.positive("window")?;
+        // Sized once: the memory check and the filter use the same shape (the search is most
+        // of what making a small count window costs).
+        let shape = blocked_age_partitioned_for(window, fpp).map_err(errors::core)?;
+        let bytes = shape.blocks.saturating_mul(64);
+        crate::filters::ensure_fits_bytes(Class::CountWindow, window, fpp, bytes)?;
+        let f = CountWindowFilter::from_blocked_shape(shape, window, fpp, Hashing::Xxh3)
+            .map_err(errors::core)?;
+        let design = Design {
+            capacity: window,
+            fpp,
+        };
+        Ok(new_filter(Class::CountWindow, f.into(), Some(design))?
+            .add_subclass(PyCountWindowFilter))
     }
 
     /// How many of the last insertions are remembered (the `window` it was made with).
