@@ -125,8 +125,7 @@ impl TimeWindowFilter {
         capacity: u64,
         fpp: f64,
     ) -> Result<u64> {
-        let window_ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
-        let (_, spec) = design(window_ms, generations, capacity, fpp)?;
+        let (_, spec) = design(millis(window), generations, capacity, fpp)?;
         Ok(spec
             .blocks()
             .saturating_mul(64)
@@ -141,7 +140,7 @@ impl TimeWindowFilter {
         fpp: f64,
         hashing: Hashing,
     ) -> Result<Self> {
-        let window_ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
+        let window_ms = millis(window);
         let (generation_ms, spec) = design(window_ms, generations, capacity, fpp)?;
         let spec = spec.with_hashing(hashing);
         let slots = (0..=generations)
@@ -383,6 +382,12 @@ impl TimeWindowFilter {
         self.epochs.fill(0);
         self.newest = 0;
     }
+}
+
+/// A window in whole milliseconds, saturated (a longer one than `u64` holds is refused by
+/// [`design`] as longer than [`MAX_WINDOW_MS`]).
+fn millis(window: Duration) -> u64 {
+    u64::try_from(window.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Checks a time window's parameters; returns its generation length and each generation's

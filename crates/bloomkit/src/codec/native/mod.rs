@@ -464,10 +464,8 @@ pub(crate) struct Header {
 pub(crate) fn parse_header(bytes: &[u8], file_len: u64, keys: &[Hashing]) -> Result<Header> {
     let mut r = Reader::new(bytes, FORMAT);
     let fixed = Fixed::read(&mut r)?;
-    if bitmap::is_bitmap_kind(fixed.kind) {
-        return Err(not_mappable(fixed.kind));
-    }
-    if fixed.kind == Kind::DLeft {
+    // Kinds without a layer table (their payloads are laid out otherwise).
+    if bitmap::is_bitmap_kind(fixed.kind) || fixed.kind == Kind::DLeft {
         return Err(not_mappable(fixed.kind));
     }
     let scheme = scheme_of(&fixed, &r)?;
@@ -676,12 +674,12 @@ fn words_of(bytes: &[u8], e: &LayerEntry) -> Vec<u64> {
         .collect()
 }
 
-/// A payload the filter refuses, reported as a corrupt file.
 /// The error for a valid file of a kind that cannot be memory-mapped as a filter.
 pub(crate) fn not_mappable(kind: Kind) -> Error {
     Error::NotMappable { kind: kind.name() }
 }
 
+/// A payload the filter refuses, reported as a corrupt file.
 fn corrupt(e: Error) -> Error {
     Error::Corrupt {
         format: FORMAT,
