@@ -496,20 +496,22 @@ fn path_design(design: Option<Design>) -> (Option<u64>, Option<f64>) {
     (design.map(|d| d.capacity), design.map(|d| d.fpp))
 }
 
-#[pymethods]
+/// The single-element methods, which `meth_o.rs` defines on the Python classes.
 impl Filter {
     /// Adds an element (`str`, `bytes` or `int`).
-    fn add(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(crate) fn add(&self, element: &Bound<'_, PyAny>) -> PyResult<()> {
         with_key(element, |k| self.store.insert(element.py(), k))??;
         Ok(())
     }
 
-    /// Adds an element and returns whether it was (probably) present before: the first-seen
-    /// test of a deduplicating pipeline in one step.
-    fn check_and_add(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// Adds an element and returns whether it was (probably) present before.
+    pub(crate) fn check_and_add(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(!with_key(element, |k| self.store.insert(element.py(), k))??)
     }
+}
 
+#[pymethods]
+impl Filter {
     fn __contains__(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         with_key(element, |k| self.store.contains(element.py(), k))
     }
@@ -913,25 +915,16 @@ fn wrap_classic(py: Python<'_>, f: BloomFilter) -> PyResult<PyObject> {
     Filter::wrap(py, Filter::from_any(Class::Classic, f.into(), None)?)
 }
 
-/// `$body`, the methods of a subclass, and the hot single-element methods defined on the
-/// subclass itself: called on an object of exactly this class they skip CPython's subtype walk
+/// `$body`, the methods of a subclass, and `__contains__` defined on the subclass itself:
+/// called on an object of exactly this class it skips CPython's subtype walk
 /// (`PyType_IsSubtype`) that a method of the base class costs on every call. For the kinds
-/// whose single calls compete on speed (classic and blocked).
+/// whose single calls compete on speed (classic and blocked; `meth_o.rs` defines their `add`
+/// and `check_and_add` on them for the same reason).
 macro_rules! with_hot_methods {
     (#[pymethods] impl $ty:ident { $($body:tt)* }) => {
         #[pymethods]
         impl $ty {
             $($body)*
-
-            /// Adds an element (`str`, `bytes` or `int`).
-            fn add(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<()> {
-                slf.as_super().add(element)
-            }
-
-            /// Adds an element and returns whether it was (probably) present before.
-            fn check_and_add(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-                slf.as_super().check_and_add(element)
-            }
 
             fn __contains__(slf: PyRef<'_, Self>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
                 slf.as_super().__contains__(element)

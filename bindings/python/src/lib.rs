@@ -11,6 +11,7 @@ mod filters;
 mod guarded;
 mod mapped;
 mod memory;
+mod meth_o;
 mod redis;
 mod windows;
 
@@ -38,6 +39,12 @@ fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<redis::PyRedissonFilter>()?;
     m.add_class::<redis::PyCountingRedisFilter>()?;
     m.add_class::<redis::PyTimeWindowRedisFilter>()?;
+    // After `add_class`: these set methods on the classes made there.
+    let py = m.py();
+    meth_o::install_on_filter_class(&py.get_type::<filters::Filter>())?;
+    meth_o::install_on_filter_class(&py.get_type::<filters::PyBloomFilter>())?;
+    meth_o::install_on_filter_class(&py.get_type::<filters::PyBlockedBloomFilter>())?;
+    meth_o::install_on_mapped_filter(py)?;
     m.add("RedisError", m.py().get_type::<errors::RedisError>())?;
     m.add_function(wrap_pyfunction!(filters::load, m)?)?;
     m.add_function(wrap_pyfunction!(filters::_restore, m)?)?;

@@ -196,6 +196,32 @@ impl Drop for MappedFilter {
     }
 }
 
+/// The single-element methods, which `meth_o.rs` defines on the Python class.
+impl MappedFilter {
+    /// Adds an element in place (read-write mappings only).
+    pub(crate) fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_and_add(py, element).map(|_| ())
+    }
+
+    /// Adds an element and returns whether it was (probably) present before; only a
+    /// (probably) new element takes the lock (the Python docstring in `meth_o.rs` says why).
+    pub(crate) fn check_and_add(
+        &self,
+        py: Python<'_>,
+        element: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        self.require_writable()?;
+        let key = Element::of(element)?;
+        if self.map.contains(&key) {
+            return Ok(true);
+        }
+        let mut new = [false];
+        self.insert(Some(py), std::slice::from_ref(&key), &mut new)
+            .map_err(errors::core)?;
+        Ok(!new[0])
+    }
+}
+
 #[pymethods]
 impl MappedFilter {
     fn __contains__(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -212,28 +238,6 @@ impl MappedFilter {
             Ok(())
         })?;
         Ok(answers)
-    }
-
-    /// Adds an element in place (read-write mappings only).
-    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.check_and_add(py, element).map(|_| ())
-    }
-
-    /// Adds an element and returns whether it was (probably) present before. An element
-    /// whose bits are all set already is answered without the lock (bits are never cleared in
-    /// place, and a reader may read them as they are); only a (probably) new one takes the
-    /// lock, under which it is added and the answer decided, so of many processes adding one
-    /// element exactly one is told it was new.
-    fn check_and_add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.require_writable()?;
-        let key = Element::of(element)?;
-        if self.map.contains(&key) {
-            return Ok(true);
-        }
-        let mut new = [false];
-        self.insert(Some(py), std::slice::from_ref(&key), &mut new)
-            .map_err(errors::core)?;
-        Ok(!new[0])
     }
 
     /// Adds every element of any iterable in place, 4096 per lock, without the GIL.

@@ -324,8 +324,8 @@ def test_memory_mapped_read_only_and_read_write(tmp_path, kind):
         ro.add("x")
 
     with kind.open_mmap(path, writable=True) as rw:
-        rw.add("new")
-        assert rw.check_and_add("new") is True
+        assert rw.add("new") is None
+        assert rw.check_and_add("new") is True and rw.check_and_add("newer") is False
         rw.add_many(["more", "still more"])
         assert rw.dirty and "more" in ro  # the read-only mapping sees the shared pages
     assert not ro.dirty  # sealed on exit

@@ -2,6 +2,7 @@
 
 import collections
 import copy
+import inspect
 import pickle
 import sys
 import threading
@@ -66,6 +67,38 @@ def test_check_and_add_reports_the_first_sighting(kind):
     assert f.check_and_add("x") is False
     assert f.check_and_add("x") is True
     assert "x" in f
+
+
+def test_single_element_methods_take_one_positional_argument():
+    # `add` and `check_and_add` are METH_O method descriptors made by hand (meth_o.rs).
+    for cls in (bloomkit.Filter, bloomkit.BloomFilter, bloomkit.BlockedBloomFilter,
+                bloomkit.MappedFilter):
+        for name in ("add", "check_and_add"):
+            method = vars(cls)[name]
+            assert str(inspect.signature(method)) == "(self, element, /)"
+            assert method.__doc__.startswith("Adds an element")
+    f = bloomkit.BloomFilter(100, 0.01)
+    for call in (lambda: f.add(), lambda: f.add("a", "b"), lambda: f.add(element="a")):
+        with pytest.raises(TypeError):
+            call()
+    assert "a" not in f
+    assert f.add("a") is None and f.check_and_add("a") is True
+    # Called on an object of another class, a method is refused by CPython's check before
+    # the Rust code reads the object as a filter of its class.
+    blocked = bloomkit.BlockedBloomFilter(100, 0.01)
+    with pytest.raises(TypeError, match="'bloomkit.BloomFilter' objects doesn't apply to a "
+                                        "'bloomkit.BlockedBloomFilter'"):
+        bloomkit.BloomFilter.add(blocked, "a")
+    for method in (bloomkit.Filter.add, bloomkit.MappedFilter.check_and_add):
+        with pytest.raises(TypeError, match="doesn't apply"):
+            method("not a filter", "a")
+    with pytest.raises(TypeError, match="doesn't apply"):
+        bloomkit.MappedFilter.add(f, "a")
+    # The base class's methods serve every kind.
+    counting = bloomkit.CountingBloomFilter(100, 0.01)
+    assert bloomkit.Filter.check_and_add(counting, "a") is False
+    assert bloomkit.Filter.check_and_add(counting, "a") is True
+    assert bloomkit.Filter.add(blocked, "z") is None and "z" in blocked
 
 
 def test_element_types_are_encoded_as_rust_keys():
