@@ -328,6 +328,14 @@ fn calc_from_each_sufficient_subset() {
     let (_, out, _) = run(&["calc", "--bits", "9600", "--fpp", "0.01"], "");
     let n: u64 = field(&out, "capacity (n):");
     assert_eq!(n, bloomkit::math::max_capacity(9600, 7, 0.01).unwrap());
+    // Too few bits for one element at the rate: an error, not a capacity of 0 that "meets" it.
+    fails(
+        &["calc", "-m", "64", "-p", "1e-30"],
+        "",
+        &["64 bits hold no element at FPR 1.000e-30 with 100 hash functions; one element needs"],
+    );
+    let (_, out, _) = run(&["calc", "-m", "64", "-p", "0.5"], "");
+    assert_eq!(field::<u64>(&out, "capacity (n):"), 44);
     let (_, out, _) = run(&["calc", "-n", "1000", "-p", "0.01", "-k", "3"], "");
     let m: u64 = field(&out, "bits (m):");
     assert!(bloomkit::math::expected_fpp(m, 3, 1000) <= 0.01);

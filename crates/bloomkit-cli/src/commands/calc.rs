@@ -222,6 +222,16 @@ pub(crate) fn run(a: CalcArgs, ctx: &Context, out: &Output) -> Result<ExitCode> 
                 None => math::hashes_for_fpp(p)?,
             };
             let n = math::max_capacity(m, k, p)?;
+            if n == 0 {
+                // An empty filter meets any rate: say what one element needs instead.
+                let needed = math::bits_for_hashes(1, p, k)
+                    .map(|b| format!("; one element needs {b} bits"))
+                    .unwrap_or_default();
+                bail!(
+                    "{m} bits hold no element at FPR {} with {k} hash functions{needed}",
+                    prob(p)
+                );
+            }
             params(&mut r, m, k, n, Some(p));
             (m, k, n)
         }
