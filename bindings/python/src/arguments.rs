@@ -8,10 +8,13 @@
 //!   A `bool` or a non-integer is a `TypeError`: "capacity must be an integer, not bool".
 //! - Binary data ([`BytesLike`]): `bytes`, `bytearray`, `memoryview` or any other object of the
 //!   buffer protocol (pyo3's `&[u8]` takes `bytes` only).
+//! - File paths ([`FsPath`]): `str`, `bytes` or any `os.PathLike`, as `open()` takes them
+//!   (pyo3's `PathBuf` refuses `bytes`).
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyInt, PyMemoryView};
+use std::path::PathBuf;
 
 /// What an integer argument held.
 enum Given {
@@ -136,5 +139,42 @@ impl BytesLike<'_> {
     /// The data.
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_bytes()
+    }
+}
+
+/// A file path argument: `str`, `bytes` or an `os.PathLike` of either, as `open()` takes them;
+/// anything else is a `TypeError` in CPython's words ("expected str, bytes or os.PathLike
+/// object, not int").
+pub struct FsPath(pub PathBuf);
+
+impl<'py> FromPyObject<'py> for FsPath {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let os = obj.py().import("os")?;
+        #[cfg(unix)]
+        {
+            // A path is bytes to the OS: `os.fsencode` gives them, with the file system's
+            // encoding and its escapes for undecodable names.
+            use std::os::unix::ffi::OsStringExt;
+            let encoded = os.getattr("fsencode")?.call1((obj,))?;
+            let bytes = encoded.downcast::<PyBytes>()?.as_bytes().to_vec();
+            Ok(FsPath(PathBuf::from(std::ffi::OsString::from_vec(bytes))))
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(FsPath(os.getattr("fsdecode")?.call1((obj,))?.extract()?))
+        }
+    }
+}
+
+impl std::ops::Deref for FsPath {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for FsPath {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
     }
 }

@@ -6,7 +6,7 @@
 //! `clear`, `len`) plus the methods of their own. Their elements are Python `int`s of the
 //! range; integers are not hashed, so a bitmap answers exactly.
 
-use crate::arguments::{BytesLike, Whole};
+use crate::arguments::{BytesLike, FsPath, Whole};
 use crate::errors;
 use bloomkit::bitmap::{Bitmap, BitmapForm, KeyRange, Seen, TwoBitMap};
 use bloomkit::codec::native;
@@ -14,7 +14,6 @@ use bloomkit::{file, AnyFilter, Filter as _};
 use pyo3::exceptions::{PyKeyError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyType};
-use std::path::PathBuf;
 
 /// The integer value of a Python `int` that fits in an `i64` or a `u64` (every bitmap range
 /// does); `None` for larger ones; a `TypeError` for anything but an `int`.
@@ -242,7 +241,7 @@ macro_rules! bitmap_class {
 
             /// Saves to `path` in bloomkit's native format, atomically. The `bloomkit` CLI
             /// reads it (`bloomkit check PATH 42`).
-            fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+            fn save(&self, py: Python<'_>, path: FsPath) -> PyResult<()> {
                 let inner = &self.inner;
                 py.allow_threads(|| file::save(&path, inner, None)).map_err(errors::core)
             }
@@ -251,7 +250,7 @@ macro_rules! bitmap_class {
             /// checksum: `OSError` if it cannot be read, `ValueError` if it is damaged or of
             /// another kind.
             #[classmethod]
-            fn load(cls: &Bound<'_, PyType>, path: PathBuf) -> PyResult<Self> {
+            fn load(cls: &Bound<'_, PyType>, path: FsPath) -> PyResult<Self> {
                 let decoded = cls.py().allow_threads(|| file::load(&path, &[])).map_err(errors::core)?;
                 Self::decode(decoded)
             }

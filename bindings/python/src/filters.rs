@@ -2,7 +2,7 @@
 //! thin subclass per Rust type (`BloomFilter`, `BlockedBloomFilter`, ...) with its constructor
 //! and the operations only that kind has. Every operation is the Rust crate's.
 
-use crate::arguments::{BytesLike, Whole};
+use crate::arguments::{BytesLike, FsPath, Whole};
 use crate::dleft::PyDLeftCountingFilter;
 use crate::elements::{
     answers_hint, bool_list, for_each_hashed, for_each_key_chunk, with_key, Element,
@@ -22,7 +22,6 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 use pyo3::PyClassInitializer;
-use std::path::PathBuf;
 use std::sync::RwLock;
 
 /// The Python class an object belongs to.
@@ -788,7 +787,7 @@ impl Filter {
 
     /// Saves the filter to `path` in bloomkit's native format, atomically (the file holds
     /// the old filter or the new one, whatever happens). The `bloomkit` CLI reads it.
-    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    fn save(&self, py: Python<'_>, path: FsPath) -> PyResult<()> {
         self.store
             .with_plain_without_gil(py, |f| file::save(&path, f, self.design))
             .map_err(errors::core)
@@ -797,7 +796,7 @@ impl Filter {
     /// Saves the filter to a new file at `path`, only if nothing is there yet
     /// (`FileExistsError` otherwise): the file appears whole or not at all, and of many
     /// processes creating one path at once exactly one succeeds.
-    fn save_new(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    fn save_new(&self, py: Python<'_>, path: FsPath) -> PyResult<()> {
         self.store
             .with_plain_without_gil(py, |f| {
                 sharing::create_new(&path, file::Content::Filter(f, self.design))
@@ -808,7 +807,7 @@ impl Filter {
     /// Loads a native file (one the CLI or `save` wrote), verifying its checksum.
     /// `OSError` if it cannot be read, `ValueError` if it is damaged or of another kind.
     #[classmethod]
-    fn load(cls: &Bound<'_, PyType>, path: PathBuf) -> PyResult<PyObject> {
+    fn load(cls: &Bound<'_, PyType>, path: FsPath) -> PyResult<PyObject> {
         let py = cls.py();
         let decoded = py
             .allow_threads(|| file::load(&path, &[]))
@@ -1022,8 +1021,8 @@ with_hot_methods! {
     /// queries only, `True` to add in place (shared with other processes).
     #[staticmethod]
     #[pyo3(signature = (path, writable = false))]
-    fn open_mmap(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<MappedFilter> {
-        MappedFilter::open(py, path, writable)
+    fn open_mmap(py: Python<'_>, path: FsPath, writable: bool) -> PyResult<MappedFilter> {
+        MappedFilter::open(py, path.0, writable)
     }
     }
 }
@@ -1040,8 +1039,8 @@ with_hot_methods! {
     /// `BloomFilter.open_mmap`).
     #[staticmethod]
     #[pyo3(signature = (path, writable = false))]
-    fn open_mmap(py: Python<'_>, path: PathBuf, writable: bool) -> PyResult<MappedFilter> {
-        MappedFilter::open(py, path, writable)
+    fn open_mmap(py: Python<'_>, path: FsPath, writable: bool) -> PyResult<MappedFilter> {
+        MappedFilter::open(py, path.0, writable)
     }
 
     #[new]
@@ -1169,7 +1168,7 @@ pub fn _restore(py: Python<'_>, class: &str, data: &[u8]) -> PyResult<PyObject> 
 /// Loads a native file of any kind, as the class of that kind (`Bitmap` and `TwoBitMap` for
 /// the bitmap kinds).
 #[pyfunction]
-pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
+pub fn load(py: Python<'_>, path: FsPath) -> PyResult<PyObject> {
     let native::Decoded { filter, design } = py
         .allow_threads(|| file::load(&path, &[]))
         .map_err(errors::core)?;

@@ -77,6 +77,45 @@ def test_save_and_load_every_kind(tmp_path):
         assert type(kind.from_bytes(f.to_bytes())) is kind
 
 
+class _BytesPathLike:
+    """An os.PathLike whose path is bytes."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __fspath__(self):
+        return self.path
+
+
+def test_paths_may_be_str_bytes_or_path_like_as_for_open(tmp_path):
+    # A name that is not UTF-8 is bytes to Python (surrogate escapes as str): both reach the
+    # same file.
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.bloom"
+    f = bloomkit.BlockedBloomFilter(1000, 0.01)
+    f.add_many(KEYS)
+    f.save(raw)
+    assert os.path.exists(os.fsdecode(raw))
+    for path in (raw, os.fsdecode(raw), _BytesPathLike(raw)):
+        assert all(bloomkit.BlockedBloomFilter.load(path).contains_many(KEYS))
+        assert all(bloomkit.load(path).contains_many(KEYS))
+    with bloomkit.BlockedBloomFilter.open_mmap(raw, writable=True) as m:
+        assert m.check_and_add("from a bytes path") is False
+    assert "from a bytes path" in bloomkit.load(_BytesPathLike(raw))
+    os.remove(raw)
+    f.save_new(_BytesPathLike(raw))
+    with pytest.raises(FileExistsError):
+        f.save_new(raw)
+    bitmap = bloomkit.Bitmap(0, 100)
+    bitmap.add(7)
+    bitmap.save(tmp_path.as_posix().encode() + b"/bits.bloom")
+    assert 7 in bloomkit.Bitmap.load(tmp_path / "bits.bloom")
+    for bad in (5, None, ["a"]):
+        with pytest.raises(TypeError, match="expected str, bytes or os.PathLike object"):
+            f.save(bad)
+        with pytest.raises(TypeError, match="expected str, bytes or os.PathLike object"):
+            bloomkit.load(bad)
+
+
 def test_load_of_another_kind_is_refused(tmp_path):
     path = tmp_path / "c.bloom"
     bloomkit.CountingBloomFilter(100, 0.01).save(path)

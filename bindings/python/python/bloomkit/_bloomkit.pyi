@@ -10,7 +10,7 @@ BytesLike = Union[bytes, bytearray, memoryview]
 """Binary data: ``bytes``, ``bytearray``, ``memoryview`` or any other object of the buffer
 protocol."""
 
-StrPath = Union[str, "PathLike[str]"]
+StrOrBytesPath = Union[str, bytes, "PathLike[str]", "PathLike[bytes]"]
 _F = TypeVar("_F", bound="Filter")
 _B = TypeVar("_B", bound="_IntSet")
 
@@ -72,13 +72,13 @@ class Filter:
         """The filter in bloomkit's native format."""
     @classmethod
     def from_bytes(cls: Type[_F], data: BytesLike) -> _F: ...
-    def save(self, path: StrPath) -> None:
+    def save(self, path: StrOrBytesPath) -> None:
         """Saves atomically in bloomkit's native format (the CLI reads it)."""
-    def save_new(self, path: StrPath) -> None:
+    def save_new(self, path: StrOrBytesPath) -> None:
         """Saves to a new file only if nothing is at ``path`` (``FileExistsError``); of many
         processes creating one path at once exactly one succeeds."""
     @classmethod
-    def load(cls: Type[_F], path: StrPath) -> _F:
+    def load(cls: Type[_F], path: StrOrBytesPath) -> _F:
         """Loads a native file; ``OSError`` if unreadable, ``ValueError`` if damaged or of
         another kind."""
 
@@ -105,13 +105,13 @@ class BloomFilter(Filter):
     @staticmethod
     def from_go_json(data: Union[str, BytesLike]) -> BloomFilter: ...
     @staticmethod
-    def open_mmap(path: StrPath, writable: bool = False) -> MappedFilter: ...
+    def open_mmap(path: StrOrBytesPath, writable: bool = False) -> MappedFilter: ...
 
 class BlockedBloomFilter(_SizedFilter):
     """A cache-blocked filter: one cache line per element."""
 
     @staticmethod
-    def open_mmap(path: StrPath, writable: bool = False) -> MappedFilter: ...
+    def open_mmap(path: StrOrBytesPath, writable: bool = False) -> MappedFilter: ...
 
 class CountingBloomFilter(_SizedFilter):
     """A counting filter: supports ``remove``."""
@@ -330,9 +330,9 @@ class _IntSet:
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls: Type[_B], data: BytesLike) -> _B: ...
-    def save(self, path: StrPath) -> None: ...
+    def save(self, path: StrOrBytesPath) -> None: ...
     @classmethod
-    def load(cls: Type[_B], path: StrPath) -> _B: ...
+    def load(cls: Type[_B], path: StrOrBytesPath) -> _B: ...
 
 class Bitmap(_IntSet):
     """An exact set of the integers of a range (no false positives)."""
@@ -366,7 +366,7 @@ class TwoBitMap(_IntSet):
     def singles(self) -> IntIterator: ...
     def repeated(self) -> IntIterator: ...
 
-def load(path: StrPath) -> Union[Filter, Bitmap, TwoBitMap]:
+def load(path: StrOrBytesPath) -> Union[Filter, Bitmap, TwoBitMap]:
     """Loads a native file of any kind, as the class of that kind."""
 
 def _restore(cls: str, data: bytes) -> Filter: ...
