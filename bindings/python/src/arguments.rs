@@ -172,9 +172,3 @@ impl std::ops::Deref for FsPath {
         &self.0
     }
 }
-
-impl AsRef<std::path::Path> for FsPath {
-    fn as_ref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
