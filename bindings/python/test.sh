@@ -2,7 +2,7 @@
 # Builds the Python package into a virtual environment (target/pyenv) and runs its tests:
 #   bindings/python/test.sh [pytest arguments]
 # Installs maturin, pytest, Scrapy and the redis client from PyPI, builds the extension with
-# the dev profile (dependencies optimized, quick to compile), builds the `bloomkit` CLI for the
+# the dev profile (quick to compile; see the root Cargo.toml), builds the `bloomkit` CLI for the
 # cross-language tests, then runs pytest. No test collected counts as a failure. Tools run as
 # `python -m ...`: the scripts of a virtual environment that was copied elsewhere still name the
 # original's interpreter, and would install there.
