@@ -3,9 +3,9 @@
 #   bindings/python/test.sh [pytest arguments]
 # Installs maturin, pytest, Scrapy and the redis client from PyPI, builds the extension with
 # the dev profile (quick to compile; see the root Cargo.toml), builds the `bloomkit` CLI for the
-# cross-language tests, then runs pytest. No test collected counts as a failure. Tools run as
-# `python -m ...`: the scripts of a virtual environment that was copied elsewhere still name the
-# original's interpreter, and would install there.
+# cross-language tests unless BLOOMKIT_CLI names one, then runs pytest. No test collected
+# counts as a failure. Tools run as `python -m ...`: the scripts of a virtual environment that
+# was copied elsewhere still name the original's interpreter, and would install there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=target/pyenv
@@ -24,10 +24,14 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 export PATH="$PWD/$venv/bin:$PATH"
 python -m pip install -q --disable-pip-version-check "maturin>=1.5,<2" pytest scrapy redis
-cargo build -q -p bloomkit-cli
+# The CLI for the cross-language tests: BLOOMKIT_CLI when set (scripts/test sets it to the one
+# its `cargo test` built), else built here.
+if [ -z "${BLOOMKIT_CLI:-}" ]; then
+  cargo build -q -p bloomkit-cli
+  export BLOOMKIT_CLI="$PWD/target/debug/bloomkit"
+fi
 MATURIN_PEP517_ARGS="--profile dev" python -m pip install -q --disable-pip-version-check --no-deps \
   --no-build-isolation --force-reinstall ./bindings/python
-export BLOOMKIT_CLI="$PWD/target/debug/bloomkit"
 status=0
 python -m pytest -q bindings/python/tests "$@" || status=$?
 if [ "$status" -eq 5 ]; then
