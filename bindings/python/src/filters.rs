@@ -220,6 +220,23 @@ impl Store {
         }
     }
 
+    /// Whether the two stores hold equal filters. Two locked kinds are compared in place, so
+    /// that a large filter is not copied to be compared; the other side is copied first when
+    /// it is a concurrent kind or a batch is using it (waiting for that batch inside this
+    /// store's cell could release the GIL while the cell is in use).
+    fn equals(&self, other: &Store, py: Python<'_>) -> bool {
+        if std::ptr::eq(self, other) {
+            return true;
+        }
+        if let (Store::Local(a), Store::Local(b)) = (self, other) {
+            if let Some(equal) = a.with(py, |x| b.try_with(py, |y| *x == *y)) {
+                return equal;
+            }
+        }
+        let theirs = other.snapshot(py);
+        self.with_plain(py, |a| *a == theirs)
+    }
+
     /// Bits and hash functions.
     fn params(&self, py: Python<'_>) -> bloomkit::Params {
         match self {
@@ -746,13 +763,7 @@ impl Filter {
             return true;
         }
         let (mine, theirs) = (slf.get(), other.get());
-        let py = slf.py();
-        // A copy of the other side (as `combine` takes): a store is used under the GIL, and
-        // waiting for the other one could release it while the first is in use.
-        mine.class == theirs.class && {
-            let theirs = theirs.store.snapshot(py);
-            mine.store.with_plain(py, |a| *a == theirs)
-        }
+        mine.class == theirs.class && mine.store.equals(&theirs.store, slf.py())
     }
 
     /// A copy of the filter.

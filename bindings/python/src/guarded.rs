@@ -79,6 +79,19 @@ impl<T: Send> Guarded<T> {
         }
     }
 
+    /// Runs `f` on the value with the GIL held, or returns `None` at once if a worker is using
+    /// it: for a caller that may not wait, such as one already inside another cell's `with`
+    /// (waiting releases the GIL). `f` must not release the GIL, run Python code or use this
+    /// cell again.
+    #[inline]
+    pub fn try_with<R>(&self, _py: Python<'_>, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+        if self.busy.load(Ordering::Acquire) {
+            return None;
+        }
+        // SAFETY: as in `with` (`_py` proves that this thread holds the GIL).
+        Some(f(unsafe { &mut *self.value.get() }))
+    }
+
     /// Runs `f` on the value without the GIL, excluding every other user meanwhile.
     pub fn without_gil<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut T) -> R + Send) -> R {
         loop {

@@ -241,6 +241,32 @@ def test_equality_is_same_class_parameters_and_bits(kind):
         hash(f)
 
 
+@pytest.mark.parametrize("kind", PLAIN_KINDS)
+def test_equality_while_a_batch_adds_to_either_filter(kind):
+    # Equal filters are compared in place; while a batch adds to one of them without the GIL,
+    # a comparison from another thread sees it between two chunks, never half written, and
+    # never crashes. Each batch adds elements the other filter lacks, so once one has run,
+    # the two differ; adding the same elements to the other makes them equal again.
+    f, g = kind(200_000, 0.01), kind(200_000, 0.01)
+    first, second = urls(0, 60_000), urls(60_000, 120_000)
+    answers = []
+
+    def compare():
+        while batch.is_alive():
+            answers.append(f == g)
+            answers.append(g == f)
+
+    steps = ((g, first, False), (f, first, True), (f, second, False), (g, second, True))
+    for target, elements, equal_after in steps:
+        batch = threading.Thread(target=target.add_many, args=(elements,))
+        batch.start()
+        compare()
+        batch.join()
+        assert all(isinstance(a, bool) for a in answers)
+        assert (f == g) is equal_after and (g == f) is equal_after
+    assert f.contains_many(first + second) == [True] * 120_000
+
+
 def test_properties_and_repr():
     f = bloomkit.BloomFilter(1000, 0.01)
     assert (f.capacity, f.fpp) == (1000, 0.01)
