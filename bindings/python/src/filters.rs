@@ -433,7 +433,19 @@ impl Filter {
     }
 
     fn combine(&self, py: Python<'_>, other: &Filter, op: Op) -> PyResult<()> {
-        // A copy of the other side first: `a |= a` must not use one filter twice at once.
+        // Two locked kinds are combined in place, so that a large filter is not copied for it
+        // (as in `Store::equals`).
+        if let (Store::Local(g), Store::Local(o)) = (&self.store, &other.store) {
+            if !std::ptr::eq(g, o) {
+                if let Some(r) = g.with(py, |mine| {
+                    o.try_with(py, |theirs| combine(mine, theirs, op))
+                }) {
+                    return r;
+                }
+            }
+        }
+        // Else a copy of the other side first: a concurrent kind, one a batch is using, or the
+        // same filter (`a |= a` must not use one filter twice at once).
         let other = other.store.snapshot(py);
         match &self.store {
             Store::Local(g) => g.with(py, |mine| combine(mine, &other, op)),

@@ -242,11 +242,11 @@ def test_equality_is_same_class_parameters_and_bits(kind):
 
 
 @pytest.mark.parametrize("kind", PLAIN_KINDS)
-def test_equality_while_a_batch_adds_to_either_filter(kind):
-    # Equal filters are compared in place; while a batch adds to one of them without the GIL,
-    # a comparison from another thread sees it between two chunks, never half written, and
-    # never crashes. Each batch adds elements the other filter lacks, so once one has run,
-    # the two differ; adding the same elements to the other makes them equal again.
+def test_equality_and_union_while_a_batch_adds_to_either_filter(kind):
+    # Filters are compared and combined in place. While a batch adds to one of them without
+    # the GIL, a comparison or union in another thread sees it between two chunks, never half
+    # written, and never crashes. Each batch adds elements the other filter lacks, so once one
+    # has run the two differ; adding the same elements to the other makes them equal again.
     f, g = kind(200_000, 0.01), kind(200_000, 0.01)
     first, second = urls(0, 60_000), urls(60_000, 120_000)
     answers = []
@@ -255,6 +255,7 @@ def test_equality_while_a_batch_adds_to_either_filter(kind):
         while batch.is_alive():
             answers.append(f == g)
             answers.append(g == f)
+            answers.append(isinstance(f | g, kind))  # reads both as `==` does
 
     steps = ((g, first, False), (f, first, True), (f, second, False), (g, second, True))
     for target, elements, equal_after in steps:
@@ -264,6 +265,10 @@ def test_equality_while_a_batch_adds_to_either_filter(kind):
         batch.join()
         assert all(isinstance(a, bool) for a in answers)
         assert (f == g) is equal_after and (g == f) is equal_after
+        if kind is not bloomkit.CountingBloomFilter:  # (a union of counters adds them up)
+            # A union equals the side that holds every element of the other.
+            assert (f | g == f) is (target is f or equal_after)
+            assert (f | g == g) is (target is g or equal_after)
     assert f.contains_many(first + second) == [True] * 120_000
 
 
