@@ -295,13 +295,16 @@ pub struct PyBitmap {
     inner: AnyFilter,
 }
 
-bitmap_class!(PyBitmap, "Bitmap", Bitmap, Bitmap, {
+/// The single-value methods, which `meth_o.rs` defines on the Python classes.
+impl PyBitmap {
     /// Adds an integer; returns whether it was new. `ValueError` outside the range.
-    fn add(&mut self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    pub(crate) fn add(&mut self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
         let v = int_to_add(value)?;
         self.get_mut()?.insert(v).map_err(errors::core)
     }
+}
 
+bitmap_class!(PyBitmap, "Bitmap", Bitmap, Bitmap, {
     /// Adds every integer of any iterable, 4096 at a time; returns how many were new. An
     /// integer outside the range stops it with a `ValueError`: the chunks before it are added,
     /// nothing of its chunk.
@@ -428,14 +431,17 @@ fn seen_count(seen: Seen) -> u8 {
     }
 }
 
-bitmap_class!(PyTwoBitMap, "TwoBitMap", TwoBitMap, TwoBitMap, {
+/// The single-value methods, which `meth_o.rs` defines on the Python classes.
+impl PyTwoBitMap {
     /// Records one occurrence of an integer; returns its cell before: 0 (absent), 1 (once)
     /// or 2 (more than once). `ValueError` outside the range.
-    fn add(&mut self, value: &Bound<'_, PyAny>) -> PyResult<u8> {
+    pub(crate) fn add(&mut self, value: &Bound<'_, PyAny>) -> PyResult<u8> {
         let v = int_to_add(value)?;
         Ok(seen_count(self.get_mut()?.insert(v).map_err(errors::core)?))
     }
+}
 
+bitmap_class!(PyTwoBitMap, "TwoBitMap", TwoBitMap, TwoBitMap, {
     /// Records one occurrence of every integer of any iterable, 4096 at a time; returns how
     /// many were new (as `Bitmap.add_many`).
     fn add_many(&mut self, values: &Bound<'_, PyAny>) -> PyResult<u64> {

@@ -45,6 +45,7 @@ fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     meth_o::install_on_filter_class(&py.get_type::<filters::PyBloomFilter>())?;
     meth_o::install_on_filter_class(&py.get_type::<filters::PyBlockedBloomFilter>())?;
     meth_o::install_on_mapped_filter(py)?;
+    meth_o::install_on_bitmaps(py)?;
     m.add("RedisError", m.py().get_type::<errors::RedisError>())?;
     m.add_function(wrap_pyfunction!(filters::load, m)?)?;
     m.add_function(wrap_pyfunction!(filters::_restore, m)?)?;

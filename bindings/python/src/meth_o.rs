@@ -1,4 +1,5 @@
-//! The single-element methods (`add`, `check_and_add`), defined the `METH_O` way.
+//! The single-element methods (`add`, `check_and_add`, and the bitmaps' `add`), defined the
+//! `METH_O` way.
 //!
 //! Under the stable ABI of CPython 3.9, the wheel's floor, PyO3 defines a method with
 //! `METH_VARARGS | METH_KEYWORDS`: every call packs its argument into a new tuple, which the
@@ -11,6 +12,7 @@
 //! public but internal to PyO3, hence the exact `pyo3` version in Cargo.toml). They take their
 //! argument by position only, as `set.add` does.
 
+use crate::bitmaps::{PyBitmap, PyTwoBitMap};
 use crate::filters::Filter;
 use crate::mapped::MappedFilter;
 use pyo3::ffi;
@@ -20,8 +22,8 @@ use pyo3::IntoPyObjectExt;
 use std::ffi::CStr;
 
 /// Defines `extern "C" fn $name(self, element)` for a `METH_O` method of the class `$class`:
-/// `$body` runs with `$this: &$class` and `$element: &Bound<PyAny>`, and its `PyResult` value is
-/// converted to Python (`()` would become an empty tuple: map it to `None`).
+/// `$body` runs with `$this: &Bound<$class>` and `$element: &Bound<PyAny>`, and its `PyResult`
+/// value is converted to Python (`()` would become an empty tuple: map it to `None`).
 macro_rules! meth_o {
     ($name:ident, $class:ty, |$py:ident, $this:ident, $element:ident| $body:expr) => {
         unsafe extern "C" fn $name(
@@ -41,7 +43,7 @@ macro_rules! meth_o {
                     unsafe { (Borrowed::from_ptr($py, slf), Borrowed::from_ptr($py, arg)) };
                 // SAFETY: see above: `slf` is a `$class` (a subclass instance starts with its
                 // base's layout).
-                let $this = unsafe { slf.downcast_unchecked::<$class>() }.get();
+                let $this: &Bound<'_, $class> = unsafe { slf.downcast_unchecked::<$class>() };
                 let $element = &*$element;
                 Ok($body?.into_py_any($py)?.into_ptr())
             }
@@ -53,15 +55,26 @@ macro_rules! meth_o {
 }
 
 meth_o!(filter_add, Filter, |py, this, element| this
+    .get()
     .add(element)
     .map(|()| py.None()));
 meth_o!(filter_check_and_add, Filter, |py, this, element| this
+    .get()
     .check_and_add(element));
 meth_o!(mapped_add, MappedFilter, |py, this, element| this
+    .get()
     .add(py, element)
     .map(|()| py.None()));
 meth_o!(mapped_check_and_add, MappedFilter, |py, this, element| this
+    .get()
     .check_and_add(py, element));
+// The bitmaps are not frozen: `add` borrows them mutably (a `RuntimeError` if already borrowed).
+meth_o!(bitmap_add, PyBitmap, |py, this, element| this
+    .try_borrow_mut()?
+    .add(element));
+meth_o!(two_bit_map_add, PyTwoBitMap, |py, this, element| this
+    .try_borrow_mut()?
+    .add(element));
 
 /// Sets `name` on the class `ty` to a `METH_O` method descriptor calling `meth`. `doc` starts
 /// with the signature (`name($self, element, /)\n--\n\n`), which `inspect.signature` and
@@ -126,5 +139,23 @@ pub fn install_on_mapped_filter(py: Python<'_>) -> PyResult<()> {
           are); only a (probably) new one takes the lock, under which it is added and the answer \
           decided, so of many processes adding one element exactly one is told it was new.",
         mapped_check_and_add,
+    )
+}
+
+/// Defines `add` on `Bitmap` and `TwoBitMap` (which cannot be subclassed).
+pub fn install_on_bitmaps(py: Python<'_>) -> PyResult<()> {
+    install(
+        &py.get_type::<PyBitmap>(),
+        c"add",
+        c"add($self, value, /)\n--\n\nAdds an integer; returns whether it was new. `ValueError` \
+          outside the range.",
+        bitmap_add,
+    )?;
+    install(
+        &py.get_type::<PyTwoBitMap>(),
+        c"add",
+        c"add($self, value, /)\n--\n\nRecords one occurrence of an integer; returns its cell \
+          before: 0 (absent), 1 (once) or 2 (more than once). `ValueError` outside the range.",
+        two_bit_map_add,
     )
 }

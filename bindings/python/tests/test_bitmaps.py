@@ -1,6 +1,7 @@
 """bloomkit.Bitmap and bloomkit.TwoBitMap: exact integer sets, their files, and the real CLI."""
 
 import copy
+import inspect
 import pickle
 
 import pytest
@@ -66,6 +67,30 @@ def test_two_bit_map_counts_once_and_more():
     assert list(m.singles()) == [9, 700] and list(m.repeated()) == [5]
     assert m.singles_len() == 2 and len(m) == 3
     assert m.add_many([1, 1, 2]) == 2
+
+
+def test_add_takes_one_positional_integer():
+    # `add` of both bitmaps is a METH_O method descriptor made by hand (meth_o.rs).
+    for cls, returns in ((bloomkit.Bitmap, "returns whether it was new"),
+                         (bloomkit.TwoBitMap, "returns its cell")):
+        method = vars(cls)["add"]
+        assert str(inspect.signature(method)) == "(self, value, /)"
+        assert returns in method.__doc__
+        m = cls(0, 100)
+        for call in (lambda: m.add(), lambda: m.add(1, 2), lambda: m.add(value=1)):
+            with pytest.raises(TypeError):
+                call()
+        with pytest.raises(TypeError, match="not str"):
+            m.add("7")
+        with pytest.raises(ValueError):
+            m.add(100)
+        assert len(m) == 0
+        # Refused by CPython's check before the Rust code reads the object as a bitmap.
+        with pytest.raises(TypeError, match="doesn't apply"):
+            method(bloomkit.BloomFilter(10, 0.1), 1)
+    b, t = bloomkit.Bitmap(0, 100), bloomkit.TwoBitMap(0, 100)
+    assert (b.add(7), b.add(7), bloomkit.Bitmap.add(b, 8)) == (True, False, True)
+    assert (t.add(7), t.add(7), t.add(7)) == (0, 1, 2) and list(b) == [7, 8]
 
 
 def test_files_bytes_and_pickling(tmp_path):

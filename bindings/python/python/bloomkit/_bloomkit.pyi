@@ -337,7 +337,7 @@ class _IntSet:
 class Bitmap(_IntSet):
     """An exact set of the integers of a range (no false positives)."""
 
-    def add(self, value: int) -> bool:
+    def add(self, value: int, /) -> bool:
         """Adds an integer; returns whether it was new (``ValueError`` outside the range)."""
     def contains_many(self, values: Iterable[int]) -> List[bool]: ...
     def remove(self, value: int) -> None:
@@ -358,7 +358,7 @@ class Bitmap(_IntSet):
 class TwoBitMap(_IntSet):
     """Two bits per integer of a range: absent, seen once, seen more than once."""
 
-    def add(self, value: int) -> int:
+    def add(self, value: int, /) -> int:
         """Records an occurrence; returns the cell before: 0, 1 or 2 (more than once)."""
     def count(self, value: int) -> int:
         """0 (absent), 1 (once) or 2 (more than once)."""
