@@ -22,7 +22,6 @@ use crate::error::Result;
 use crate::filter::Filter;
 use crate::key::Key;
 use crate::math::Params;
-use crate::probe::blocked::pipeline_touching;
 use crate::probe::{mixed_double, Digest, Scheme};
 use crate::spec::Spec;
 use crate::storage::{in_core_cache, BitVec};
@@ -83,34 +82,109 @@ pub(crate) fn contains_positions(spec: &Spec, d: &Digest, bit: impl Fn(u64) -> u
 /// more for present u64 keys; `benches/interleaved.rs`, docs/BENCHMARKS.md).
 const READ_TOGETHER: u32 = 3;
 
-/// How many elements ahead of its probes a classic batch hashes an element and prefetches the
-/// cache lines of its bits. Each element asks for `k` lines (7 at 1 %), so this is shorter
-/// than the blocked batches' distance of one line per element; 8, 16 and 32 were measured
-/// (`benches/interleaved.rs`, see docs/BENCHMARKS.md).
-const BATCH_AHEAD: usize = 16;
+/// How many positions (cache lines) ahead of its probes a classic batch prefetches: the lines
+/// of 16 elements at `k` = 7 (1 %), as many as the pipeline held when it kept elements, not
+/// positions (4 to 16 elements measured alike, 32 slower: docs/BENCHMARKS.md). A batch keeps
+/// `LINES_AHEAD / k` elements in flight; filters with more than `LINES_AHEAD` probes per
+/// element (far past any useful `k`) run their batches one element after the other.
+const LINES_AHEAD: usize = 16 * 7;
 
-/// Starts loading the cache lines of the element `d`'s bits (through `prefetch`, a hint) and
-/// gives the digest back, for the batch pipeline to probe it [`BATCH_AHEAD`] elements later.
-#[inline(always)]
-fn prefetch_positions(spec: &Spec, prefetch: &impl Fn(u64), d: Digest) -> Digest {
-    spec.for_each_position(&d, |i| {
-        prefetch(i);
-        true
-    });
-    d
+/// How many elements a classic batch keeps between prefetch and probe for `k` positions each
+/// (`k <= LINES_AHEAD`).
+fn elements_ahead(k: u32) -> usize {
+    LINES_AHEAD / k as usize
 }
 
-/// The batch insert loop of every classic storage, a software pipeline
-/// ([`pipeline_touching`]): item `i` (a key, or a digest computed before) is hashed by `digest`
-/// and the lines of its bits prefetched [`BATCH_AHEAD`] items before [`insert_positions`] sets
-/// them, so that the cache misses of many elements overlap. The bits set are exactly those of
-/// inserting the items one by one. The keys' own bytes are not prefetched (as the blocked
-/// filters' batches do): with URL-like keys at n = 10⁷ that measured 0.76–1.08× by case,
-/// slower for queries of present keys, whose `k` lines already fill the pipeline.
+/// Whether a classic batch over `spec` runs one element after the other: its bit array is in
+/// the core's own cache ([`in_core_cache`]), where there are no misses to overlap and the
+/// pipeline only costs instructions (see `storage/cache.rs`), or its `k` is beyond
+/// [`LINES_AHEAD`].
+fn one_by_one(spec: &Spec) -> bool {
+    in_core_cache(spec.bits() / 8) || spec.hashes() as usize > LINES_AHEAD
+}
+
+/// The software pipeline of the classic batches: item `i` (a key, or a digest computed before)
+/// is hashed by `digest`, its positions computed and kept in a ring, and the lines of its first
+/// `early` positions prefetched, about [`LINES_AHEAD`] positions before `probe(i, positions)`
+/// reads them back; half as far ahead, `middle(positions)` may prefetch more. The cache misses
+/// of many elements overlap, and each position is computed once.
 ///
-/// A bit array that fits in the core's own cache ([`in_core_cache`]) is probed one item after
-/// the other, without the prefetch walk: there are no misses to overlap, and computing every
-/// position twice only costs time (see `storage/cache.rs`).
+/// Holding the positions instead of the digest (the pipeline computed them a second time at
+/// the probe, and a third for the two-stage query) took 0.85–0.94× the time for batch inserts
+/// of URL keys and 0.79–0.92× for batch queries of present ones at n = 10⁶ and 3·10⁶ (1.2 and
+/// 3.6 MB of bits), level for absent ones, which stop at their first bits (docs/BENCHMARKS.md,
+/// "The classic filter's batches").
+#[inline(always)]
+fn ring_pipeline<T>(
+    spec: &Spec,
+    prefetch: impl Fn(u64),
+    early: usize,
+    items: &[T],
+    digest: impl Fn(&T) -> Digest,
+    middle: impl Fn(&[u64]),
+    mut probe: impl FnMut(usize, &[u64]),
+) {
+    let (scheme, k, m) = (spec.scheme(), spec.hashes(), spec.bits());
+    let width = k as usize;
+    let (ahead, half) = (elements_ahead(k), elements_ahead(k) / 2);
+    let mut ring = [0u64; LINES_AHEAD];
+    let fill = |slot: &mut [u64], item: &T| {
+        let d = digest(item);
+        if scheme == Scheme::MixedDouble {
+            for (j, (p, i)) in slot.iter_mut().zip(mixed_double(&d, k, m)).enumerate() {
+                *p = i;
+                if j < early {
+                    prefetch(i);
+                }
+            }
+        } else {
+            let mut j = 0;
+            scheme.for_each_position(&d, k, m, |i| {
+                slot[j] = i;
+                if j < early {
+                    prefetch(i);
+                }
+                j += 1;
+                true
+            });
+        }
+    };
+    let slots = ring[..ahead * width].chunks_exact_mut(width);
+    for (slot, item) in slots.zip(&items[..items.len().min(ahead)]) {
+        fill(slot, item);
+    }
+    let staged = early < width;
+    if staged {
+        let first = ring[..items.len().min(half) * width].chunks_exact(width);
+        first.for_each(&middle);
+    }
+    // `at` is the ring offset of item `i`, `mid` that of item `i + half`; there is no middle
+    // stage when every line is prefetched early.
+    let end = ahead * width;
+    let (mut at, mut mid) = (0, half * width);
+    for i in 0..items.len() {
+        if staged {
+            if i + half < items.len() {
+                middle(&ring[mid..mid + width]);
+            }
+            mid = if mid + width == end { 0 } else { mid + width };
+        }
+        let slot = &mut ring[at..at + width];
+        probe(i, slot);
+        if let Some(next) = items.get(i + ahead) {
+            fill(slot, next);
+        }
+        at = if at + width == end { 0 } else { at + width };
+    }
+}
+
+/// The batch insert loop of every classic storage: [`ring_pipeline`] setting each element's
+/// bits, all of its lines prefetched. The bits set are exactly those of inserting the items
+/// one by one. The keys' own bytes are not prefetched (as the blocked filters' batches do):
+/// with URL-like keys at n = 10⁷ that measured 0.76–1.08× by case, slower for queries of
+/// present keys, whose `k` lines already fill the pipeline.
+///
+/// Some batches run one item after the other instead ([`one_by_one`]).
 #[inline(always)]
 pub(crate) fn insert_items<T>(
     spec: &Spec,
@@ -119,23 +193,35 @@ pub(crate) fn insert_items<T>(
     items: &[T],
     digest: impl Fn(&T) -> Digest,
 ) {
-    if in_core_cache(spec.bits() / 8) {
+    if one_by_one(spec) {
         for item in items {
             insert_positions(spec, &digest(item), &mut set);
         }
         return;
     }
-    pipeline_touching::<BATCH_AHEAD, _, _, _>(
-        &mut (),
+    let all = usize::MAX;
+    ring_pipeline(
+        spec,
+        prefetch,
+        all,
         items,
+        digest,
         |_| {},
-        #[inline(always)]
-        |_, item| prefetch_positions(spec, &prefetch, digest(item)),
-        #[inline(always)]
-        |_, _, d| {
-            insert_positions(spec, &d, &mut set);
+        |_, positions| {
+            for &i in positions {
+                set(i);
+            }
         },
     );
+}
+
+/// Whether every bit at `positions` is set (`bit` reads one as 0 or 1), reading the first
+/// [`READ_TOGETHER`] before the first branch, as [`contains_positions`] does.
+#[inline(always)]
+fn all_set(positions: &[u64], bit: impl Fn(u64) -> u64) -> bool {
+    let (first, rest) = positions.split_at(positions.len().min(READ_TOGETHER as usize));
+    let set: u64 = first.iter().map(|&i| bit(i)).sum();
+    set == first.len() as u64 && rest.iter().all(|&i| bit(i) != 0)
 }
 
 /// Bit arrays larger than this (4 MiB) are queried in batches in two stages
@@ -145,78 +231,45 @@ pub(crate) fn insert_items<T>(
 /// (1.2 MB) 1.3× / 1.2×.
 const TWO_STAGES_ABOVE_BITS: u64 = 32 << 20;
 
-/// The batch query loop (the pipeline of [`insert_items`] with [`contains_positions`]);
-/// the answer for item `i` goes to `out[i]` (items beyond `out.len()` are ignored).
+/// The batch query loop ([`ring_pipeline`] answering [`all_set`]); the answer for item `i`
+/// goes to `out[i]` (items beyond `out.len()` are ignored).
 ///
-/// For the default scheme and bit arrays beyond [`TWO_STAGES_ABOVE_BITS`] it runs in two
-/// stages: an element's first [`READ_TOGETHER`] lines are prefetched [`BATCH_AHEAD`] elements
-/// before its probe, and the rest half as far ahead only if those first bits are all set
-/// (without a branch: otherwise the first line is asked for again). Absent elements, most of
-/// which a query rejects on their first bits, then fetch three lines instead of `k`.
+/// For bit arrays beyond [`TWO_STAGES_ABOVE_BITS`] (and `k` above [`READ_TOGETHER`]) it runs
+/// in two stages: an element's first [`READ_TOGETHER`] lines are prefetched first, and the
+/// rest half as far ahead only if those first bits are all set (without a branch: otherwise the
+/// first line is asked for again). Absent elements, most of which a query rejects on their
+/// first bits, then fetch three lines instead of `k`.
 ///
-/// A bit array in the core's own cache is queried one item after the other, as
-/// [`insert_items`] inserts.
+/// Where [`one_by_one`] says so, items are queried one after the other, as [`insert_items`]
+/// inserts.
 #[inline(always)]
 pub(crate) fn contains_items<T>(
     spec: &Spec,
-    prefetch: impl Fn(u64),
+    prefetch: impl Fn(u64) + Copy,
     bit: impl Fn(u64) -> u64,
     items: &[T],
     digest: impl Fn(&T) -> Digest,
     out: &mut [bool],
 ) {
     let items = &items[..items.len().min(out.len())];
-    let (k, m) = (spec.hashes(), spec.bits());
-    if in_core_cache(m / 8) {
+    if one_by_one(spec) {
         for (o, item) in out.iter_mut().zip(items) {
             *o = contains_positions(spec, &digest(item), &bit);
         }
         return;
     }
-    if m <= TWO_STAGES_ABOVE_BITS || spec.scheme() != Scheme::MixedDouble || k <= READ_TOGETHER {
-        return pipeline_touching::<BATCH_AHEAD, _, _, _>(
-            out,
-            items,
-            |_| {},
-            #[inline(always)]
-            |_, item| prefetch_positions(spec, &prefetch, digest(item)),
-            #[inline(always)]
-            |out, j, d| out[j] = contains_positions(spec, &d, &bit),
-        );
+    let probe = |j: usize, positions: &[u64]| out[j] = all_set(positions, &bit);
+    let together = READ_TOGETHER as usize;
+    if spec.bits() <= TWO_STAGES_ABOVE_BITS || spec.hashes() as usize <= together {
+        return ring_pipeline(spec, prefetch, usize::MAX, items, digest, |_| {}, probe);
     }
-    const FAR: usize = BATCH_AHEAD;
-    const NEAR: usize = BATCH_AHEAD / 2;
-    let first = |d: Digest| {
-        mixed_double(&d, READ_TOGETHER, m).for_each(&prefetch);
-        d
+    let second_stage = |positions: &[u64]| {
+        let (first, rest) = positions.split_at(together);
+        let all = first.iter().map(|&i| bit(i)).sum::<u64>() == u64::from(READ_TOGETHER);
+        rest.iter()
+            .for_each(|&i| prefetch(if all { i } else { first[0] }));
     };
-    let rest = |d: &Digest| {
-        let mut positions = mixed_double(d, k, m);
-        let lead = positions.next().unwrap_or(0);
-        let set = bit(lead)
-            + positions
-                .by_ref()
-                .take(READ_TOGETHER as usize - 1)
-                .map(&bit)
-                .sum::<u64>();
-        let all = set == u64::from(READ_TOGETHER);
-        positions.for_each(|i| prefetch(if all { i } else { lead }));
-    };
-    let mut ring = [Digest::default(); FAR];
-    for (slot, item) in ring.iter_mut().zip(items) {
-        *slot = first(digest(item));
-    }
-    ring.iter().take(items.len().min(NEAR)).for_each(&rest);
-    for i in 0..items.len() {
-        let d = ring[i % FAR];
-        if i + NEAR < items.len() {
-            rest(&ring[(i + NEAR) % FAR]);
-        }
-        out[i] = contains_positions(spec, &d, &bit);
-        if let Some(item) = items.get(i + FAR) {
-            ring[i % FAR] = first(digest(item));
-        }
-    }
+    ring_pipeline(spec, prefetch, together, items, digest, second_stage, probe);
 }
 
 /// A classic Bloom filter over plain memory.
@@ -604,9 +657,9 @@ mod tests {
 
     /// Batches set exactly the bits of single inserts and give the answers of single queries,
     /// for every probing scheme, for the plain and the atomic filter, by key and by digest,
-    /// at lengths around the pipeline's distance, with the loop of filters in the core's cache
-    /// and the pipeline of larger ones; an answer slice shorter than the keys gets the first
-    /// answers only.
+    /// at lengths around the pipeline's distance for `k` = 1, 5, [`LINES_AHEAD`] (one element
+    /// in flight) and one more (no pipeline), with the loop of filters in the core's cache and the pipeline of
+    /// larger ones; an answer slice shorter than the keys gets the first answers only.
     #[test]
     fn batches_match_single_keys() {
         for in_cache in [true, false] {
@@ -615,76 +668,78 @@ mod tests {
     }
 
     fn batches_match_single_keys_by_scheme() {
-        use crate::concurrent::AtomicBloomFilter;
         for scheme in Scheme::ALL {
             let hashing = if scheme == Scheme::Go {
                 Hashing::Murmur3
             } else {
                 Hashing::Xxh3
             };
-            // About 8 bits per key at the longest batch: many answers of each kind.
-            let spec = Spec::with_bits(1601, 5)
-                .unwrap()
-                .with_scheme(scheme)
-                .with_hashing(hashing);
-            let lens = [
-                0,
-                1,
-                BATCH_AHEAD - 1,
-                BATCH_AHEAD,
-                BATCH_AHEAD + 1,
-                2 * BATCH_AHEAD + 3,
-                200,
-            ];
-            for len in lens {
-                let keys: Vec<String> = (0..len).map(|i| format!("key-{i}")).collect();
-                let probes: Vec<String> = (0..2 * len + 5).map(|i| format!("key-{i}")).collect();
-                let digests: Vec<Digest> = keys.iter().map(|k| spec.digest(k)).collect();
-                let mut single = BloomFilter::from_spec(spec.clone()).unwrap();
-                keys.iter().for_each(|k| {
-                    single.insert(k);
-                });
-                let mut batch = BloomFilter::from_spec(spec.clone()).unwrap();
-                batch.insert_batch(&keys);
-                let mut by_digest = BloomFilter::from_spec(spec.clone()).unwrap();
-                by_digest.insert_digest_batch(&digests);
-                let atomic = AtomicBloomFilter::from_spec(spec.clone()).unwrap();
-                atomic.insert_batch(&keys);
-                let atomic_by_digest = AtomicBloomFilter::from_spec(spec.clone()).unwrap();
-                atomic_by_digest.insert_digest_batch(&digests);
-                let what = format!("{scheme} {len}");
-                assert_eq!(batch, single, "{what}");
-                assert_eq!(by_digest, single, "{what}");
-                assert_eq!(atomic.to_words(), single.to_words(), "{what}");
-                assert_eq!(atomic_by_digest.to_words(), single.to_words(), "{what}");
-
-                let want: Vec<bool> = probes.iter().map(|k| single.contains(k)).collect();
-                assert!(want[..len].iter().all(|&a| a), "{what}");
-                if len >= BATCH_AHEAD {
-                    assert!(
-                        !want[len..].iter().all(|&a| a),
-                        "{what}: absent keys tested"
-                    );
-                }
-                let probe_digests: Vec<Digest> = probes.iter().map(|k| spec.digest(k)).collect();
-                assert_eq!(batch.contains_batch(&probes), want, "{what}");
-                assert_eq!(atomic.contains_batch(&probes), want, "{what}");
-                let mut out = vec![false; probes.len()];
-                single.contains_digest_batch_into(&probe_digests, &mut out);
-                assert_eq!(out, want, "{what}");
-                let mut out = vec![true; probes.len()];
-                atomic.contains_digest_batch_into(&probe_digests, &mut out);
-                assert_eq!(out, want, "{what}");
-                // Answers for the first `len` probes only.
-                let mut out = vec![false; len];
-                batch.contains_batch_into(&probes, &mut out);
-                assert_eq!(out, want[..len], "{what}");
-                // More answer slots than keys: the extra ones are left alone.
-                let mut out = vec![true; probes.len() + 3];
-                atomic.contains_batch_into(&probes, &mut out);
-                assert_eq!(out[..probes.len()], want, "{what}");
-                assert!(out[probes.len()..].iter().all(|&a| a), "{what}");
+            // About 8 bits per key at the longest batch (k = 5; fewer probes per bit for the
+            // others): many answers of each kind.
+            let most = LINES_AHEAD as u32;
+            for (bits, k) in [(1601, 5), (1601, 1), (20_011, most), (20_011, most + 1)] {
+                let spec = Spec::with_bits(bits, k)
+                    .unwrap()
+                    .with_scheme(scheme)
+                    .with_hashing(hashing.clone());
+                batches_match_single_keys_with(&spec);
             }
+        }
+    }
+
+    fn batches_match_single_keys_with(spec: &Spec) {
+        use crate::concurrent::AtomicBloomFilter;
+        // Past `LINES_AHEAD` probes a batch runs one element after the other.
+        let (scheme, ahead) = (spec.scheme(), elements_ahead(spec.hashes()).max(1));
+        let lens = [0, 1, ahead - 1, ahead, ahead + 1, 2 * ahead + 3, 200];
+        for len in lens {
+            let keys: Vec<String> = (0..len).map(|i| format!("key-{i}")).collect();
+            let probes: Vec<String> = (0..2 * len + 5).map(|i| format!("key-{i}")).collect();
+            let digests: Vec<Digest> = keys.iter().map(|k| spec.digest(k)).collect();
+            let mut single = BloomFilter::from_spec(spec.clone()).unwrap();
+            keys.iter().for_each(|k| {
+                single.insert(k);
+            });
+            let mut batch = BloomFilter::from_spec(spec.clone()).unwrap();
+            batch.insert_batch(&keys);
+            let mut by_digest = BloomFilter::from_spec(spec.clone()).unwrap();
+            by_digest.insert_digest_batch(&digests);
+            let atomic = AtomicBloomFilter::from_spec(spec.clone()).unwrap();
+            atomic.insert_batch(&keys);
+            let atomic_by_digest = AtomicBloomFilter::from_spec(spec.clone()).unwrap();
+            atomic_by_digest.insert_digest_batch(&digests);
+            let what = format!("{scheme} k = {} {len}", spec.hashes());
+            assert_eq!(batch, single, "{what}");
+            assert_eq!(by_digest, single, "{what}");
+            assert_eq!(atomic.to_words(), single.to_words(), "{what}");
+            assert_eq!(atomic_by_digest.to_words(), single.to_words(), "{what}");
+
+            let want: Vec<bool> = probes.iter().map(|k| single.contains(k)).collect();
+            assert!(want[..len].iter().all(|&a| a), "{what}");
+            if len >= ahead {
+                assert!(
+                    !want[len..].iter().all(|&a| a),
+                    "{what}: absent keys tested"
+                );
+            }
+            let probe_digests: Vec<Digest> = probes.iter().map(|k| spec.digest(k)).collect();
+            assert_eq!(batch.contains_batch(&probes), want, "{what}");
+            assert_eq!(atomic.contains_batch(&probes), want, "{what}");
+            let mut out = vec![false; probes.len()];
+            single.contains_digest_batch_into(&probe_digests, &mut out);
+            assert_eq!(out, want, "{what}");
+            let mut out = vec![true; probes.len()];
+            atomic.contains_digest_batch_into(&probe_digests, &mut out);
+            assert_eq!(out, want, "{what}");
+            // Answers for the first `len` probes only.
+            let mut out = vec![false; len];
+            batch.contains_batch_into(&probes, &mut out);
+            assert_eq!(out, want[..len], "{what}");
+            // More answer slots than keys: the extra ones are left alone.
+            let mut out = vec![true; probes.len() + 3];
+            atomic.contains_batch_into(&probes, &mut out);
+            assert_eq!(out[..probes.len()], want, "{what}");
+            assert!(out[probes.len()..].iter().all(|&a| a), "{what}");
         }
     }
 

@@ -264,8 +264,9 @@ fn batches_of_large_filters_answer_as_single_queries() {
             "k = {k}: {positives}"
         );
         assert_eq!(f.contains_batch(&keys), want, "k = {k}");
-        // Batches shorter than either prefetch distance (8 and 16 elements), around them and
-        // longer, from offsets: every element is still answered in its place.
+        // Batches shorter than either of the pipeline's distances (`112 / k` elements and half
+        // of that: 16 and 8 at k = 7), around them and longer, from offsets: every element is
+        // still answered in its place.
         for (from, len) in [(0, 0), (0, 1), (5, 2), (0, 7), (3, 8), (0, 9), (2, 15)]
             .into_iter()
             .chain([(0, 16), (9, 17), (0, 24), (4, 33), (0, 100)])

@@ -401,9 +401,9 @@ pub(crate) const AHEAD: usize = 64;
 /// (`2·N` before its probe): for keys whose bytes lie elsewhere in memory (heap strings)
 /// `touch` prefetches them ([`touch_key`]), so that hashing finds them in the cache instead of
 /// waiting for each (measured: batches of URL-like keys 7–22 % faster at n = 10⁷); callers
-/// with hashes pass `|_| {}`. The blocked filters use [`AHEAD`]; a shorter distance suits
-/// filters whose elements touch several cache lines (the classic filter's `k`), where `AHEAD`
-/// elements would ask for more lines at once than the CPU keeps in flight.
+/// with hashes pass `|_| {}`. The blocked filters and the count windows use [`AHEAD`]. (The
+/// classic filter, whose elements touch `k` lines each, has its own pipeline that keeps their
+/// positions: `ring_pipeline` in `classic.rs`.)
 #[inline(always)]
 pub(crate) fn pipeline_touching<const N: usize, T: ?Sized, K, L: Copy + Default>(
     state: &mut T,
