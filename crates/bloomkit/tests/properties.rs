@@ -234,7 +234,7 @@ proptest! {
 
 /// Batch queries of filters larger than 4 MiB (which prefetch an element's first lines, then the
 /// rest only when its first bits are set) answer exactly "all positions set", as single queries
-/// do: bits three quarters set, so both answers occur for every `k`.
+/// do, for every scheme: bits three quarters set, so both answers occur for every `k`.
 #[test]
 fn batches_of_large_filters_answer_as_single_queries() {
     let mix = |mut x: u64| {
@@ -245,13 +245,14 @@ fn batches_of_large_filters_answer_as_single_queries() {
     let bits = 40_000_000u64;
     let words: Vec<u64> = (0..bits / 64).map(|i| mix(i) | mix(!i)).collect();
     let keys: Vec<u64> = (0..20_000).map(|i| mix(i + (1 << 40))).collect();
-    for k in [1, 3, 4, 7, 11] {
-        let spec = Spec::new(
-            Params { bits, hashes: k },
-            Scheme::MixedDouble,
-            Hashing::Xxh3,
-        )
-        .unwrap();
+    let schemes = Scheme::ALL.into_iter();
+    for (scheme, k) in schemes.flat_map(|s| [1, 3, 4, 7, 11].map(|k| (s, k))) {
+        let hashing = if scheme == Scheme::Go {
+            Hashing::Murmur3
+        } else {
+            Hashing::Xxh3
+        };
+        let spec = Spec::new(Params { bits, hashes: k }, scheme, hashing).unwrap();
         let f = BloomFilter::from_words(spec, words.clone()).unwrap();
         let set = |i: u64| words[(i / 64) as usize] >> (i % 64) & 1 == 1;
         let want: Vec<bool> = keys
@@ -261,9 +262,9 @@ fn batches_of_large_filters_answer_as_single_queries() {
         let positives = want.iter().filter(|&&b| b).count();
         assert!(
             positives > 0 && positives < keys.len(),
-            "k = {k}: {positives}"
+            "{scheme} k = {k}: {positives}"
         );
-        assert_eq!(f.contains_batch(&keys), want, "k = {k}");
+        assert_eq!(f.contains_batch(&keys), want, "{scheme} k = {k}");
         // Batches shorter than either of the pipeline's distances (`112 / k` elements and half
         // of that: 16 and 8 at k = 7), around them and longer, from offsets: every element is
         // still answered in its place.
@@ -275,15 +276,15 @@ fn batches_of_large_filters_answer_as_single_queries() {
             assert_eq!(
                 f.contains_batch(part),
                 want[from..from + len],
-                "k = {k}, {len} from {from}"
+                "{scheme} k = {k}, {len} from {from}"
             );
         }
         let single: Vec<bool> = keys.iter().map(|x| f.contains(x)).collect();
-        assert_eq!(single, want, "k = {k}");
+        assert_eq!(single, want, "{scheme} k = {k}");
         assert_eq!(
             AtomicBloomFilter::from(f).contains_batch(&keys),
             want,
-            "k = {k}"
+            "{scheme} k = {k}"
         );
     }
 }
