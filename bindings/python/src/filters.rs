@@ -220,18 +220,33 @@ impl Store {
         }
     }
 
-    /// Whether the two stores hold equal filters. Two locked kinds are compared in place, so
-    /// that a large filter is not copied to be compared; the other side is copied first when
-    /// it is a concurrent kind or a batch is using it (waiting for that batch inside this
-    /// store's cell could release the GIL while the cell is in use).
+    /// Runs `f` on this store's filter and the other's, both in place, so that a large
+    /// filter is not copied to be compared or combined with another: only for two distinct
+    /// locked kinds, and only if no batch is using the other (waiting for that batch inside
+    /// this store's cell could release the GIL while the cell is in use). `None` otherwise:
+    /// the caller then copies the other side first.
+    fn with_both_in_place<R>(
+        &self,
+        other: &Store,
+        py: Python<'_>,
+        f: impl FnOnce(&mut AnyFilter, &AnyFilter) -> R,
+    ) -> Option<R> {
+        match (self, other) {
+            (Store::Local(a), Store::Local(b)) if !std::ptr::eq(a, b) => {
+                a.with(py, |mine| b.try_with(py, |theirs| f(mine, theirs)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the two stores hold equal filters (in place where [`Store::with_both_in_place`]
+    /// allows, else against a copy of the other side).
     fn equals(&self, other: &Store, py: Python<'_>) -> bool {
         if std::ptr::eq(self, other) {
             return true;
         }
-        if let (Store::Local(a), Store::Local(b)) = (self, other) {
-            if let Some(equal) = a.with(py, |x| b.try_with(py, |y| *x == *y)) {
-                return equal;
-            }
+        if let Some(equal) = self.with_both_in_place(other, py, |a, b| *a == *b) {
+            return equal;
         }
         let theirs = other.snapshot(py);
         self.with_plain(py, |a| *a == theirs)
@@ -433,16 +448,9 @@ impl Filter {
     }
 
     fn combine(&self, py: Python<'_>, other: &Filter, op: Op) -> PyResult<()> {
-        // Two locked kinds are combined in place, so that a large filter is not copied for it
-        // (as in `Store::equals`).
-        if let (Store::Local(g), Store::Local(o)) = (&self.store, &other.store) {
-            if !std::ptr::eq(g, o) {
-                if let Some(r) = g.with(py, |mine| {
-                    o.try_with(py, |theirs| combine(mine, theirs, op))
-                }) {
-                    return r;
-                }
-            }
+        let in_place = |mine: &mut AnyFilter, theirs: &AnyFilter| combine(mine, theirs, op);
+        if let Some(r) = self.store.with_both_in_place(&other.store, py, in_place) {
+            return r;
         }
         // Else a copy of the other side first: a concurrent kind, one a batch is using, or the
         // same filter (`a |= a` must not use one filter twice at once).
