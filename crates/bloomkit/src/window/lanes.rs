@@ -26,7 +26,7 @@
 use super::ages::Ages;
 use super::sizing::{BlockedAgePartitioned, BITS_PER_SLICE, LANES, LANE_BITS};
 use crate::error::{Error, Result};
-use crate::probe::blocked::{pipeline_touching, AHEAD, SALT};
+use crate::probe::blocked::{pipeline_touching, SALT};
 use crate::probe::reduce;
 use crate::storage::{blocks_from_words, prefetch, zeroed_blocks, Block};
 
@@ -183,7 +183,7 @@ impl Lanes {
                 super::lanes_avx2::contains_batch(&self.lines, self.blocks, keys, touch, hash, out)
             };
         }
-        pipeline_touching::<AHEAD, _, _, _>(
+        pipeline_touching(
             out,
             keys,
             touch,
@@ -220,7 +220,7 @@ impl Lanes {
                 )
             };
         }
-        pipeline_touching::<AHEAD, _, _, _>(
+        pipeline_touching(
             self,
             keys,
             touch,

@@ -10,7 +10,7 @@
 
 use super::ages::Ages;
 use super::lanes::clear_lane;
-use crate::probe::blocked::{pipeline_touching, AHEAD, SALT};
+use crate::probe::blocked::{pipeline_touching, SALT};
 use crate::probe::reduce;
 use crate::storage::{prefetch, Block};
 use core::arch::x86_64::*;
@@ -175,7 +175,7 @@ pub(super) unsafe fn contains_batch<K>(
     out: &mut [bool],
 ) {
     debug_assert_eq!(lines.len() as u64, blocks);
-    pipeline_touching::<AHEAD, _, _, _>(
+    pipeline_touching(
         out,
         keys,
         touch,
@@ -199,7 +199,7 @@ pub(super) unsafe fn insert_batch<K>(
     hash: impl Fn(&K) -> u64,
 ) {
     debug_assert_eq!(lines.len() as u64, blocks);
-    pipeline_touching::<AHEAD, _, _, _>(
+    pipeline_touching(
         lines,
         keys,
         touch,

@@ -333,7 +333,7 @@ pub(crate) fn insert_loop<S: BlocksMut, T, P: Kernel>(
     mut on_new: impl FnMut(usize, bool),
 ) {
     let n = blocks.cells().len() as u64;
-    pipeline_touching::<AHEAD, _, _, _>(
+    pipeline_touching(
         &mut blocks,
         items,
         touch,
@@ -367,7 +367,7 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
 ) {
     let n = blocks.len() as u64;
     let items = &items[..items.len().min(out.len())];
-    pipeline_touching::<AHEAD, _, _, _>(
+    pipeline_touching(
         out,
         items,
         touch,
@@ -395,35 +395,35 @@ pub(crate) fn contains_loop<B: BlockCell, T, P: Kernel>(
 /// 32 and 64 measured the same.
 pub(crate) const AHEAD: usize = 64;
 
-/// The batch pipeline: runs `locate` on every key in order and `probe(i, located)` on key
-/// `i`'s result `N` keys later (the last `N` keys are probed at the end); both get `state`
-/// (the blocks, or the answers). It also calls `touch` on each key `N` keys before `locate`
-/// (`2·N` before its probe): for keys whose bytes lie elsewhere in memory (heap strings)
+/// The batch pipeline: runs `locate` on every key in order and `probe(i, located)` on key `i`'s
+/// result [`AHEAD`] keys later (the last `AHEAD` keys are probed at the end); both get `state`
+/// (the blocks, or the answers). It also calls `touch` on each key `AHEAD` keys before `locate`
+/// (`2·AHEAD` before its probe): for keys whose bytes lie elsewhere in memory (heap strings)
 /// `touch` prefetches them ([`touch_key`]), so that hashing finds them in the cache instead of
-/// waiting for each (measured: batches of URL-like keys 7–22 % faster at n = 10⁷); callers
-/// with hashes pass `|_| {}`. The blocked filters and the count windows use [`AHEAD`]. (The
-/// classic filter, whose elements touch `k` lines each, has its own pipeline that keeps their
-/// positions: `ring_pipeline` in `classic.rs`.)
+/// waiting for each (measured: batches of URL-like keys 7–22 % faster at n = 10⁷); callers with
+/// hashes pass `|_| {}`. The blocked filters and the count windows use it. (The classic filter,
+/// whose elements touch `k` lines each, has its own pipeline that keeps their positions:
+/// `ring_pipeline` in `classic.rs`.)
 #[inline(always)]
-pub(crate) fn pipeline_touching<const N: usize, T: ?Sized, K, L: Copy + Default>(
+pub(crate) fn pipeline_touching<T: ?Sized, K, L: Copy + Default>(
     state: &mut T,
     keys: &[K],
     touch: impl Fn(&K),
     locate: impl Fn(&T, &K) -> L,
     mut probe: impl FnMut(&mut T, usize, L),
 ) {
-    let mut ring = [L::default(); N];
-    let (head, rest) = keys.split_at(keys.len().min(N));
-    for key in rest.iter().take(N) {
+    let mut ring = [L::default(); AHEAD];
+    let (head, rest) = keys.split_at(keys.len().min(AHEAD));
+    for key in rest.iter().take(AHEAD) {
         touch(key);
     }
     for (slot, key) in ring.iter_mut().zip(head) {
         *slot = locate(state, key);
     }
     for (i, key) in rest.iter().enumerate() {
-        // `i % N` is the slot of key `i`, and of key `i + N` after it.
-        let slot = i % N;
-        if let Some(later) = rest.get(i + N) {
+        // `i % AHEAD` is the slot of key `i`, and of key `i + AHEAD` after it.
+        let slot = i % AHEAD;
+        if let Some(later) = rest.get(i + AHEAD) {
             touch(later);
         }
         let next = locate(state, key);
@@ -431,7 +431,7 @@ pub(crate) fn pipeline_touching<const N: usize, T: ?Sized, K, L: Copy + Default>
         ring[slot] = next;
     }
     for j in rest.len()..keys.len() {
-        probe(state, j, ring[j % N]);
+        probe(state, j, ring[j % AHEAD]);
     }
 }
 
