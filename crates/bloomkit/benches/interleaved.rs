@@ -40,7 +40,7 @@
 mod keys;
 
 use bloomkit::probe::reduce;
-use bloomkit::probe::Scheme;
+use bloomkit::probe::{Digest, Scheme};
 use bloomkit::storage::Block;
 use bloomkit::{AtomicBlockedBloomFilter, BlockedBloomFilter, BloomFilter, Spec};
 use keys::{splitmix, url_key};
@@ -126,19 +126,23 @@ const OR_ONE: usize = 12;
 /// The classic insert baseline (measured in "insert" only): `k` plain ORs per key.
 const CLASSIC_ORS: usize = 13;
 
-/// Per key, sets `k` bits of `words` (a bit array of `m` bits) with plain ORs, at positions
-/// drawn as the classic filter's default scheme draws them from a digest (here two SplitMix64
-/// outputs of the key's number instead of its hash), nothing prefetched: the out-of-order core
+/// Per key, sets `k` bits of `words` (a bit array of `m` bits) with plain ORs, at the
+/// positions the classic filter's default scheme gives a digest (here two SplitMix64 outputs
+/// of the key's number instead of its hash), nothing prefetched: the out-of-order core
 /// overlaps the misses of consecutive keys (prefetching measured no faster here).
 #[inline(never)]
 fn classic_ors(words: &mut [u64], m: u64, k: u32, keys: usize) -> usize {
     for i in 0..keys as u64 {
-        let (mut x, y) = (splitmix(i), splitmix(!i) | 1);
-        for _ in 0..k {
-            let p = reduce((x ^ (x >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93), m);
-            x = x.wrapping_add(y);
+        let (h1, h2) = (splitmix(i), splitmix(!i));
+        let d = Digest {
+            h1,
+            h2,
+            ..Digest::default()
+        };
+        Scheme::MixedDouble.for_each_position(&d, k, m, |p| {
             words[(p >> 6) as usize] |= 1 << (p & 63);
-        }
+            true
+        });
     }
     0
 }

@@ -126,7 +126,8 @@ fn ring_pipeline<T>(
 ) {
     let (scheme, k, m) = (spec.scheme(), spec.hashes(), spec.bits());
     let width = k as usize;
-    let (ahead, half) = (elements_ahead(k), elements_ahead(k) / 2);
+    let ahead = elements_ahead(k);
+    let half = ahead / 2;
     let mut ring = [0u64; LINES_AHEAD];
     let fill = |slot: &mut [u64], item: &T| {
         let d = digest(item);
